@@ -1,0 +1,18 @@
+"""Data layer: items, MMLU-Redux annotations and response matrices from three sources."""
+
+from .checksums import sha256_of, verify_file
+from .items import ITEM_COLUMNS, load_items, load_redux, validate_items
+from .responses import MISSING, ResponseMatrix, load_matrix, save_matrix
+
+__all__ = [
+    "ITEM_COLUMNS",
+    "MISSING",
+    "ResponseMatrix",
+    "load_items",
+    "load_matrix",
+    "load_redux",
+    "save_matrix",
+    "sha256_of",
+    "validate_items",
+    "verify_file",
+]

@@ -1,0 +1,78 @@
+"""sha256 verification of every data file before it is read."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import DataError
+
+__all__ = ["sha256_of", "staged_manifest", "verify_file", "write_manifest", "read_manifest"]
+
+_CHUNK = 1 << 20
+
+
+def sha256_of(path: str | Path) -> str:
+    """Return the hex sha256 digest of a file, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def staged_manifest() -> dict[str, str]:
+    """Return ``{relative path: sha256}`` for the staged files shipped with the package."""
+    text = (Path(__file__).with_name("manifest.json")).read_text()
+    return dict(json.loads(text)["files"])
+
+
+@lru_cache(maxsize=256)
+def _verified(path: str, size: int, mtime_ns: int, expected: str) -> bool:
+    return sha256_of(path) == expected
+
+
+def verify_file(path: str | Path, expected_sha256: str) -> Path:
+    """Check that ``path`` exists and has the expected sha256; return it as a Path.
+
+    Results are memoised on (path, size, mtime) so a file is hashed once per process.
+
+    Raises
+    ------
+    DataError
+        If the file is missing or its checksum differs.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "file not found")
+    stat = path.stat()
+    if not _verified(str(path.resolve()), stat.st_size, stat.st_mtime_ns, expected_sha256):
+        raise DataError(
+            path,
+            f"checksum mismatch (expected sha256 {expected_sha256[:12]}…, got "
+            f"{sha256_of(path)[:12]}…); the file is corrupt or not the published version",
+        )
+    return path
+
+
+def write_manifest(folder: str | Path, names: list[str]) -> Path:
+    """Write ``manifest.json`` in ``folder`` with the sha256 of each named file."""
+    folder = Path(folder)
+    files = {name: sha256_of(folder / name) for name in sorted(names)}
+    target = folder / "manifest.json"
+    target.write_text(json.dumps({"files": files}, indent=2) + "\n")
+    return target
+
+
+def read_manifest(folder: str | Path) -> dict[str, str]:
+    """Read ``folder/manifest.json`` as ``{name: sha256}``."""
+    target = Path(folder) / "manifest.json"
+    if not target.is_file():
+        raise DataError(target, "manifest not found; the cache is incomplete, delete the folder")
+    try:
+        return dict(json.loads(target.read_text())["files"])
+    except (json.JSONDecodeError, KeyError) as exc:
+        raise DataError(target, f"manifest is not valid ({exc})") from exc

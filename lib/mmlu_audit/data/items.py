@@ -1,0 +1,135 @@
+"""Loaders for the MMLU test items and the MMLU-Redux annotations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+from ..paths import data_root
+from ..taxonomy import SUBJECTS, check_subjects, partition_of
+from .checksums import staged_manifest, verify_file
+
+__all__ = ["ITEM_COLUMNS", "load_items", "load_redux", "validate_items", "read_parquet"]
+
+ITEMS_FILE = "mmlu/test.parquet"
+REDUX_FILE = "mmlu_redux/annotations.parquet"
+ITEM_COLUMNS = (
+    "item_id", "subject", "row_index", "question",
+    "choice_a", "choice_b", "choice_c", "choice_d", "answer",
+)
+N_ITEMS = 14_042
+
+
+def read_parquet(path: str | Path, expected_sha256: str | None) -> pd.DataFrame:
+    """Read a Parquet file after checking its sha256 (when one is known).
+
+    Raises
+    ------
+    DataError
+        If the file is missing, fails its checksum or is not readable Parquet.
+    """
+    path = Path(path)
+    if expected_sha256 is not None:
+        verify_file(path, expected_sha256)
+    elif not path.is_file():
+        raise DataError(path, "file not found")
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
+        raise DataError(path, f"not a readable Parquet file ({type(exc).__name__}: {exc})") from exc
+
+
+def validate_items(items: pd.DataFrame, source: str | Path = "items",
+                   require_all_subjects: bool = True) -> None:
+    """Check the item table's schema and content.
+
+    Parameters
+    ----------
+    items : DataFrame
+        Must have :data:`ITEM_COLUMNS`.
+    source : str or Path
+        Named in the error message.
+    require_all_subjects : bool
+        Also require every one of the 57 subjects to be present.
+
+    Raises
+    ------
+    DataError
+        On a missing column, duplicate ``item_id``, unknown or missing subject,
+        an answer outside A–D, or an empty question stem.
+    """
+    missing = [c for c in ITEM_COLUMNS if c not in items.columns]
+    if missing:
+        raise DataError(source, f"missing column(s) {missing}; expected {list(ITEM_COLUMNS)}")
+    dupes = items["item_id"][items["item_id"].duplicated()]
+    if len(dupes):
+        raise DataError(source, f"{len(dupes)} duplicate item_id(s), e.g. {dupes.iloc[0]!r}")
+    check_subjects(items["subject"], str(source))
+    if require_all_subjects:
+        absent = sorted(set(SUBJECTS) - set(items["subject"]))
+        if absent:
+            raise DataError(source, f"{len(absent)} subject(s) have no items, e.g. {absent[0]!r}")
+    bad_answer = ~items["answer"].isin(list("ABCD"))
+    if bad_answer.any():
+        first = items.loc[bad_answer, "item_id"].iloc[0]
+        raise DataError(source, f"{int(bad_answer.sum())} answer(s) outside A–D, e.g. item {first!r}")
+    stems = items["question"].fillna("").astype(str).str.strip()
+    if (stems == "").any():
+        first = items.loc[stems == "", "item_id"].iloc[0]
+        raise DataError(source, f"{int((stems == '').sum())} empty question stem(s), e.g. item {first!r}")
+
+
+def load_items(root: str | Path | None = None) -> pd.DataFrame:
+    """Load the 14,042 MMLU test items in canonical order (subject A–Z, then row).
+
+    Parameters
+    ----------
+    root : str or Path, optional
+        Data root; defaults to :func:`mmlu_audit.paths.data_root`.
+
+    Returns
+    -------
+    DataFrame
+        :data:`ITEM_COLUMNS` plus ``partition`` ("STEM"/"non-STEM") and ``stem`` (bool).
+    """
+    root = Path(root) if root is not None else data_root()
+    path = root / ITEMS_FILE
+    items = read_parquet(path, staged_manifest()[ITEMS_FILE])
+    validate_items(items, path)
+    items = items.sort_values(["subject", "row_index"], kind="stable").reset_index(drop=True)
+    items["partition"] = partition_of(items["subject"])
+    items["stem"] = items["partition"].eq("STEM")
+    return items
+
+
+def load_redux(items: pd.DataFrame | None = None, root: str | Path | None = None) -> pd.DataFrame:
+    """Load the MMLU-Redux 2.0 annotations joined one-to-one to the items.
+
+    Returns
+    -------
+    DataFrame
+        5,700 rows: the annotation columns plus ``partition`` and ``is_error``
+        (any label other than ``ok``).
+    """
+    root = Path(root) if root is not None else data_root()
+    items = load_items(root) if items is None else items
+    path = root / REDUX_FILE
+    redux = read_parquet(path, staged_manifest()[REDUX_FILE])
+    for column in ("item_id", "error_type"):
+        if column not in redux.columns:
+            raise DataError(path, f"missing column {column!r}")
+    unknown = ~redux["item_id"].isin(items["item_id"])
+    if unknown.any():
+        raise DataError(path, f"{int(unknown.sum())} annotation(s) refer to unknown item ids")
+    joined = redux.merge(items[["item_id", "partition"]], on="item_id", how="left",
+                         validate="one_to_one")
+    joined["is_error"] = joined["error_type"].ne("ok")
+    return joined
+
+
+def item_index(items: pd.DataFrame) -> pd.Series:
+    """Map ``item_id`` → column position in canonical order."""
+    return pd.Series(np.arange(len(items)), index=items["item_id"].to_numpy())

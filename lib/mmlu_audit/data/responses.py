@@ -1,0 +1,185 @@
+"""The response-matrix type shared by every source, and its on-disk format.
+
+A :class:`ResponseMatrix` holds ``int8`` responses (``1`` correct, ``0`` wrong,
+``-1`` not observed) for J models × I items, the models table, the item ids the
+columns refer to, and whether the responses are real or simulated. Missing cells
+are always explicit: a float matrix with NaN is refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+from .checksums import read_manifest, verify_file, write_manifest
+
+__all__ = ["MISSING", "ResponseMatrix", "save_matrix", "load_matrix"]
+
+MISSING = -1
+_MATRIX_FILE = "responses.npz"
+_MODELS_FILE = "models.csv"
+_META_FILE = "meta.json"
+
+
+@dataclass(frozen=True)
+class ResponseMatrix:
+    """Binary model × item responses with explicit missing cells.
+
+    Parameters
+    ----------
+    responses : ndarray of int8, shape (J, I)
+        1 = correct, 0 = wrong, -1 (:data:`MISSING`) = not observed.
+    models : DataFrame
+        J rows with at least a unique ``model_id`` column.
+    item_ids : ndarray of str, shape (I,)
+        The MMLU ``item_id`` of each column.
+    source : str
+        ``"leaderboard"``, ``"helm20"``, ``"simulated"`` or a custom name.
+    simulated : bool
+        True when the responses were generated, not observed.
+    description : str
+        One line shown on every page that uses the matrix.
+    """
+
+    responses: np.ndarray
+    models: pd.DataFrame
+    item_ids: np.ndarray
+    source: str
+    simulated: bool
+    description: str = ""
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        validate_responses(self.responses, self.models, self.item_ids, self.source)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(J models, I items)."""
+        return self.responses.shape
+
+    @property
+    def observed(self) -> np.ndarray:
+        """Boolean mask of observed cells."""
+        return self.responses != MISSING
+
+    def as_float(self) -> np.ndarray:
+        """Responses as float32 with NaN for missing cells."""
+        out = self.responses.astype(np.float32)
+        out[~self.observed] = np.nan
+        return out
+
+    def accuracy(self) -> pd.Series:
+        """Per-model accuracy over observed cells, indexed by ``model_id``."""
+        correct = (self.responses == 1).sum(axis=1)
+        seen = self.observed.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            acc = correct / seen
+        return pd.Series(acc, index=self.models["model_id"].to_numpy(), name="accuracy")
+
+    def aligned_to(self, items: pd.DataFrame) -> "ResponseMatrix":
+        """Return a copy whose columns follow ``items["item_id"]`` order.
+
+        Items absent from this matrix become all-missing columns.
+        """
+        position = pd.Series(np.arange(len(self.item_ids)), index=self.item_ids)
+        target = items["item_id"].to_numpy()
+        where = position.reindex(target).to_numpy()
+        out = np.full((self.shape[0], len(target)), MISSING, dtype=np.int8)
+        present = ~np.isnan(where)
+        out[:, present] = self.responses[:, where[present].astype(int)]
+        return ResponseMatrix(out, self.models, target.astype(str), self.source,
+                              self.simulated, self.description, dict(self.meta))
+
+    @property
+    def banner(self) -> str:
+        """One-line provenance statement for the top of every page."""
+        kind = "SIMULATED responses" if self.simulated else "REAL responses"
+        j, i = self.shape
+        return f"{kind} — source `{self.source}`, {j:,} models × {i:,} items. {self.description}"
+
+
+def validate_responses(responses, models, item_ids, source: str = "responses") -> None:
+    """Raise :class:`DataError` unless the matrix is int, in {-1, 0, 1}, and shapes agree."""
+    if not isinstance(responses, np.ndarray) or responses.ndim != 2:
+        raise DataError(source, "responses must be a 2-D numpy array (models × items)")
+    if responses.dtype.kind == "f":
+        if np.isnan(responses).any():
+            raise DataError(source, "responses contain NaN; encode missing cells explicitly as -1")
+        raise DataError(source, "responses must be an integer array (1, 0, or -1 for missing)")
+    if responses.dtype.kind not in "iub":
+        raise DataError(source, f"responses have dtype {responses.dtype}; expected int8")
+    bad = ~np.isin(responses, (MISSING, 0, 1))
+    if bad.any():
+        values = np.unique(responses[bad])[:5].tolist()
+        raise DataError(source, f"{int(bad.sum())} non-binary response(s), values {values}; "
+                        "allowed are 1, 0 and -1 (missing)")
+    if "model_id" not in models.columns:
+        raise DataError(source, "models table has no 'model_id' column")
+    if models["model_id"].duplicated().any():
+        raise DataError(source, "models table has duplicate model_id values")
+    if responses.shape != (len(models), len(item_ids)):
+        raise DataError(source, f"shape mismatch: responses {responses.shape} but "
+                        f"{len(models)} models and {len(item_ids)} item ids")
+    if len(set(item_ids)) != len(item_ids):
+        raise DataError(source, "duplicate item ids in the response columns")
+
+
+def save_matrix(matrix: ResponseMatrix, folder: str | Path, extra: dict[str, np.ndarray] | None = None) -> Path:
+    """Write a matrix atomically as ``responses.npz`` + ``models.csv`` + ``meta.json`` + manifest.
+
+    The files are written to a temporary sibling folder and renamed into place,
+    so an interrupted write leaves nothing half-written.
+    """
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        arrays = {"Y": matrix.responses.astype(np.int8), "item_ids": matrix.item_ids.astype(str)}
+        arrays.update(extra or {})
+        np.savez_compressed(tmp / _MATRIX_FILE, **arrays)
+        matrix.models.to_csv(tmp / _MODELS_FILE, index=False)
+        meta = {"source": matrix.source, "simulated": matrix.simulated,
+                "description": matrix.description, **matrix.meta}
+        (tmp / _META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True, default=str))
+        write_manifest(tmp, [_MATRIX_FILE, _MODELS_FILE, _META_FILE])
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.replace(tmp, folder)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    return folder
+
+
+def load_matrix(folder: str | Path) -> tuple[ResponseMatrix, dict[str, np.ndarray]]:
+    """Read a matrix written by :func:`save_matrix`, verifying every file's sha256.
+
+    Returns
+    -------
+    matrix : ResponseMatrix
+    extra : dict of ndarray
+        Any additional arrays stored beside ``Y`` (e.g. simulated truth).
+    """
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    for name, digest in manifest.items():
+        verify_file(folder / name, digest)
+    try:
+        with np.load(folder / _MATRIX_FILE, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except Exception as exc:
+        raise DataError(folder / _MATRIX_FILE, f"not a readable npz archive ({exc})") from exc
+    meta = json.loads((folder / _META_FILE).read_text())
+    models = pd.read_csv(folder / _MODELS_FILE)
+    matrix = ResponseMatrix(arrays.pop("Y"), models, arrays.pop("item_ids"),
+                            meta.pop("source"), meta.pop("simulated"),
+                            meta.pop("description", ""), meta)
+    return matrix, arrays
