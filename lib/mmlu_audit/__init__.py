@@ -4,13 +4,15 @@ Public API (everything else is internal):
 
 - data: :func:`load_items`, :func:`load_redux`, :func:`load_responses`,
   :class:`ResponseMatrix`
+- simulation: :class:`WorldSpec`, :func:`simulate_world`, :func:`load_or_simulate`
 - taxonomy: :data:`STEM_SUBJECTS`, :func:`partition_of`, :func:`is_stem`
 - errors: :class:`DataError`
 """
 
-from .data import ResponseMatrix, load_items, load_redux
+from .data import SOURCES, ResponseMatrix, load_items, load_redux, load_responses
 from .errors import DataError, MissingDependencyError
 from .paths import cache_root, data_root, project_root
+from .simulate import World, WorldSpec, load_or_simulate, simulate_world
 from .taxonomy import PARTITIONS, STEM_SUBJECTS, SUBJECTS, is_stem, partition_of
 
 __version__ = "0.1.0"
@@ -20,13 +22,19 @@ __all__ = [
     "MissingDependencyError",
     "PARTITIONS",
     "ResponseMatrix",
+    "SOURCES",
     "STEM_SUBJECTS",
     "SUBJECTS",
     "cache_root",
     "data_root",
     "is_stem",
     "load_items",
+    "load_or_simulate",
     "load_redux",
+    "load_responses",
     "partition_of",
     "project_root",
+    "simulate_world",
+    "World",
+    "WorldSpec",
 ]

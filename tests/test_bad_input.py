@@ -1,0 +1,139 @@
+"""Every bad input raises one DataError naming the file and the problem, and writes nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mmlu_audit import DataError, ResponseMatrix, data_root, load_items
+from mmlu_audit.data.checksums import sha256_of
+from mmlu_audit.data.items import read_parquet, validate_items
+from mmlu_audit.data.responses import load_matrix, save_matrix
+
+
+@pytest.fixture
+def root_copy(tmp_path):
+    """A writable copy of the data root's item file."""
+    (tmp_path / "mmlu").mkdir()
+    shutil.copy(data_root() / "mmlu" / "test.parquet", tmp_path / "mmlu" / "test.parquet")
+    return tmp_path
+
+
+def _items(n=6):
+    return pd.DataFrame({
+        "item_id": [f"anatomy/{k}" for k in range(n)], "subject": "anatomy",
+        "row_index": range(n), "question": "What is it?", "choice_a": "a", "choice_b": "b",
+        "choice_c": "c", "choice_d": "d", "answer": "A",
+    })
+
+
+def test_missing_file(tmp_path):
+    (tmp_path / "mmlu").mkdir()
+    with pytest.raises(DataError, match=r"test\.parquet: file not found"):
+        load_items(tmp_path)
+
+
+def test_checksum_mismatch(root_copy):
+    target = root_copy / "mmlu" / "test.parquet"
+    frame = pd.read_parquet(target)
+    frame.loc[0, "question"] = "tampered"
+    frame.to_parquet(target)
+    with pytest.raises(DataError, match=r"test\.parquet: checksum mismatch"):
+        load_items(root_copy)
+
+
+def test_corrupt_parquet(tmp_path):
+    path = tmp_path / "broken.parquet"
+    path.write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(DataError, match=r"broken\.parquet: not a readable Parquet file"):
+        read_parquet(path, sha256_of(path))
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d.drop(columns="answer"), r"missing column\(s\) \['answer'\]"),
+    (lambda d: d.assign(item_id="anatomy/0"), "duplicate item_id"),
+    (lambda d: d.assign(subject=["anatomy"] * 5 + ["astrology"]), "unknown subject.*'astrology'"),
+    (lambda d: d.assign(answer=["A"] * 5 + ["E"]), "answer.*outside A–D"),
+    (lambda d: d.assign(question=["Q?"] * 5 + ["   "]), "empty question stem"),
+])
+def test_item_table_problems(mutate, message):
+    with pytest.raises(DataError, match=f"items.csv: .*{message}"):
+        validate_items(mutate(_items()), "items.csv", require_all_subjects=False)
+
+
+def test_all_subjects_required():
+    with pytest.raises(DataError, match="subject.*have no items"):
+        validate_items(_items(), "items.csv")
+
+
+def _matrix(values):
+    values = np.asarray(values)
+    models = pd.DataFrame({"model_id": [f"m{k}" for k in range(values.shape[0])]})
+    ids = np.array([f"anatomy/{k}" for k in range(values.shape[1])])
+    return ResponseMatrix(values, models, ids, "test", True)
+
+
+@pytest.mark.parametrize("values, message", [
+    (np.array([[1, 0], [2, 1]], dtype=np.int8), "non-binary response.*values \\[2\\]"),
+    (np.array([[1.0, np.nan], [0.0, 1.0]]), "NaN; encode missing cells explicitly as -1"),
+    (np.array([[0.0, 1.0], [0.5, 1.0]]), "must be an integer array"),
+])
+def test_response_values(values, message):
+    with pytest.raises(DataError, match=f"test: .*{message}"):
+        _matrix(values)
+
+
+def test_response_shape_mismatch():
+    models = pd.DataFrame({"model_id": ["m0", "m1", "m2"]})
+    with pytest.raises(DataError, match=r"shape mismatch: responses \(2, 2\) but 3 models"):
+        ResponseMatrix(np.zeros((2, 2), np.int8), models, np.array(["a/0", "a/1"]), "test", True)
+
+
+def test_missing_cells_are_kept():
+    matrix = _matrix(np.array([[1, -1], [0, 1]], dtype=np.int8))
+    assert matrix.observed.tolist() == [[True, False], [True, True]]
+    assert np.isnan(matrix.as_float()[0, 1])
+    assert matrix.accuracy().tolist() == [1.0, 0.5]
+
+
+def test_saved_matrix_round_trip_and_tamper(tmp_path):
+    matrix = _matrix(np.array([[1, -1, 0], [0, 1, 1]], dtype=np.int8))
+    folder = save_matrix(matrix, tmp_path / "m", {"extra": np.arange(3)})
+    loaded, extra = load_matrix(folder)
+    assert np.array_equal(loaded.responses, matrix.responses)
+    assert extra["extra"].tolist() == [0, 1, 2]
+    with open(folder / "models.csv", "a") as handle:
+        handle.write("m9\n")
+    with pytest.raises(DataError, match=r"models\.csv: checksum mismatch"):
+        load_matrix(folder)
+
+
+def test_failed_save_writes_nothing(tmp_path, monkeypatch):
+    matrix = _matrix(np.array([[1, 0]], dtype=np.int8))
+
+    def explode(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", explode)
+    with pytest.raises(OSError, match="disk full"):
+        save_matrix(matrix, tmp_path / "out")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_source():
+    from mmlu_audit import load_responses
+
+    with pytest.raises(DataError, match="unknown response source 'hf'"):
+        load_responses("hf")
+
+
+def test_data_root_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("MMLU_AUDIT_DATA", str(tmp_path / "nope"))
+    with pytest.raises(DataError, match="MMLU_AUDIT_DATA points at a folder that does not exist"):
+        data_root()
+    monkeypatch.setenv("MMLU_AUDIT_DATA", str(Path(tmp_path)))
+    assert data_root() == tmp_path
