@@ -1,0 +1,63 @@
+# The two commands of the README:
+#   make book   set up, prepare data, execute every chapter, build the site (_build/html)
+#   make test   set up and run the test suite (what CI runs)
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+DATA_SOURCE ?= simulated
+SEED ?= 20240601
+FAST ?=
+MATHJAX := book/_mathjax/mathjax/tex-chtml.js
+PYTEST_ARGS ?=
+
+.PHONY: book test test-slow smoke data data-leaderboard bench lock clean help
+
+help:
+	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $@
+
+venv: $(VENV)/.installed
+
+data: $(VENV)/.installed  ## mirror the staged data into data/ (sha256-checked) and generate the simulated worlds
+	$(PY) -m mmlu_audit.prepare --seed $(SEED)
+
+data-leaderboard: $(VENV)/.installed  ## download the Open LLM Leaderboard matrix (needs the Hugging Face Hub)
+	$(PY) -m mmlu_audit.data.leaderboard --models $(or $(MODELS),data/leaderboard_models.txt)
+
+$(MATHJAX):
+	npm install --silent --no-audit --no-fund --prefix node_modules/.mathjax mathjax@3
+	mkdir -p book/_mathjax/mathjax
+	cp -r node_modules/.mathjax/node_modules/mathjax/es5/. book/_mathjax/mathjax/
+
+execute: $(VENV)/.installed
+	$(PY) -m mmlu_audit.bookbuild --data-source $(DATA_SOURCE) --seed $(SEED) $(if $(FAST),--fast)
+
+html: $(VENV)/.installed $(MATHJAX)
+	$(VENV)/bin/jupyter-book build . --warningiserror --nitpick --keep-going --builder html
+
+book: data execute html  ## set up, prepare data, execute every chapter, build _build/html
+
+smoke: ## every chapter in fast mode + the book build
+	$(MAKE) book FAST=1
+
+test: $(VENV)/.installed $(MATHJAX)  ## run the default test suite (includes the smoke build)
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test-slow: $(VENV)/.installed  ## the full-size recovery and size/power tests (long)
+	$(VENV)/bin/pytest -m slow $(PYTEST_ARGS)
+
+bench: $(VENV)/.installed  ## benchmarks; results land in bench/results/*.json
+	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+lock: $(VENV)/.installed  ## re-pin requirements.txt from the current environment
+	$(PY) -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu/torch==\1/' > requirements.txt
+
+clean:  ## remove generated artefacts (keeps the venv)
+	rm -rf _build book/_executed data/cache .pytest_cache

@@ -1,0 +1,181 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (chap-data)=
+# # The data: items, annotations and responses
+#
+# This chapter loads every input the audit uses, checks it, and says where the responses
+# come from. Item texts, the subject taxonomy and the MMLU-Redux annotations are the real,
+# checksum-verified files; the response matrix is whichever `data_source` the parameters
+# cell selects.
+
+# %% tags=["parameters"]
+data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
+seed = 20240601  # seed of the simulated world
+fast = False  # smoke-run settings (nothing heavy here; kept for a uniform interface)
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from mmlu_audit import load_items, load_redux, load_responses
+from mmlu_audit.paper import paper_table
+from mmlu_audit.plots import PARTITION_COLORS, use_style
+from mmlu_audit.report import glue_values, source_banner
+
+use_style()
+items = load_items()
+redux = load_redux(items)
+responses = load_responses(data_source, items=items, seed=seed)
+source_banner(responses)
+
+# %% [markdown]
+# ## Items and the STEM partition
+#
+# The MMLU test split has {glue:text}`n_items:,` items in {glue:text}`n_subjects` subjects.
+# The partition is fixed before any model is fitted: the official taxonomy's STEM group
+# (lm-evaluation-harness `mmlu_stem`) holds {glue:text}`n_stem_subjects` subjects and
+# {glue:text}`n_stem_items:,` items, and the other {glue:text}`n_nonstem_subjects` subjects hold
+# {glue:text}`n_nonstem_items:,` items ({glue:text}`share_nonstem:.2%` of all items).
+
+# %%
+by_partition = items.groupby("partition").agg(items=("item_id", "size"), subjects=("subject", "nunique"))
+counts = {
+    "n_items": len(items),
+    "n_subjects": items["subject"].nunique(),
+    "n_stem_items": int(by_partition.loc["STEM", "items"]),
+    "n_nonstem_items": int(by_partition.loc["non-STEM", "items"]),
+    "n_stem_subjects": int(by_partition.loc["STEM", "subjects"]),
+    "n_nonstem_subjects": int(by_partition.loc["non-STEM", "subjects"]),
+    "share_nonstem": by_partition.loc["non-STEM", "items"] / len(items),
+}
+glue_values(counts)
+paper_table(
+    {k: counts[k] for k in ["n_items", "n_stem_items", "n_nonstem_items", "n_stem_subjects", "n_nonstem_subjects"]}
+    | {"share_nonstem_items": round(counts["share_nonstem"], 4)}
+)
+
+# %%
+per_subject = items.groupby(["subject", "partition"]).size().rename("items").reset_index()
+per_subject = per_subject.sort_values("items")
+fig, ax = plt.subplots(figsize=(7.5, 9))
+ax.barh(per_subject["subject"], per_subject["items"],
+        color=per_subject["partition"].map(PARTITION_COLORS))
+ax.set_xscale("log")
+ax.set_xlabel("items (log scale)")
+ax.tick_params(axis="y", labelsize=7)
+for part, colour in PARTITION_COLORS.items():
+    ax.bar(0, 0, color=colour, label=part)
+ax.legend(loc="lower right")
+ax.set_title("Items per subject, coloured by partition")
+plt.show()
+
+# %% [markdown]
+# ## MMLU-Redux error annotations
+#
+# MMLU-Redux re-annotated {glue:text}`redux_per_subject` items in each subject.
+# {glue:text}`redux_n:,` annotations join one-to-one to the items;
+# {glue:text}`redux_error_rate:.2%` are labelled as something other than "ok"
+# ({glue:text}`redux_error_stem:.2%` in STEM, {glue:text}`redux_error_nonstem:.2%` outside it).
+# The subject with the highest flagged share is {glue:text}`redux_worst_subject`.
+
+# %%
+error_by_subject = (redux.groupby(["subject", "partition"])["is_error"].mean()
+                    .rename("error_rate").reset_index().sort_values("error_rate"))
+redux_stats = {
+    "redux_n": len(redux),
+    "redux_per_subject": int(redux.groupby("subject").size().median()),
+    "redux_error_rate": redux["is_error"].mean(),
+    "redux_error_stem": redux.loc[redux.partition == "STEM", "is_error"].mean(),
+    "redux_error_nonstem": redux.loc[redux.partition == "non-STEM", "is_error"].mean(),
+    "redux_worst_subject": error_by_subject.iloc[-1]["subject"],
+}
+glue_values(redux_stats)
+
+fig, ax = plt.subplots(figsize=(7.5, 9))
+ax.barh(error_by_subject["subject"], error_by_subject["error_rate"],
+        color=error_by_subject["partition"].map(PARTITION_COLORS))
+ax.set_xlabel("share of annotated items flagged by MMLU-Redux")
+ax.tick_params(axis="y", labelsize=7)
+ax.set_title("MMLU-Redux error rate by subject")
+plt.show()
+redux["error_type"].value_counts().rename("items").to_frame()
+
+# %% [markdown]
+# ## The response matrix
+#
+# The responses come from source {glue:text}`source`: {glue:text}`n_models:,` models ×
+# {glue:text}`n_response_items:,` items, with {glue:text}`missing_share:.2%` of cells not
+# observed (kept missing, never scored as wrong). Mean accuracy over observed cells is
+# {glue:text}`mean_accuracy:.3f` (range {glue:text}`min_accuracy:.3f`–{glue:text}`max_accuracy:.3f`).
+
+# %%
+accuracy = responses.accuracy()
+shape_stats = {
+    "source": responses.source,
+    "n_models": responses.shape[0],
+    "n_response_items": responses.shape[1],
+    "missing_share": 1 - responses.observed.mean(),
+    "mean_accuracy": accuracy.mean(),
+    "min_accuracy": accuracy.min(),
+    "max_accuracy": accuracy.max(),
+}
+glue_values(shape_stats)
+
+stem_mask = items["stem"].to_numpy()
+correct = responses.responses == 1
+observed = responses.observed
+acc_by_part = pd.DataFrame({
+    part: (correct[:, mask].sum(axis=1) / np.maximum(observed[:, mask].sum(axis=1), 1))
+    for part, mask in [("STEM", stem_mask), ("non-STEM", ~stem_mask)]
+})
+fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.4))
+left.hist(accuracy, bins=30, color="#555")
+left.axvline(0.25, ls="--", color="k", lw=1)
+left.set(xlabel="accuracy over observed items", ylabel="models", title="Accuracy distribution")
+right.scatter(acc_by_part["non-STEM"], acc_by_part["STEM"], s=6, alpha=0.5)
+lims = [0.2, 1.0]
+right.plot(lims, lims, color="k", lw=0.8)
+right.set(xlim=lims, ylim=lims, xlabel="non-STEM accuracy", ylabel="STEM accuracy",
+          title="Partition accuracies per model")
+fig.suptitle(f"{'SIMULATED' if responses.simulated else 'REAL'} responses · source {responses.source}")
+plt.show()
+
+# %% [markdown]
+# ## Model population
+#
+# The paper's leaderboard population is redundant: identical checkpoints uploaded under
+# several names, and many fine-tunes of one base model. The table compares the population
+# in use with the paper's counts.
+
+# %%
+population = {"n_models": responses.shape[0],
+              "n_distinct_checkpoints": len(np.unique(responses.responses, axis=0))}
+if "group" in responses.models:
+    population["n_family_size_groups"] = responses.models["group"].nunique()
+paper_table(population)
+
+# %% [markdown]
+# ## Checks
+#
+# The assertions below fail the build if the inputs drift from what the chapters assume.
+
+# %%
+assert counts["n_items"] == 14_042
+assert (counts["n_stem_items"], counts["n_nonstem_items"]) == (3_153, 10_889)
+assert (counts["n_stem_subjects"], counts["n_nonstem_subjects"]) == (19, 38)
+assert redux_stats["redux_n"] == 5_700
+assert list(responses.item_ids) == list(items["item_id"])
+assert set(np.unique(responses.responses)) <= {-1, 0, 1}

@@ -1,0 +1,99 @@
+"""Values the paper reports, for side-by-side display with ours.
+
+These are the published numbers (Section named in each entry), kept in one place
+so every chapter can show "paper | ours" without typing a number into prose.
+They are references to compare against, never inputs to any computation.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["PAPER", "paper_value", "paper_table"]
+
+PAPER: dict[str, tuple[float, str]] = {
+    # §2 data
+    "n_items": (14_042, "§2"),
+    "n_models": (1_000, "§2"),
+    "n_distinct_checkpoints": (869, "§2"),
+    "n_family_size_groups": (50, "§2"),
+    "n_stem_items": (3_153, "§2"),
+    "n_nonstem_items": (10_889, "§2"),
+    "n_stem_subjects": (19, "§2"),
+    "n_nonstem_subjects": (38, "§2"),
+    "share_nonstem_items": (0.7755, "§4.1"),
+    # §3 calibration
+    "b_min": (-5.00, "§3"),
+    "b_max": (7.12, "§3"),
+    "b_sd": (2.24, "§3"),
+    "theta_min": (-2.02, "§3"),
+    "theta_max": (3.14, "§3"),
+    "theta_sd": (1.03, "§3"),
+    "split_cohort_r": (0.9921, "§3"),
+    "spearman_brown": (0.9960, "§3"),
+    # complexity instrument
+    "r_nodes_tokens": (0.985, "§3, sensitivity to prompt length"),
+    "r_depth_tokens": (0.580, "§3, sensitivity to prompt length"),
+    "vif_min": (1.025, "§4.1"),
+    "vif_max": (2.379, "§4.1"),
+    "w9_residualised_dim1": (134.79, "§3, sensitivity to prompt length"),
+    # §4.1 pooled
+    "pooled_r2": (0.0357, "§4.1"),
+    "pooled_F": (51.15, "§4.1"),
+    "ratio_framework_vs_length_global": (3.8, "§4.1"),
+    "ratio_framework_vs_length_stem": (2.5, "§4.1"),
+    "encoder_ceiling_pooled": (0.1269, "§4.1"),
+    "encoder_ceiling_stem": (0.1330, "§4.1"),
+    "share_of_ceiling_stem": (0.565, "§4.1"),
+    "share_of_ceiling_nonstem": (0.326, "§4.1"),
+    "share_of_ceiling_stem_with_options": (0.899, "§4.1"),
+    "subject_identity_pooled": (0.1354, "§4.1"),
+    # §4.2 stratified
+    "cv_r2_stem": (0.0732, "§4.2"),
+    "cv_r2_nonstem": (0.0361, "§4.2"),
+    "logit2_ratio": (2.46, "§4.2"),
+    "logit2_ratio_ci_low": (1.80, "§4.2"),
+    "logit2_ratio_ci_high": (3.36, "§4.2"),
+    "cohens_q": (0.0918, "§4.2"),
+    "r2_gap_block_perm_p": (0.08, "§4.2, Appendix A"),
+    # §4.3 homogeneity
+    "w9_hc3": (138.36, "§4.3"),
+    "w10_hc3": (375.76, "§4.3"),
+    "w9_cr2": (28.21, "§4.3"),
+    "w9_cr1": (33.13, "§4.3"),
+    "se_inflation_cr2_hc3": (1.65, "§4.3"),
+    "wcb_q95": (34.7, "§4.3"),
+    "wcb_p": (0.060, "§4.3"),
+    "lr_11": (454.86, "§4.3"),
+    "resid_skew": (1.37, "§4.3"),
+    "breusch_pagan": (130.70, "§4.3"),
+    "item_perm_max_gap": (0.0315, "§4.3"),
+    "observed_r2_gap": (0.0412, "§4.3"),
+    "block_perm_widening": (3.2, "§4.3"),
+    "lr_block_perm_p": (0.049, "§4.3"),
+    # Appendix C
+    "rho_2d": (0.965, "§4.3, Appendix C"),
+    "heldout_gain_nats": (243.6, "§4.3, Appendix C"),
+    "heldout_paired_z": (8.2, "§4.3, Appendix C"),
+}
+
+
+def paper_value(key: str) -> float:
+    """The paper's reported value for ``key``."""
+    return PAPER[key][0]
+
+
+def paper_table(ours: dict[str, float], labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """A "quantity | paper | ours" table for the keys of ``ours``.
+
+    Parameters
+    ----------
+    ours : dict
+        Key (from :data:`PAPER`) → our value.
+    labels : dict, optional
+        Key → human-readable quantity name.
+    """
+    labels = labels or {}
+    rows = [{"quantity": labels.get(k, k), "paper": PAPER[k][0], "ours": v, "where": PAPER[k][1]}
+            for k, v in ours.items()]
+    return pd.DataFrame(rows).set_index("quantity")
