@@ -235,6 +235,7 @@ def test_load_leaderboard_round_trip(built):
     matrix, out = built
     again = lb.load_leaderboard(out.parent)
     np.testing.assert_array_equal(again.responses, matrix.responses)
+    np.testing.assert_array_equal(lb.load_leaderboard(out).responses, matrix.responses)
     assert again.models["model_id"].tolist() == MODELS and again.simulated is False
     with pytest.raises(DataError, match="no leaderboard matrix"):
         lb.load_leaderboard(out.parent / "nowhere")
@@ -371,3 +372,17 @@ def test_module_does_not_import_hub_client():
     source = Path(lb.__file__).read_text()
     top_level = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
     assert not any("huggingface_hub" in line for line in top_level)
+
+
+def test_command_line_downloads_and_builds(tmp_path, items, built, capsys):
+    listing = tmp_path / "models.txt"
+    listing.write_text("# fixture models\n" + "\n".join(MODELS) + "\n\n")
+    out = tmp_path / "matrix"
+    code = lb.main(["--models", str(listing), "--cache", str(tmp_path / "cache"), "--out", str(out)],
+                   hub=FakeHub(), items=items)
+    assert code == 0 and "3 models" in capsys.readouterr().out
+    np.testing.assert_array_equal(lb.load_leaderboard(out).responses, built[0].responses)
+    listing.write_text("# nothing\n")
+    with pytest.raises(DataError, match="model list is empty"):
+        lb.main(["--models", str(listing), "--cache", str(tmp_path / "c2"), "--out", str(out)],
+                hub=FakeHub(), items=items)

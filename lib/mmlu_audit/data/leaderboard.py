@@ -60,8 +60,15 @@ checked when a file is read, and a file that breaks one raises
   same text, and a row whose text matches no item is reported as unmatched.
   Rows without parsable text are used positionally ("unverified").
 
-Not verified here: the archive is unreachable from the development machine,
-so the loader is tested on fixtures that reproduce the schema described above.
+Evidence for these assumptions: the file-name forms, the colon/hyphen
+timestamp spellings and the per-subject configs were read from an archived
+details-repo README (``details_meta-llama__Llama-2-7b-hf``); the flat ``acc``
+column (with a ``hashes`` struct) in the August 2023 runs from a public script
+that reads them. The ``metrics`` struct, the text columns and the prompt format
+are taken from the lighteval / harness conventions and were *not* checked
+against a downloaded file: the Hub is unreachable from the development machine,
+so the loader is tested on fixtures (``tests/fixtures/leaderboard``) that
+reproduce the schema described above.
 """
 
 from __future__ import annotations
@@ -70,9 +77,8 @@ import ast
 import json
 import os
 import re
-import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -736,12 +742,14 @@ def _save(responses, records, items, out_dir: Path, raw_dir: Path) -> ResponseMa
 
 
 def load_leaderboard(cache_dir: str | Path | None = None) -> ResponseMatrix:
-    """Load the matrix built by :func:`build_leaderboard_matrix` under ``<cache_dir>/matrix``.
+    """Load the matrix built by :func:`build_leaderboard_matrix`.
 
     Parameters
     ----------
     cache_dir : str or Path, optional
-        Defaults to ``cache_root() / "leaderboard"``.
+        Either the matrix folder itself (it holds ``manifest.json``) or a cache
+        root whose ``matrix/`` subfolder holds it. Defaults to
+        ``cache_root() / "leaderboard"``.
 
     Raises
     ------
@@ -749,7 +757,7 @@ def load_leaderboard(cache_dir: str | Path | None = None) -> ResponseMatrix:
         If the matrix is absent, fails its checksums or is not a leaderboard matrix.
     """
     root = Path(cache_dir) if cache_dir is not None else cache_root() / "leaderboard"
-    folder = root / MATRIX_SUBDIR
+    folder = root if (root / "manifest.json").is_file() else root / MATRIX_SUBDIR
     if not folder.is_dir():
         raise DataError(folder, "no leaderboard matrix; run download_leaderboard then "
                         "build_leaderboard_matrix(raw_dir, load_items(), this folder)")
@@ -758,3 +766,63 @@ def load_leaderboard(cache_dir: str | Path | None = None) -> ResponseMatrix:
         raise DataError(folder, f"holds source {matrix.source!r} (simulated={matrix.simulated}), "
                         "not the real leaderboard matrix")
     return matrix
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def _read_model_list(path: Path) -> list[str]:
+    if not path.is_file():
+        raise DataError(path, "model list not found (one 'owner/name' per line, '#' comments)")
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    models = [line for line in lines if line]
+    if not models:
+        raise DataError(path, "model list is empty")
+    return models
+
+
+def _parser():
+    import argparse
+
+    from .sources import LEADERBOARD_DIR
+
+    parser = argparse.ArgumentParser(
+        prog="python -m mmlu_audit.data.leaderboard",
+        description="Download Open LLM Leaderboard v1 MMLU details and build the response matrix.")
+    parser.add_argument("--models", type=Path, required=True, help="file with one model id per line")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="raw download cache (default: <cache_root>/leaderboard)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"matrix folder (default: <data_root>/{LEADERBOARD_DIR})")
+    parser.add_argument("--revision", default="latest", help="'latest' or a run timestamp")
+    parser.add_argument("--no-resume", action="store_true", help="download every file again")
+    parser.add_argument("--max-unmatched", type=float, default=0.0,
+                        help="per-file tolerated fraction of rows whose text matches no item")
+    return parser
+
+
+def main(argv: list[str] | None = None, *, hub: HubClient | None = None,
+         items: pd.DataFrame | None = None) -> int:
+    """Command line: download the listed models, then build the matrix (``make data-leaderboard``).
+
+    ``hub`` and ``items`` are injection points for tests; the defaults are the
+    Hugging Face Hub and :func:`~mmlu_audit.data.items.load_items`.
+    """
+    from ..paths import data_root
+    from .items import load_items
+    from .sources import LEADERBOARD_DIR
+
+    args = _parser().parse_args(argv)
+    cache = args.cache or cache_root() / "leaderboard"
+    out = args.out or data_root() / LEADERBOARD_DIR
+    report = download_leaderboard(_read_model_list(args.models), cache, revision=args.revision,
+                                  resume=not args.no_resume, hub=hub)
+    matrix = build_leaderboard_matrix(cache / RAW_SUBDIR, load_items() if items is None else items,
+                                      out, max_unmatched=args.max_unmatched)
+    counts = report["status"].value_counts().to_dict()
+    print(f"{matrix.banner}\nfiles: {counts}; written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
