@@ -28,8 +28,9 @@ venv: $(VENV)/.installed
 data: $(VENV)/.installed  ## mirror the staged data into data/ (sha256-checked) and generate the simulated worlds
 	$(PY) -m mmlu_audit.prepare --seed $(SEED)
 
-data-leaderboard: $(VENV)/.installed  ## download the Open LLM Leaderboard matrix (needs the Hugging Face Hub)
-	$(PY) -m mmlu_audit.data.leaderboard --models $(or $(MODELS),data/leaderboard_models.txt)
+data-leaderboard: $(VENV)/.installed  ## MODELS=file.txt: download the Open LLM Leaderboard matrix (needs the Hub)
+	@test -n "$(MODELS)" || { echo "make data-leaderboard: set MODELS=<file with one org/model per line>"; exit 2; }
+	$(PY) -m mmlu_audit.data.leaderboard --models $(MODELS)
 
 $(MATHJAX):
 	npm install --silent --no-audit --no-fund --prefix node_modules/.mathjax mathjax@3

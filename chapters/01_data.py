@@ -27,10 +27,11 @@ fast = False  # smoke-run settings (nothing heavy here; kept for a uniform inter
 
 # %%
 import matplotlib.pyplot as plt
+from IPython.display import display
 import numpy as np
 import pandas as pd
 
-from mmlu_audit import load_items, load_redux, load_responses
+from mmlu_audit import distinct_checkpoints, family_size_table, load_items, load_redux, load_responses
 from mmlu_audit.paper import paper_table
 from mmlu_audit.plots import PARTITION_COLORS, use_style
 from mmlu_audit.report import glue_values, source_banner
@@ -79,7 +80,7 @@ ax.tick_params(axis="y", labelsize=7)
 for part, colour in PARTITION_COLORS.items():
     ax.bar(0, 0, color=colour, label=part)
 ax.legend(loc="lower right")
-ax.set_title("Items per subject, coloured by partition")
+ax.set_title("Items per subject")
 plt.show()
 
 # %% [markdown]
@@ -109,6 +110,9 @@ ax.barh(error_by_subject["subject"], error_by_subject["error_rate"],
         color=error_by_subject["partition"].map(PARTITION_COLORS))
 ax.set_xlabel("share of annotated items flagged by MMLU-Redux")
 ax.tick_params(axis="y", labelsize=7)
+for part, colour in PARTITION_COLORS.items():
+    ax.bar(0, 0, color=colour, label=part)
+ax.legend(loc="lower right")
 ax.set_title("MMLU-Redux error rate by subject")
 plt.show()
 redux["error_type"].value_counts().rename("items").to_frame()
@@ -157,15 +161,23 @@ plt.show()
 # ## Model population
 #
 # The paper's leaderboard population is redundant: identical checkpoints uploaded under
-# several names, and many fine-tunes of one base model. The table compares the population
-# in use with the paper's counts.
+# several names, and many fine-tunes of one base model. Two models are one checkpoint when
+# their response vectors are identical or their normalised repository ids agree; the base
+# family × size is parsed from the model name. The population in use has
+# {glue:text}`n_distinct_checkpoints:,` distinct checkpoints in
+# {glue:text}`n_family_size_groups` family × size groups.
 
 # %%
-population = {"n_models": responses.shape[0],
-              "n_distinct_checkpoints": len(np.unique(responses.responses, axis=0))}
-if "group" in responses.models:
-    population["n_family_size_groups"] = responses.models["group"].nunique()
-paper_table(population)
+checkpoint = distinct_checkpoints(responses.responses, responses.models["model_id"])
+families = family_size_table(responses.models["model_id"])
+population = {
+    "n_models": responses.shape[0],
+    "n_distinct_checkpoints": len(np.unique(checkpoint)),
+    "n_family_size_groups": families.loc[families["group"] != "unknown", "group"].nunique(),
+}
+glue_values(population)
+display(paper_table(population))
+families.groupby("family").size().rename("models").sort_values(ascending=False).head(10).to_frame()
 
 # %% [markdown]
 # ## Checks

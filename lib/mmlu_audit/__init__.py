@@ -6,11 +6,13 @@ Public API (everything else is internal):
   :class:`ResponseMatrix`
 - simulation: :class:`WorldSpec`, :func:`simulate_world`, :func:`load_or_simulate`
 - taxonomy: :data:`STEM_SUBJECTS`, :func:`partition_of`, :func:`is_stem`
+- model identity: :func:`distinct_checkpoints`, :func:`family_size_table`
 - errors: :class:`DataError`
 """
 
 from .data import SOURCES, ResponseMatrix, load_items, load_redux, load_responses
 from .errors import DataError, MissingDependencyError
+from .models import distinct_checkpoints, family_size_table, normalise_repo_id, parse_family_size
 from .paths import cache_root, data_root, project_root
 from .simulate import World, WorldSpec, load_or_simulate, simulate_world
 from .taxonomy import PARTITIONS, STEM_SUBJECTS, SUBJECTS, is_stem, partition_of
@@ -27,11 +29,15 @@ __all__ = [
     "SUBJECTS",
     "cache_root",
     "data_root",
+    "distinct_checkpoints",
+    "family_size_table",
     "is_stem",
     "load_items",
     "load_or_simulate",
     "load_redux",
     "load_responses",
+    "normalise_repo_id",
+    "parse_family_size",
     "partition_of",
     "project_root",
     "simulate_world",

@@ -6,7 +6,24 @@ from .helm import load_helm20
 from .responses import MISSING, ResponseMatrix, load_matrix, save_matrix
 from .sources import SOURCES, load_responses
 
+_LEADERBOARD = ("build_leaderboard_matrix", "download_leaderboard", "load_leaderboard",
+                "parse_details_file")
+
+
+def __getattr__(name):
+    # Imported lazily so `python -m mmlu_audit.data.leaderboard` runs without a double import.
+    if name in _LEADERBOARD:
+        from . import leaderboard
+
+        return getattr(leaderboard, name)
+    raise AttributeError(name)
+
+
 __all__ = [
+    "build_leaderboard_matrix",
+    "download_leaderboard",
+    "load_leaderboard",
+    "parse_details_file",
     "ITEM_COLUMNS",
     "MISSING",
     "ResponseMatrix",
