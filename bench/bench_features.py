@@ -1,0 +1,188 @@
+"""Benchmark the complexity instrument and record the numbers the chapter quotes.
+
+Usage::
+
+    .venv/bin/python bench/bench_features.py                 # all 14,042 items, cold
+    .venv/bin/python bench/bench_features.py --n-items 500 --encoder-items 200
+
+The cold run parses into a fresh temporary cache (so it is really cold), then
+times a second, cached build. Unless ``--no-populate`` is given, the parse
+store, feature table and embeddings land in the project cache
+(``mmlu_audit.paths.cache_root()``) so that chapters start warm. Results go to
+``bench/results/features.json``: items/s per stage, cold and cached totals,
+encoder throughput, and the chapter statistics (r of WSCG Nodes and Depth with
+token count, VIF range of the nine indicators, top-tier count, flags).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import mmlu_audit
+from mmlu_audit.features import (
+    INDICATORS,
+    TOP_TIER,
+    build_feature_table,
+    build_wscg,
+    encode_items,
+    get_backend,
+    load_lexicon,
+    parse_texts,
+)
+from mmlu_audit.paths import cache_root
+
+RESULTS = Path(__file__).resolve().parent / "results" / "features.json"
+
+
+def _rate(n: int, seconds: float) -> float:
+    return round(n / seconds, 1) if seconds > 0 else float("inf")
+
+
+def vif_range(table) -> list[float]:
+    """Min and max variance inflation factor of the nine indicators (with intercept)."""
+    corr = np.corrcoef(table[list(INDICATORS)].to_numpy(dtype=float), rowvar=False)
+    vifs = np.diag(np.linalg.inv(corr))
+    return [round(float(vifs.min()), 3), round(float(vifs.max()), 3)]
+
+
+def chapter_statistics(table, items) -> dict:
+    """Numbers the complexity chapter compares with the paper."""
+    r = lambda a, b: round(float(np.corrcoef(table[a], table[b])[0, 1]), 3)  # noqa: E731
+    stem = items.set_index("item_id")["partition"].reindex(table.index)
+    corr = np.corrcoef(table[list(INDICATORS)].to_numpy(dtype=float), rowvar=False)
+    vifs = np.diag(np.linalg.inv(corr))
+    return {
+        "r_nodes_tokens": r("wscg_nodes", "n_tokens"),
+        "r_depth_tokens": r("wscg_depth", "n_tokens"),
+        "paper_r_nodes_tokens": 0.985, "paper_r_depth_tokens": 0.580,
+        "vif_range": vif_range(table), "paper_vif_range": [1.025, 2.379],
+        "vif": {c: round(float(v), 3) for c, v in zip(INDICATORS, vifs)},
+        "top_tier_items": int(table["flag_top_tier"].sum()),
+        "top_tier_items_stem": int(table["flag_top_tier"][stem.eq("STEM")].sum()),
+        "flags": {c: int(table[c].sum()) for c in table.columns if c.startswith("flag_")},
+        "coverage_mean": {c: round(float(table[c].mean()), 4)
+                          for c in ("c_bry_coverage", "zipf_coverage", "english_share")},
+        "indicator_means_by_partition": {
+            p: {c: round(float(table.loc[stem.eq(p), c].mean()), 4) for c in INDICATORS}
+            for p in ("STEM", "non-STEM")},
+        "indicator_correlations": {
+            f"{a}~{b}": round(float(corr[i, j]), 3)
+            for i, a in enumerate(INDICATORS) for j, b in enumerate(INDICATORS) if i < j},
+    }
+
+
+def time_tier_perturbation(items, parses) -> dict:
+    """Seconds to build all graphs once, and to re-score Depth under one perturbed tier table."""
+    lexicon = load_lexicon()
+    start = time.perf_counter()
+    graphs = [build_wscg(doc, lexicon) for doc in parses]
+    build_s = time.perf_counter() - start
+    tiers = lexicon.tiers.shifted("T4", 1.0)
+    start = time.perf_counter()
+    [g.depth(tiers) for g in graphs]
+    return {"graphs_build_s": round(build_s, 2),
+            "depth_rescore_s": round(time.perf_counter() - start, 2)}
+
+
+def populate_project_cache(bench_cache: Path) -> list[str]:
+    """Copy the bench's parse store and feature tables into the project cache (no overwrite)."""
+    copied = []
+    for path in sorted(bench_cache.rglob("*")):
+        if path.is_file() and path.suffix in (".sqlite", ".parquet", ".json"):
+            target = cache_root() / path.relative_to(bench_cache)
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
+                copied.append(str(target.relative_to(cache_root())))
+    return copied
+
+
+def run(n_items: int | None, encoder_items: int | None, populate: bool) -> dict:
+    items = mmlu_audit.load_items()
+    if n_items:
+        items = items.sample(n_items, random_state=0).sort_index()
+    n = len(items)
+    report: dict = {"n_items": n, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                                              "load_avg_start": os.getloadavg()}}
+    start = time.perf_counter()
+    get_backend("spacy")
+    report["spacy_load_s"] = round(time.perf_counter() - start, 2)
+    with tempfile.TemporaryDirectory(prefix="bench-features-") as tmp:
+        bench_cache = Path(tmp)
+        timings: dict = {}
+        start = time.perf_counter()
+        table = build_feature_table(items, cache_dir=bench_cache, timings=timings)
+        cold_s = time.perf_counter() - start
+        report["cold"] = {
+            "total_s": round(cold_s, 1), "items_per_s": _rate(n, cold_s),
+            **{f"{k}": round(v, 2) for k, v in timings.items() if k.endswith("_s")},
+            **{f"{k[:-2]}_items_per_s": _rate(n, v) for k, v in timings.items()
+               if k.endswith("_s") and k != "total_s"},
+        }
+        cached: dict = {}
+        start = time.perf_counter()
+        build_feature_table(items, cache_dir=bench_cache, timings=cached, progress=False)
+        cached_s = time.perf_counter() - start
+        report["cached"] = {"total_s": round(cached_s, 2), "items_per_s": _rate(n, cached_s),
+                            "from_cache": cached["from_cache"]}
+        start = time.perf_counter()
+        parses = parse_texts(items["question"].tolist(), cache_dir=bench_cache / "parses",
+                             progress=False)
+        parse_cached_s = time.perf_counter() - start
+        report["parse_cache_read"] = {"total_s": round(parse_cached_s, 2),
+                                      "items_per_s": _rate(n, parse_cached_s)}
+        report["tier_perturbation"] = time_tier_perturbation(items, parses)
+        report["populated_project_cache"] = populate_project_cache(bench_cache) if populate else []
+    report["encoder"] = time_encoder(items, encoder_items, populate)
+    report["chapter"] = chapter_statistics(table, items)
+    report["provenance"] = table.attrs["provenance"]
+    report["machine"]["load_avg_end"] = os.getloadavg()
+    return report
+
+
+def time_encoder(items, encoder_items: int | None, populate: bool) -> dict:
+    """Embed whole items (question + options) from a cold cache; keep full-set vectors if asked."""
+    subset = items if not encoder_items else items.sample(min(encoder_items, len(items)),
+                                                           random_state=0).sort_index()
+    with tempfile.TemporaryDirectory(prefix="bench-encoder-") as tmp:
+        start = time.perf_counter()
+        vectors = encode_items(subset, cache_dir=tmp)
+        seconds = time.perf_counter() - start
+        if populate and len(subset) == len(items):
+            target = cache_root() / "embeddings"
+            target.mkdir(parents=True, exist_ok=True)
+            for path in Path(tmp).glob("*.npy"):
+                shutil.copy2(path, target / path.name)
+    return {"n_items": len(subset), "total_s": round(seconds, 1),
+            "items_per_s": _rate(len(subset), seconds), "dim": int(vectors.shape[1])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-items", type=int, default=None, help="subsample (default: all)")
+    parser.add_argument("--encoder-items", type=int, default=None,
+                        help="items to embed (default: all)")
+    parser.add_argument("--no-populate", action="store_true",
+                        help="do not copy caches into the project cache")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    report = run(args.n_items, args.encoder_items, populate=not args.no_populate)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps({k: report[k] for k in ("n_items", "cold", "cached", "encoder")}, indent=1))
+    print(json.dumps({k: v for k, v in report["chapter"].items()
+                      if k not in ("indicator_correlations", "indicator_means_by_partition")},
+                     indent=1))
+
+
+if __name__ == "__main__":
+    main()

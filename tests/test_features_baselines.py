@@ -1,0 +1,96 @@
+"""Baselines (readability, subject identity, encoder) and option-set covariates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mmlu_audit.features import (
+    OPTION_COVARIATES,
+    encode_items,
+    item_texts,
+    option_covariate_table,
+    option_covariates,
+    readability_grade,
+    subject_one_hot,
+)
+from mmlu_audit.taxonomy import SUBJECTS
+
+
+def test_eight_documented_option_covariates():
+    table = option_covariate_table()
+    assert len(OPTION_COVARIATES) == 8 and tuple(table["column"]) == OPTION_COVARIATES
+    assert table["grounding"].str.len().gt(20).all()
+
+
+def test_option_covariates_on_known_options():
+    values = option_covariates(["red apple", "green apple", "4", "None of the above"],
+                               stem="Which apple is red?")
+    assert values["opt_len_mean"] == pytest.approx((2 + 2 + 1 + 4) / 4)
+    lengths = np.array([2, 2, 1, 4])
+    assert values["opt_len_cv"] == pytest.approx(lengths.std() / lengths.mean())
+    assert values["opt_max_overlap"] == pytest.approx(1 / 3)  # {red, apple} vs {green, apple}
+    assert values["opt_numeric_share"] == pytest.approx(0.25)
+    assert values["opt_meta_option"] == 1.0
+    assert values["opt_truth_pairs"] == 0.0
+    # content words: {red, apple}: 2/2 in stem, {green, apple}: 1/2, {4}: 0, {} skipped
+    assert values["opt_stem_overlap"] == pytest.approx((1 + 0.5 + 0) / 3)
+
+
+def test_truth_pair_and_roman_combination_formats():
+    truth = option_covariates(["True, True", "False, False", "True, False", "False, True"], "")
+    assert truth["opt_truth_pairs"] == 1.0
+    roman = option_covariates(["I only", "II and III only", "I, II, and III", "None"], "")
+    assert roman["opt_combination_share"] == pytest.approx(0.75)
+
+
+def test_option_covariates_never_see_the_answer_key():
+    import inspect
+
+    from mmlu_audit.features import baselines
+
+    assert "answer" not in inspect.getsource(baselines.option_covariates)
+    assert "answer" not in inspect.getsource(baselines._option_frame)
+
+
+def test_empty_options_do_not_crash():
+    values = option_covariates(["", "", "", ""], "")
+    assert all(np.isfinite(v) for v in values.values())
+
+
+def test_readability_runs_offline_and_orders_texts():
+    easy = readability_grade("The cat sat on the mat. The dog ran.")
+    hard = readability_grade("Notwithstanding institutional heterogeneity, macroeconomic "
+                             "stabilization necessitates countercyclical intervention.")
+    assert hard > easy
+    assert readability_grade("") == 0.0
+
+
+def test_subject_one_hot_has_all_57_subjects_in_fixed_order():
+    items = pd.DataFrame({"item_id": ["a/0", "b/0"], "subject": ["virology", "anatomy"]})
+    dummies = subject_one_hot(items)
+    assert dummies.shape == (2, 57)
+    assert list(dummies.columns) == [f"subject={s}" for s in SUBJECTS]
+    assert dummies.sum(axis=1).tolist() == [1, 1]
+    assert dummies.loc["a/0", "subject=virology"] == 1
+
+
+def _items(n: int) -> pd.DataFrame:
+    return pd.DataFrame({"question": [f"What is {i} plus {i}?" for i in range(n)],
+                         "choice_a": ["1"] * n, "choice_b": ["2"] * n,
+                         "choice_c": ["3"] * n, "choice_d": [str(2 * i) for i in range(n)]})
+
+
+def test_item_texts_join_question_and_lettered_options():
+    assert item_texts(_items(1))[0] == "What is 0 plus 0?\nA. 1\nB. 2\nC. 3\nD. 0"
+
+
+def test_encoder_embeds_offline_and_caches(tmp_path):
+    items = _items(4)
+    first = encode_items(items, cache_dir=tmp_path, progress=False)
+    assert first.shape == (4, 384) and first.dtype == np.float32
+    assert np.allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
+    cached = list(tmp_path.glob("minilm-*.npy"))
+    assert len(cached) == 1
+    assert np.array_equal(encode_items(items, cache_dir=tmp_path, progress=False), first)
