@@ -1,0 +1,87 @@
+"""Cluster-robust inference for the MMLU audit (OLS with subject clusters).
+
+Public API
+----------
+Fitting and covariances
+    :func:`fit_ols`, :class:`OLSFit`, :func:`add_intercept`, :func:`vcov`
+    (classical, HC0–HC3, CR0, CR1 = Stata, CR2 = Bell–McCaffrey),
+    :func:`cluster_algebra`.
+Tests
+    :func:`coef_table` (t tests, Bell–McCaffrey df for CR2, Holm column),
+    :func:`wald_test` (chi², F, HTZ), :func:`restriction_matrix`,
+    :func:`interaction_design`, :func:`homogeneity_test` (W(9)/W(10)),
+    :func:`satterthwaite_df`, :func:`htz_df`, :func:`holm`.
+Resampling
+    :func:`wild_cluster_bootstrap` (WCR/WCU, Rademacher/Webb, one coefficient
+    or a Wald statistic), :func:`wild_bootstrap_table` (per-term, Holm),
+    :func:`permutation_test` (item or subject-block),
+    :func:`r2_gap`, :func:`lr_interaction`.
+Diagnostics and effect sizes
+    :func:`vif`, :func:`residual_skew`, :func:`breusch_pagan`, :func:`lr_test`,
+    :func:`cv_r2`, :func:`fold_ids`, :func:`partition_effects`,
+    :func:`cohens_f2`, :func:`cohens_q`, :func:`standardize_within`,
+    :func:`standardized_coefficients`.
+Simulation
+    :func:`simulate_homogeneity_world` (null / planted worlds),
+    :func:`homogeneity_rejections`, :func:`size_power_table` (size & power of W(9)).
+"""
+
+from .bootstrap import BootstrapResult, draw_weights, wild_bootstrap_table, wild_cluster_bootstrap
+from .covariance import CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_algebra, vcov
+from .diagnostics import breusch_pagan, cv_r2, fold_ids, lr_test, residual_skew, vif
+from .effects import cohens_f2, cohens_q, partition_effects, standardize_within, standardized_coefficients
+from .hypothesis import (
+    coef_table,
+    holm,
+    homogeneity_test,
+    htz_df,
+    interaction_design,
+    restriction_matrix,
+    satterthwaite_df,
+    wald_test,
+)
+from .ols import OLSFit, add_intercept, fit_ols
+from .permutation import PermutationResult, lr_interaction, permutation_test, r2_gap
+from .simulate import homogeneity_rejections, simulate_homogeneity_world, size_power_table
+
+__all__ = [
+    "BootstrapResult",
+    "CLUSTER_KINDS",
+    "ClusterAlgebra",
+    "HC_KINDS",
+    "KINDS",
+    "OLSFit",
+    "PermutationResult",
+    "add_intercept",
+    "breusch_pagan",
+    "cluster_algebra",
+    "coef_table",
+    "cohens_f2",
+    "cohens_q",
+    "cv_r2",
+    "draw_weights",
+    "fit_ols",
+    "fold_ids",
+    "holm",
+    "homogeneity_test",
+    "htz_df",
+    "interaction_design",
+    "lr_interaction",
+    "lr_test",
+    "partition_effects",
+    "permutation_test",
+    "r2_gap",
+    "residual_skew",
+    "restriction_matrix",
+    "satterthwaite_df",
+    "homogeneity_rejections",
+    "simulate_homogeneity_world",
+    "size_power_table",
+    "standardize_within",
+    "standardized_coefficients",
+    "vcov",
+    "vif",
+    "wald_test",
+    "wild_bootstrap_table",
+    "wild_cluster_bootstrap",
+]

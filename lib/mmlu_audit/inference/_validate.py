@@ -1,0 +1,68 @@
+"""Input checks shared by the inference modules.
+
+Every check raises :class:`mmlu_audit.errors.DataError` (a ``ValueError``) whose
+message names the offending argument, so misuse fails early and readably.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DataError
+
+__all__ = ["as_matrix", "as_vector", "as_clusters", "check_rows"]
+
+
+def as_matrix(X, name: str = "X") -> np.ndarray:
+    """Return ``X`` as a finite 2-D float array (a 1-D input becomes one column)."""
+    arr = np.asarray(X, dtype=float)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise DataError(name, f"expected a 2-D array, got {arr.ndim} dimensions")
+    if not np.all(np.isfinite(arr)):
+        raise DataError(name, "contains NaN or infinite values")
+    return arr
+
+
+def as_vector(y, name: str = "y") -> np.ndarray:
+    """Return ``y`` as a finite 1-D float array."""
+    arr = np.asarray(y, dtype=float)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise DataError(name, f"expected a 1-D array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise DataError(name, "contains NaN or infinite values")
+    return arr
+
+
+def as_clusters(clusters, n_obs: int, name: str = "clusters") -> tuple[np.ndarray, np.ndarray]:
+    """Encode cluster labels as integer codes ``0..G-1``.
+
+    Returns
+    -------
+    codes : ndarray of int, shape (n_obs,)
+    labels : ndarray, shape (G,)
+        The distinct labels in code order.
+    """
+    if clusters is None:
+        raise DataError(name, "cluster labels are required for a cluster-robust covariance")
+    raw = np.asarray(clusters)
+    if raw.ndim != 1 or raw.shape[0] != n_obs:
+        raise DataError(name, f"expected {n_obs} labels, got shape {raw.shape}")
+    if raw.dtype.kind == "f" and np.isnan(raw).any():
+        raise DataError(name, "contains NaN labels")
+    if raw.dtype == object and any(v is None or v != v for v in raw):
+        raise DataError(name, "contains missing labels")
+    labels, codes = np.unique(raw, return_inverse=True)
+    if labels.size < 2:
+        raise DataError(name, f"need at least 2 clusters, got {labels.size}")
+    return codes.astype(np.intp), labels
+
+
+def check_rows(n_expected: int, **arrays) -> None:
+    """Raise if any named array does not have ``n_expected`` rows."""
+    for name, arr in arrays.items():
+        if arr is not None and np.shape(arr)[0] != n_expected:
+            raise DataError(name, f"has {np.shape(arr)[0]} rows, expected {n_expected}")

@@ -1,0 +1,156 @@
+"""Regression diagnostics: VIF, residual skew, Breusch–Pagan, nested LR, CV R²."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..errors import DataError
+from ._validate import as_clusters, as_matrix, as_vector, check_rows
+from .ols import OLSFit, fit_ols
+
+__all__ = ["vif", "residual_skew", "breusch_pagan", "lr_test", "cv_r2", "fold_ids"]
+
+
+def vif(X, names=None) -> pd.DataFrame:
+    """Variance inflation factors ``1 / (1 - R_j^2)`` of predictors (intercept implied).
+
+    Parameters
+    ----------
+    X : array-like or DataFrame, shape (n, k)
+        Predictors without an intercept column.
+    names : list of str, optional
+
+    Returns
+    -------
+    DataFrame
+        Columns ``term, vif``.
+    """
+    if names is None:
+        names = list(X.columns) if isinstance(X, pd.DataFrame) else [f"x{j + 1}" for j in range(np.shape(X)[1])]
+    X = as_matrix(X)
+    corr = np.corrcoef(X, rowvar=False).reshape(X.shape[1], X.shape[1])
+    if np.linalg.matrix_rank(corr) < X.shape[1]:
+        raise DataError("X", "predictors are collinear (or one is constant)")
+    return pd.DataFrame({"term": list(map(str, names)), "vif": np.diag(np.linalg.inv(corr))})
+
+
+def residual_skew(fit: OLSFit) -> float:
+    """Sample skewness (Fisher–Pearson, biased) of the OLS residuals."""
+    return float(stats.skew(fit.resid))
+
+
+def breusch_pagan(fit: OLSFit, *, studentized: bool = True) -> pd.DataFrame:
+    """Breusch–Pagan test of heteroskedasticity in the model's regressors.
+
+    Parameters
+    ----------
+    fit : OLSFit
+        Must contain an intercept column.
+    studentized : bool
+        ``True``: Koenker's ``n R^2`` of ``e^2`` on ``X`` (robust to
+        non-normal errors); ``False``: the original ``ESS / 2`` of
+        ``e^2 / mean(e^2)`` on ``X``.
+
+    Returns
+    -------
+    DataFrame
+        One row: ``test, stat, df, p``.
+    """
+    e2 = fit.resid**2
+    aux = fit_ols(e2 if studentized else e2 / e2.mean(), fit.X, fit.names)
+    stat = fit.n_obs * aux.r2 if studentized else (aux.tss - aux.rss) / 2.0
+    df = fit.n_params - 1
+    return pd.DataFrame([{"test": "Breusch-Pagan", "stat": stat, "df": df, "p": stats.chi2.sf(stat, df)}])
+
+
+def lr_test(restricted: OLSFit, full: OLSFit) -> pd.DataFrame:
+    """Gaussian likelihood-ratio test of nested OLS models.
+
+    ``LR = n log(RSS_restricted / RSS_full)`` against ``chi2(K_full - K_restricted)``.
+
+    Returns
+    -------
+    DataFrame
+        One row: ``test, stat, df, p``.
+    """
+    if restricted.n_obs != full.n_obs or not np.array_equal(restricted.y, full.y):
+        raise DataError("restricted", "models must be fitted to the same outcome")
+    df = full.n_params - restricted.n_params
+    if df <= 0:
+        raise DataError("full", "the full model must have more coefficients than the restricted one")
+    stat = full.n_obs * np.log(restricted.rss / full.rss)
+    return pd.DataFrame([{"test": "LR", "stat": stat, "df": df, "p": stats.chi2.sf(stat, df)}])
+
+
+def fold_ids(n_obs: int, n_folds: int, *, seed, groups=None) -> np.ndarray:
+    """Random fold labels ``0..n_folds-1`` for rows, or for whole groups.
+
+    Parameters
+    ----------
+    n_obs : int
+    n_folds : int
+    seed : int or numpy.random.Generator
+    groups : array-like, shape (n_obs,), optional
+        When given, every group lands in a single fold (subject-grouped folds).
+    """
+    rng = np.random.default_rng(seed)
+    if groups is None:
+        if not 2 <= n_folds <= n_obs:
+            raise DataError("n_folds", f"must be between 2 and {n_obs}")
+        return _balanced_labels(n_obs, n_folds, rng)
+    codes, labels = as_clusters(groups, n_obs, "groups")
+    if not 2 <= n_folds <= labels.size:
+        raise DataError("n_folds", f"must be between 2 and the number of groups ({labels.size})")
+    return _balanced_labels(labels.size, n_folds, rng)[codes]
+
+
+def _balanced_labels(n: int, n_folds: int, rng: np.random.Generator) -> np.ndarray:
+    labels = np.empty(n, dtype=np.intp)
+    for fold, idx in enumerate(np.array_split(rng.permutation(n), n_folds)):
+        labels[idx] = fold
+    return labels
+
+
+def cv_r2(y, X, *, n_folds: int = 10, seed=None, groups=None, folds=None, intercept: bool = True) -> float:
+    """K-fold cross-validated R² of OLS.
+
+    ``1 - sum (y - yhat_oof)^2 / sum (y - mean(y))^2``, where ``yhat_oof`` is
+    each row's prediction from the model fitted without its fold.
+
+    Parameters
+    ----------
+    y : array-like, shape (n,)
+    X : array-like, shape (n, k)
+    n_folds : int
+    seed : int or numpy.random.Generator
+        Required unless ``folds`` is given.
+    groups : array-like, optional
+        Subject labels for grouped folds (no subject is split across folds).
+    folds : array-like of int, optional
+        Explicit fold labels (overrides ``n_folds``/``seed``/``groups``).
+    intercept : bool
+        Prepend a column of ones.
+
+    Returns
+    -------
+    float
+    """
+    y, X = as_vector(y), as_matrix(X)
+    check_rows(y.size, X=X)
+    if intercept:
+        X = np.column_stack([np.ones(y.size), X])
+    if folds is None:
+        if seed is None:
+            raise DataError("seed", "cv_r2 needs an explicit seed (or explicit folds)")
+        folds = fold_ids(y.size, n_folds, seed=seed, groups=groups)
+    folds = np.asarray(folds)
+    check_rows(y.size, folds=folds)
+    predicted = np.empty_like(y)
+    for fold in np.unique(folds):
+        test = folds == fold
+        beta = fit_ols(y[~test], X[~test]).beta
+        predicted[test] = X[test] @ beta
+    centred = y - y.mean()
+    return float(1.0 - np.sum((y - predicted) ** 2) / (centred @ centred))

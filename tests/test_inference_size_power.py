@@ -1,0 +1,40 @@
+"""Size and power of the W(9) homogeneity tests on simulated MMLU-shaped worlds (slow).
+
+57 subjects with the real MMLU sizes and the 19 STEM subjects; subject random
+intercepts and slopes (see ``simulate_homogeneity_world``). Over 200 replicates
+the null rejection rate of a correct 5 % test has Monte Carlo sd 1.5 %, so a
+rate outside [1 %, 10 %] is a genuine failure; HC3, which ignores clustering,
+must over-reject badly. ``bench/bench_inference.py --size-power`` writes the
+same table to bench/results/size_power.csv.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mmlu_audit
+from mmlu_audit.inference.simulate import simulate_homogeneity_world, size_power_table
+
+
+def _mmlu_subjects():
+    counts = mmlu_audit.load_items()["subject"].value_counts().sort_index()
+    return counts.to_numpy(), np.array([s in mmlu_audit.STEM_SUBJECTS for s in counts.index])
+
+
+def test_simulated_world_has_mmlu_shape():
+    sizes, stem = _mmlu_subjects()
+    world = simulate_homogeneity_world(sizes, stem, seed=0)
+    assert world["y"].size == 14042 and world["stem"].sum() == 3153
+    assert np.unique(world["clusters"]).size == 57
+
+
+@pytest.mark.slow
+def test_size_and_power_of_homogeneity_tests():
+    sizes, stem = _mmlu_subjects()
+    table = size_power_table(sizes, stem, seed=20261, n_reps=200, n_draws=399)
+    rate = table.set_index(["world", "method"])["rejection_rate"]
+    for method in ("CR2 HTZ", "WCR(CR1)", "WCR(CR2)"):
+        assert 0.01 <= rate["null", method] <= 0.10, method
+        assert rate["planted", method] >= 0.8, method
+    assert rate["null", "HC3 chi2"] >= 0.5
