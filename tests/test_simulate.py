@@ -8,12 +8,15 @@ import numpy as np
 import pytest
 
 from mmlu_audit import DataError, WorldSpec, load_or_simulate, simulate_world
+from mmlu_audit.simulate import DEFAULT_SLOPES
+
+TEXT = {"covariates": "text"}
 
 
 @pytest.fixture(scope="module")
 def world(items):
-    """The full default world: 1,000 models × 14,042 real items (≈2 s)."""
-    return simulate_world(WorldSpec(), seed=11, items=items)
+    """A full-size world, 1,000 models × 14,042 real items, on text covariates (≈2 s)."""
+    return simulate_world(WorldSpec(**TEXT), seed=11, items=items)
 
 
 def test_shapes_and_flags(world):
@@ -71,11 +74,26 @@ def test_planted_slopes_recovered_from_true_difficulties(world):
 def test_null_world_plants_identical_slopes():
     slopes = WorldSpec(null_world=True).planted_slopes()
     assert np.array_equal(slopes["STEM"], slopes["non-STEM"])
-    assert not np.array_equal(WorldSpec().planted_slopes()["STEM"], WorldSpec().planted_slopes()["non-STEM"])
+    planted = WorldSpec().planted_slopes()
+    assert list(planted.index) == list(DEFAULT_SLOPES)
+    contrasts = planted.index[planted["STEM"] != planted["non-STEM"]].tolist()
+    assert contrasts == ["d_mdd", "c_bry", "d_ner"]
+
+
+def test_default_world_plants_on_the_nine_indicators(small_items):
+    """By default the slopes sit on the complexity indicators of the real stems."""
+    from mmlu_audit.features import INDICATORS, build_feature_table
+
+    spec = WorldSpec(n_models=60, n_distinct=50, n_groups=5)
+    world = simulate_world(spec, seed=3, items=small_items)
+    assert world.matrix.meta["covariate_names"] == list(INDICATORS)
+    features = build_feature_table(small_items).loc[small_items["item_id"], list(INDICATORS)]
+    standardised = (features - features.mean()) / features.std(ddof=0)
+    np.testing.assert_allclose(world.truth["covariates"], standardised.to_numpy(), atol=1e-12)
 
 
 def test_two_pl_option(small_items):
-    world = simulate_world(WorldSpec(n_models=200, n_distinct=150, n_groups=20, response_model="2pl"),
+    world = simulate_world(WorldSpec(n_models=200, n_distinct=150, n_groups=20, response_model="2pl", **TEXT),
                            seed=2, items=small_items)
     assert float(world.truth["c"]) == 0.0
     # without a guessing floor the weakest models fall below chance
@@ -83,7 +101,7 @@ def test_two_pl_option(small_items):
 
 
 def test_same_seed_bit_identical(small_items):
-    spec = WorldSpec(n_models=300, n_distinct=250, n_groups=30)
+    spec = WorldSpec(n_models=300, n_distinct=250, n_groups=30, **TEXT)
     one, two = (simulate_world(spec, seed=5, items=small_items) for _ in range(2))
     assert one.matrix.responses.tobytes() == two.matrix.responses.tobytes()
     assert one.matrix.models.equals(two.matrix.models)
@@ -94,7 +112,7 @@ def test_same_seed_bit_identical(small_items):
 
 
 def test_cache_round_trip(small_items, tmp_path):
-    spec = WorldSpec(n_models=120, n_distinct=100, n_groups=10)
+    spec = WorldSpec(n_models=120, n_distinct=100, n_groups=10, **TEXT)
     fresh = load_or_simulate(spec, 4, small_items, cache_dir=tmp_path)
     cached = load_or_simulate(spec, 4, small_items, cache_dir=tmp_path)
     assert cached.matrix.responses.tobytes() == fresh.matrix.responses.tobytes()
@@ -107,5 +125,7 @@ def test_bad_specs(small_items):
         WorldSpec(n_models=10, n_distinct=20)
     with pytest.raises(ValueError, match="too high for the reasoning tail"):
         WorldSpec(rho=0.999, tail_shift=2.0, tail_share=0.2)
+    with pytest.raises(ValueError, match="covariates must be one of"):
+        WorldSpec(covariates="embeddings")
     with pytest.raises(DataError, match="no column for planted slope"):
         simulate_world(replace(WorldSpec(), slopes={"nope": (1.0, 0.0)}), items=small_items)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,23 +29,40 @@ from .errors import DataError
 from .paths import cache_root
 
 __all__ = [
+    "COVARIATE_KINDS",
     "DEFAULT_SLOPES",
+    "TEXT_SLOPES",
     "WorldSpec",
     "World",
     "simulate_world",
     "load_or_simulate",
+    "default_covariates",
     "text_covariates",
 ]
 
-# Planted slopes (logits of difficulty per SD of covariate): (STEM, non-STEM).
-# The text-derived default covariates stand in until the complexity instrument
-# supplies the nine indicators; two of four slopes differ between partitions.
+# Planted slopes (logits of difficulty per SD of indicator): (STEM, non-STEM).
+# Three contrasts are planted, as in the paper's findings: entity density and
+# syntactic MDD matter in STEM only, concreteness reverses sign; the other six
+# indicators have identical slopes in both partitions.
 DEFAULT_SLOPES: dict[str, tuple[float, float]] = {
+    "wscg_nodes": (0.10, 0.10),
+    "wscg_depth": (0.25, 0.25),
+    "d_mdd": (0.30, 0.00),
+    "clause_depth": (0.10, 0.10),
+    "d_logic": (0.10, 0.10),
+    "c_bry": (-0.15, 0.10),
+    "nominal_rate": (0.05, 0.05),
+    "d_ner": (0.30, 0.00),
+    "zipf_rarity": (0.20, 0.20),
+}
+# Cheap stand-in covariates (``WorldSpec(covariates="text")``) for fast tests.
+TEXT_SLOPES: dict[str, tuple[float, float]] = {
     "log_words": (0.30, 0.30),
     "digit_share": (0.45, 0.00),
     "mean_word_length": (0.25, 0.10),
     "n_sentences": (0.00, 0.00),
 }
+COVARIATE_KINDS = ("indicators", "text")
 
 _FAMILIES = (
     "llama", "llama-2", "llama-3", "mistral", "mixtral", "qwen", "qwen1.5", "qwen2", "yi",
@@ -78,8 +95,13 @@ class WorldSpec:
         Mean difficulty of STEM minus non-STEM items before centring.
     subject_share : float
         Share of the non-covariate difficulty variance due to subject effects.
-    slopes : dict
-        Covariate name → (STEM slope, non-STEM slope), in logits per SD.
+    covariates : {"indicators", "text"}
+        Item covariates the slopes are planted on when none are passed: the nine
+        complexity indicators of :mod:`mmlu_audit.features` (default), or cheap
+        text-derived stand-ins (:func:`text_covariates`) for fast tests.
+    slopes : dict, optional
+        Covariate name → (STEM slope, non-STEM slope), in logits per SD; defaults
+        to :data:`DEFAULT_SLOPES` or :data:`TEXT_SLOPES` by ``covariates``.
     null_world : bool
         Plant identical slopes in both partitions (the average of the two).
     a_log_sd : float
@@ -100,14 +122,20 @@ class WorldSpec:
     b_sd: float = 2.24
     stem_shift: float = 0.6
     subject_share: float = 0.35
-    slopes: dict = field(default_factory=lambda: dict(DEFAULT_SLOPES))
+    covariates: str = "indicators"
+    slopes: dict | None = None
     null_world: bool = False
     a_log_sd: float = 0.35
     response_model: str = "3pl"
     guessing: float = 0.25
 
     def __post_init__(self):
+        if self.slopes is None:
+            default = DEFAULT_SLOPES if self.covariates == "indicators" else TEXT_SLOPES
+            object.__setattr__(self, "slopes", dict(default))
         problems = []
+        if self.covariates not in COVARIATE_KINDS:
+            problems.append(f"covariates must be one of {COVARIATE_KINDS}")
         if not 1 <= self.n_groups <= self.n_distinct <= self.n_models:
             problems.append("need 1 ≤ n_groups ≤ n_distinct ≤ n_models")
         if not 0 < self.rho < 1:
@@ -186,6 +214,16 @@ def text_covariates(items: pd.DataFrame) -> pd.DataFrame:
         },
         index=items.index,
     )
+
+
+def default_covariates(spec: WorldSpec, items: pd.DataFrame) -> pd.DataFrame:
+    """The covariates ``spec.covariates`` names, computed (or read from cache) for ``items``."""
+    if spec.covariates == "text":
+        return text_covariates(items)
+    from .features import INDICATORS, build_feature_table
+
+    table = build_feature_table(items)
+    return table.loc[items["item_id"].to_numpy(), list(INDICATORS)].reset_index(drop=True)
 
 
 def _standardise(frame: pd.DataFrame) -> np.ndarray:
@@ -297,7 +335,7 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
         ``stem``); defaults to the 14,042 real MMLU items.
     covariates : DataFrame, optional
         Item covariates aligned with ``items``, one column per key of
-        ``spec.slopes``; defaults to :func:`text_covariates`.
+        ``spec.slopes``; defaults to those named by ``spec.covariates``.
 
     Returns
     -------
@@ -307,7 +345,7 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
 
     spec = spec or WorldSpec()
     items = load_items() if items is None else items.reset_index(drop=True)
-    covariates = text_covariates(items) if covariates is None else covariates
+    covariates = default_covariates(spec, items) if covariates is None else covariates
     missing = [name for name in spec.slopes if name not in covariates.columns]
     if missing:
         raise DataError("covariates", f"no column for planted slope(s) {missing}")
@@ -369,6 +407,7 @@ def load_or_simulate(spec: WorldSpec | None = None, seed: int = 0,
 
     spec = spec or WorldSpec()
     items = load_items() if items is None else items
+    covariates = default_covariates(spec, items) if covariates is None else covariates
     folder = Path(cache_dir or cache_root() / "simulated") / _world_key(spec, seed, items, covariates)
     if (folder / "manifest.json").exists():
         matrix, arrays = load_matrix(folder)
