@@ -1,0 +1,195 @@
+"""Checking and encoding the inputs of a calibration.
+
+The engine works on one ``int8`` *sign matrix*: +1 correct, −1 wrong, 0 not used
+(missing or held out). A cell with sign 0 contributes exactly zero to the
+likelihood, so missing responses are never read as wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..data.responses import MISSING, ResponseMatrix
+from ..errors import DataError
+
+__all__ = ["FitData", "prepare_data", "holdout_mask", "to_signs"]
+
+_SOURCE = "irt input"
+
+
+@dataclass(frozen=True)
+class FitData:
+    """Validated inputs of one fit.
+
+    Attributes
+    ----------
+    responses : ndarray of int8, shape (J, I)
+        1 / 0 / -1 (missing), held-out cells still carrying their value.
+    signs : ndarray of int8, shape (J, I)
+        +1 / −1 for cells the fit uses, 0 for missing and held-out cells.
+    model_ids, item_ids : ndarray of str
+        Coordinates of the result.
+    item_stem : ndarray of bool or None
+        Item partition for the ``"2d"`` model (True = loads on θ_STEM).
+    covariate : ndarray of float32 or None
+        Standardised item covariate W for the ``"interaction"`` model.
+    covariate_mean, covariate_sd : float
+        What was subtracted and divided to standardise W.
+    holdout : ndarray of bool or None
+        Cells withheld from the fit.
+    """
+
+    responses: np.ndarray
+    signs: np.ndarray
+    model_ids: np.ndarray
+    item_ids: np.ndarray
+    item_stem: np.ndarray | None = None
+    covariate: np.ndarray | None = None
+    covariate_mean: float = 0.0
+    covariate_sd: float = 1.0
+    holdout: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(J models, I items)."""
+        return self.responses.shape
+
+
+def _as_response_array(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (responses, model_ids, item_ids) from a ResponseMatrix or an int array."""
+    if isinstance(data, ResponseMatrix):
+        return (data.responses, data.models["model_id"].astype(str).to_numpy(),
+                np.asarray(data.item_ids).astype(str))
+    if not isinstance(data, np.ndarray) or data.ndim != 2:
+        raise DataError(_SOURCE, "responses must be a ResponseMatrix or a 2-D int8 array "
+                        "(models × items, 1 correct / 0 wrong / -1 missing)")
+    if data.dtype.kind == "f":
+        raise DataError(_SOURCE, "responses are floating point; pass int8 with -1 for missing "
+                        "cells (NaN is never guessed at)")
+    if data.dtype.kind not in "iub":
+        raise DataError(_SOURCE, f"responses have dtype {data.dtype}; expected int8")
+    bad = ~np.isin(data, (MISSING, 0, 1))
+    if bad.any():
+        values = np.unique(data[bad])[:5].tolist()
+        raise DataError(_SOURCE, f"{int(bad.sum())} non-binary response(s), values {values}; "
+                        "allowed are 1, 0 and -1 (missing)")
+    j, i = data.shape
+    return (data.astype(np.int8, copy=False), np.array([f"model_{k}" for k in range(j)]),
+            np.array([f"item_{k}" for k in range(i)]))
+
+
+def to_signs(responses: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarray:
+    """Encode 1 / 0 / -1 responses as +1 / −1 / 0 signs, zeroing ``exclude`` cells."""
+    signs = np.where(responses == 1, 1, np.where(responses == 0, -1, 0)).astype(np.int8)
+    if exclude is not None:
+        signs[exclude] = 0
+    return signs
+
+
+def _check_coverage(signs: np.ndarray) -> None:
+    """Refuse models or items with no usable response at all."""
+    used = signs != 0
+    empty_rows = np.flatnonzero(~used.any(axis=1))
+    empty_cols = np.flatnonzero(~used.any(axis=0))
+    if empty_rows.size:
+        raise DataError(_SOURCE, f"{empty_rows.size} model row(s) have no observed response "
+                        f"(first indices {empty_rows[:5].tolist()}); drop them before fitting")
+    if empty_cols.size:
+        raise DataError(_SOURCE, f"{empty_cols.size} item column(s) have no observed response "
+                        f"(first indices {empty_cols[:5].tolist()}); drop them before fitting")
+
+
+def _item_vector(values, n_items: int, name: str) -> np.ndarray:
+    """Check that an item-level vector has one finite entry per item."""
+    values = np.asarray(values)
+    if values.ndim != 1 or values.shape[0] != n_items:
+        raise DataError(_SOURCE, f"shape mismatch: {name} has shape {values.shape} but the "
+                        f"matrix has {n_items} items")
+    return values
+
+
+def _prepare_covariate(covariate, n_items: int) -> tuple[np.ndarray, float, float]:
+    """Validate and standardise the interaction covariate W."""
+    w = _item_vector(covariate, n_items, "item_covariate").astype(np.float64)
+    if not np.isfinite(w).all():
+        raise DataError(_SOURCE, "item_covariate contains NaN or infinite values")
+    mean, sd = float(w.mean()), float(w.std())
+    if sd == 0:
+        raise DataError(_SOURCE, "item_covariate is constant; it cannot be standardised")
+    return ((w - mean) / sd).astype(np.float32), mean, sd
+
+
+def prepare_data(data, model: str, *, item_stem=None, item_covariate=None,
+                 holdout=None) -> FitData:
+    """Validate a calibration's inputs and encode them for the engine.
+
+    Parameters
+    ----------
+    data : ResponseMatrix or ndarray of int, shape (J, I)
+        Responses 1 / 0 / -1 (missing).
+    model : str
+        The spec's model; decides which item inputs are required.
+    item_stem : array of bool, shape (I,), optional
+        Required for ``"2d"``.
+    item_covariate : array of float, shape (I,), optional
+        Required for ``"interaction"``; standardised here.
+    holdout : array of bool, shape (J, I), optional
+        Cells to withhold from the fit (see :func:`holdout_mask`).
+
+    Raises
+    ------
+    DataError
+        Non-binary or float responses, shape mismatches, missing item inputs, or a
+        model/item without any usable response.
+    """
+    responses, model_ids, item_ids = _as_response_array(data)
+    n_items = responses.shape[1]
+    if holdout is not None:
+        holdout = np.asarray(holdout, dtype=bool)
+        if holdout.shape != responses.shape:
+            raise DataError(_SOURCE, f"shape mismatch: holdout mask {holdout.shape} vs "
+                            f"responses {responses.shape}")
+    signs = to_signs(responses, holdout)
+    _check_coverage(signs)
+    stem = None
+    if model == "2d":
+        if item_stem is None:
+            raise DataError(_SOURCE, "the '2d' model needs item_stem (bool per item)")
+        stem = _item_vector(item_stem, n_items, "item_stem").astype(bool)
+        if stem.all() or not stem.any():
+            raise DataError(_SOURCE, "item_stem puts every item in one dimension")
+    w, w_mean, w_sd = None, 0.0, 1.0
+    if model == "interaction":
+        if item_covariate is None:
+            raise DataError(_SOURCE, "the 'interaction' model needs item_covariate (W per item)")
+        w, w_mean, w_sd = _prepare_covariate(item_covariate, n_items)
+    return FitData(responses, signs, model_ids, item_ids, stem, w, w_mean, w_sd, holdout)
+
+
+def holdout_mask(data, fraction: float = 0.05, seed: int = 0) -> np.ndarray:
+    """Pick a random ``fraction`` of the *observed* cells to hold out.
+
+    Parameters
+    ----------
+    data : ResponseMatrix or ndarray of int
+    fraction : float
+        Share of observed cells held out (the paper uses 5 %).
+    seed : int
+        Seed of the NumPy generator that picks the cells.
+
+    Returns
+    -------
+    ndarray of bool, shape (J, I)
+        True on held-out cells; never True on a missing cell.
+    """
+    responses, _, _ = _as_response_array(data)
+    if not 0.0 < fraction < 1.0:
+        raise DataError(_SOURCE, f"holdout fraction must lie in (0, 1), got {fraction}")
+    observed = np.flatnonzero(responses.ravel() != MISSING)
+    rng = np.random.default_rng(seed)
+    chosen = rng.choice(observed, size=int(round(fraction * observed.size)), replace=False)
+    mask = np.zeros(responses.size, dtype=bool)
+    mask[chosen] = True
+    return mask.reshape(responses.shape)

@@ -1,0 +1,108 @@
+"""What to fit: the model family, priors and optimiser settings of one IRT calibration.
+
+An :class:`IRTSpec` is a frozen, hashable description of a fit. Together with the
+response matrix (and any item covariates) it fully determines the result, which is
+what :func:`mmlu_audit.irt.fit_cached` keys its cache on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+
+from ..errors import DataError
+
+__all__ = ["MODELS", "B_PRIORS", "IRTSpec"]
+
+#: Response models the engine knows. ``"2d"`` is the between-item two-dimensional
+#: 2PL (STEM items load on θ_STEM, the others on θ_nonSTEM); ``"interaction"`` is the
+#: paper's native ability × item-covariate model with a guessing floor.
+MODELS = ("2pl", "rasch", "3pl", "2d", "interaction")
+
+#: Difficulty priors. ``"paper"``: b ~ N(0, 1) as printed. ``"wide"``: b ~ N(0, 3²).
+#: ``"hierarchical"``: b ~ N(μ_b, σ_b) and a ~ HalfNormal(σ_a) with hyperpriors
+#: μ_b ~ N(0, 3²), σ_b ~ HalfNormal(3), σ_a ~ HalfNormal(2); see :class:`IRTSpec`.
+B_PRIORS = ("paper", "wide", "hierarchical")
+
+
+@dataclass(frozen=True)
+class IRTSpec:
+    """Model, priors and optimiser settings for one SVI calibration.
+
+    Parameters
+    ----------
+    model : {"2pl", "rasch", "3pl", "2d", "interaction"}
+        Response model. All share θ ~ N(0, 1) (``"2d"``: a bivariate normal with unit
+        variances and correlation ρ ~ Uniform(−1, 1), i.e. LKJ(1) for 2 × 2),
+        a ~ HalfNormal(1) (``"rasch"``: a ≡ 1) and the difficulty prior ``b_prior``.
+        ``"3pl"`` and ``"interaction"`` use P = c + (1 − c) σ(η) with c = ``guessing``;
+        ``"interaction"`` has η = a(θ − b) + γ0 W + γ1 θ W with γ0, γ1 ~ N(0, 1).
+    b_prior : {"paper", "wide", "hierarchical"}
+        ``"paper"`` (default) is N(0, 1). Under mean-field VI the scale of an IRT model
+        is fixed only by the priors (the likelihood is invariant to θ → kθ, b → kb,
+        a → a/k), and with I ≫ J the N(0, 1) item prior outweighs the ability prior and
+        compresses the difficulty scale when the true b spread is > 1. ``"wide"``
+        weakens that pull with N(0, 3²). ``"hierarchical"`` learns the location and
+        scale of b and the scale of a, so only θ ~ N(0, 1) sets the scale, as in the
+        generating model.
+    guessing : float
+        The fixed lower asymptote c of ``"3pl"`` and ``"interaction"`` (ignored otherwise).
+    seed : int
+        PRNG seed of the SVI noise. Same seed, same data → identical estimates.
+    max_steps, min_steps : int
+        Hard upper bound, and the fewest steps before convergence may be declared.
+    learning_rate, lr_decay : float
+        Adam step size at step 0, multiplied by ``lr_decay`` every step.
+    window, rel_tol : int, float
+        Converged when the mean ELBO of the last ``window`` steps differs from the mean
+        of the ``window`` steps before by less than ``rel_tol`` relative to its size.
+    chunk : int
+        Steps run inside one compiled ``lax.scan`` between convergence checks.
+    init : {"data", "neutral"}
+        ``"data"`` starts θ at standardised logits of model accuracy and b at the
+        matching item logits (a = 1); ``"neutral"`` starts θ = 0, b = 0, a = 1.
+    init_scale : float
+        Initial standard deviation of every mean-field factor (unconstrained space).
+    posterior_draws : int
+        Draws from the fitted guide kept for scalar parameters (ρ, γ, hyperpriors).
+    """
+
+    model: str = "2pl"
+    b_prior: str = "paper"
+    guessing: float = 0.25
+    seed: int = 0
+    max_steps: int = 2000
+    min_steps: int = 100
+    learning_rate: float = 0.05
+    lr_decay: float = 0.998
+    window: int = 50
+    rel_tol: float = 2e-5
+    chunk: int = 25
+    init: str = "data"
+    init_scale: float = 0.1
+    posterior_draws: int = 1000
+
+    def __post_init__(self):
+        if self.model not in MODELS:
+            raise DataError("IRTSpec", f"unknown model {self.model!r}; choose one of {MODELS}")
+        if self.b_prior not in B_PRIORS:
+            raise DataError("IRTSpec", f"unknown b_prior {self.b_prior!r}; choose one of {B_PRIORS}")
+        if self.init not in ("data", "neutral"):
+            raise DataError("IRTSpec", f"unknown init {self.init!r}; choose 'data' or 'neutral'")
+        if not 0.0 <= self.guessing < 1.0:
+            raise DataError("IRTSpec", f"guessing must lie in [0, 1), got {self.guessing}")
+        if self.max_steps < 1 or self.chunk < 1 or self.window < 1:
+            raise DataError("IRTSpec", "max_steps, chunk and window must be positive")
+
+    @property
+    def has_guessing(self) -> bool:
+        """True when the model has the c + (1 − c) σ(η) floor."""
+        return self.model in ("3pl", "interaction") and self.guessing > 0
+
+    def with_(self, **changes) -> "IRTSpec":
+        """Return a copy with some fields changed."""
+        return replace(self, **changes)
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys), used in cache keys and result metadata."""
+        return json.dumps(asdict(self), sort_keys=True)
