@@ -102,3 +102,16 @@ def test_tier_table_perturbation_helpers(lexicon):
 def test_symbol_on_a_token_outranks_words(lexicon):
     doc = ParsedDoc.from_sentences([[("x^2", "x^2", "NOUN", 0, "root")]])
     assert match_categories(doc, lexicon) == ["symbolic_operator:^"]
+
+
+def test_prose_slashes_and_unicode_minus(lexicon):
+    prose = _labels("who uses I / me / my pronouns", lexicon)
+    assert prose["/"] is None
+    assert _labels("dx / dt", lexicon)["/"] == "symbolic_operator:/"
+    assert _labels("4 \u2212 3", lexicon)["\u2212"] == "symbolic_operator:\u2212"
+
+
+def test_elementary_unicode_operators_share_the_ascii_tier(lexicon):
+    tier = lambda s: lexicon.tier_of(f"symbolic_operator:{s}")  # noqa: E731
+    assert tier("\u00d7") == tier("*") == tier("\u2264") == tier("<") == "T4"
+    assert tier("\\frac") == "T6" and tier("\\sum") == "T7" and tier("\\int") == "T8"

@@ -132,3 +132,12 @@ def test_empty_and_non_english_stems_are_flagged_not_fatal(tmp_path):
     assert table["flag_non_english"].tolist() == [False, False, False, True]
     assert table.loc["toy/2", "flag_zipf_fallback"]
     assert table.loc["toy/2", "flag_concreteness_fallback"]
+
+
+def test_item_graphs_rescore_to_the_table_depth(table, items, cache_dir):
+    from mmlu_audit.features import depths, item_graphs
+
+    graphs = item_graphs(items, cache_dir=cache_dir, progress=False)
+    lexicon = load_lexicon()
+    assert np.allclose(depths(graphs, lexicon.tiers), table["wscg_depth"])
+    assert [g.n_nodes for g in graphs] == table["wscg_nodes"].astype(int).tolist()

@@ -176,3 +176,11 @@ def test_depth_matches_networkx_longest_path(doc):
 def test_raising_a_tier_never_lowers_depth(doc, tier, delta):
     graph = build_wscg(doc, LEXICON)
     assert graph.depth(TIERS.shifted(tier, delta)) >= graph.depth(TIERS) - 1e-12
+
+
+def test_depths_rescore_prebuilt_graphs():
+    from mmlu_audit.features import depths
+
+    graphs = [_graph(NESTED_CONDITIONAL), _graph(CONJUNCTION_LIST), _graph([])]
+    assert depths(graphs, TIERS).tolist() == [8.5, 2.0, 0.0]
+    assert depths(graphs, TIERS.with_weight("T1", 0.0)).tolist() == [8.0, 1.0, 0.0]

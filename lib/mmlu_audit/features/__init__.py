@@ -6,12 +6,12 @@ Public API
   :class:`SpacyBackend`, :class:`StanzaBackend`
 - lexicon: :func:`load_lexicon`, :func:`default_tiers`, :class:`TierTable`,
   :func:`match_categories`, :func:`lexicon_table`
-- graph: :class:`WSCG`, :func:`build_wscg`, :func:`wscg_depth`
+- graph: :class:`WSCG`, :func:`build_wscg`, :func:`wscg_depth`, :func:`depths`
 - indicators: :data:`INDICATORS`, :func:`indicator_table`, :func:`stem_indicators`
 - baselines: :func:`readability_grade`, :func:`option_covariates`,
   :data:`OPTION_COVARIATES`, :func:`option_covariate_table`, :func:`subject_one_hot`,
   :func:`encode_items`, :func:`item_texts`
-- table: :func:`build_feature_table`, :func:`compute_feature_table`
+- table: :func:`build_feature_table`, :func:`compute_feature_table`, :func:`item_graphs`
 """
 
 from .baselines import (
@@ -27,8 +27,8 @@ from .indicators import DIMENSIONS, INDICATORS, indicator_table, stem_indicators
 from .lexicon import TOP_TIER, Lexicon, TierTable, default_tiers, lexicon_table, load_lexicon, \
     match_categories
 from .parse import ParsedDoc, SpacyBackend, StanzaBackend, get_backend, parse_texts
-from .table import BASELINES, FLAGS, build_feature_table, compute_feature_table
-from .wscg import WSCG, build_wscg, wscg_depth
+from .table import BASELINES, FLAGS, build_feature_table, compute_feature_table, item_graphs
+from .wscg import WSCG, build_wscg, depths, wscg_depth
 
 __all__ = [
     "BASELINES",
@@ -47,9 +47,11 @@ __all__ = [
     "build_wscg",
     "compute_feature_table",
     "default_tiers",
+    "depths",
     "encode_items",
     "get_backend",
     "indicator_table",
+    "item_graphs",
     "item_texts",
     "lexicon_table",
     "load_lexicon",

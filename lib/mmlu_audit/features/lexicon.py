@@ -44,6 +44,9 @@ __all__ = [
 TOP_TIER = "T8"
 _ALWAYS_OPERATORS = {"+", "*", "^", "=", "<", ">", "<=", ">=", "!="}
 _OPERAND_OPERATORS = {"-", "/"}
+# Two-letter words that read as prose, not variables ("I/me/my", "he-or-she").
+_PROSE_PAIRS = frozenset("me my he we us or of to in on it is an as at by be do go no so up "
+                         "if am or ok oh".split())
 
 
 class TierTable(Mapping[str, float]):
@@ -302,15 +305,24 @@ _OPERAND_CHAR = re.compile(r"[0-9A-Za-z()\[\]{}.]")
 
 
 def _between_operands(text: str, start: int, end: int) -> bool:
-    """True when ``-`` or ``/`` at text[start:end] sits between operand-like neighbours."""
+    """True when ``-`` or ``/`` at text[start:end] sits between operand-like neighbours.
+
+    Each neighbour (spaces skipped) must be a digit or bracket, or end a letter run
+    of at most two letters that is not a short English word (``x``, ``dx``, but not
+    ``me``), so ``well-known``, ``and/or`` and ``I/me/my`` stay words.
+    """
     left, right = text[:start].rstrip(), text[end:].lstrip()
     if not left or not right:
         return False
     if not (_OPERAND_CHAR.match(left[-1]) and _OPERAND_CHAR.match(right[0])):
         return False
-    left_word = _WORD_RUN_LEFT.search(left).group(1)
-    right_word = _WORD_RUN_RIGHT.search(right).group(1)
-    return len(left_word) <= 2 and len(right_word) <= 2
+    return (_operand_run(_WORD_RUN_LEFT.search(left).group(1))
+            and _operand_run(_WORD_RUN_RIGHT.search(right).group(1)))
+
+
+def _operand_run(letters: str) -> bool:
+    """An adjacent letter run that can be a variable: empty (digit/bracket), or 1–2 letters."""
+    return len(letters) <= 2 and letters.lower() not in _PROSE_PAIRS
 
 
 def _label_phrases(doc: ParsedDoc, lexicon: Lexicon, labels: list[str | None]) -> set[int]:

