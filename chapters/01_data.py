@@ -33,7 +33,7 @@ import pandas as pd
 
 from mmlu_audit import distinct_checkpoints, family_size_table, load_items, load_redux, load_responses
 from mmlu_audit.paper import paper_table
-from mmlu_audit.plots import PARTITION_COLORS, use_style
+from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.report import glue_values, source_banner
 
 use_style()
@@ -154,7 +154,7 @@ lims = [0.2, 1.0]
 right.plot(lims, lims, color="k", lw=0.8)
 right.set(xlim=lims, ylim=lims, xlabel="non-STEM accuracy", ylabel="STEM accuracy",
           title="Partition accuracies per model")
-fig.suptitle(f"{'SIMULATED' if responses.simulated else 'REAL'} responses · source {responses.source}")
+stamp_source(fig, responses)
 plt.show()
 
 # %% [markdown]
@@ -175,7 +175,7 @@ population = {
     "n_distinct_checkpoints": len(np.unique(checkpoint)),
     "n_family_size_groups": families.loc[families["group"] != "unknown", "group"].nunique(),
 }
-glue_values(population)
+glue_values({k: v for k, v in population.items() if k != "n_models"})
 display(paper_table(population))
 families.groupby("family").size().rename("models").sort_values(ascending=False).head(10).to_frame()
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,14 +42,12 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
     notebook.metadata.pop("jupytext", None)  # the executed copy is not paired
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{source.stem}.ipynb"
-    staged = out_dir / f".{source.stem}.input.ipynb"
-    jupytext.write(notebook, staged, fmt="ipynb")
-    try:
+    with tempfile.TemporaryDirectory() as scratch:
+        staged = Path(scratch) / f"{source.stem}.ipynb"
+        jupytext.write(notebook, staged, fmt="ipynb")
         papermill.execute_notebook(str(staged), str(target), parameters=parameters,
                                    kernel_name=kernel, cwd=str(source.parent),
                                    progress_bar=False)
-    finally:
-        staged.unlink(missing_ok=True)
     return target
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import matplotlib as mpl
 
-__all__ = ["PARTITION_COLORS", "SOURCE_COLORS", "use_style"]
+__all__ = ["PARTITION_COLORS", "SOURCE_COLORS", "stamp_source", "use_style"]
 
 PARTITION_COLORS = {"STEM": "#1b6ca8", "non-STEM": "#d1495b"}
 SOURCE_COLORS = {"paper": "#6c757d", "ours": "#2a9d8f"}
@@ -25,3 +25,16 @@ def use_style() -> None:
         "legend.frameon": False,
         "font.size": 9.5,
     })
+
+
+def stamp_source(fig, matrix) -> None:
+    """Write the response source on a figure, in red capitals when it is simulated.
+
+    A figure copied out of the book keeps its provenance: simulated results must
+    never pass for findings about MMLU.
+    """
+    simulated = matrix.simulated
+    label = ("SIMULATED responses — not MMLU findings" if simulated else "real responses")
+    fig.text(0.995, 0.005, f"{label} · source: {matrix.source}", ha="right", va="bottom",
+             fontsize=7.5, color="#c0392b" if simulated else "#2a7f62",
+             fontweight="bold" if simulated else "normal")

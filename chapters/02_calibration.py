@@ -1,0 +1,182 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (chap-calibration)=
+# # Calibration: a 2PL IRT model by stochastic variational inference
+#
+# Paper §3. Item difficulty $b_i$ and discrimination $a_i > 0$ are estimated jointly with model
+# abilities $\theta_j$ under
+#
+# $$
+# P(Y_{ji}=1) = \sigma\big(a_i(\theta_j - b_i)\big),\qquad
+# \theta_j\sim\mathcal N(0,1),\; b_i\sim\mathcal N(0,1),\; a_i\sim\text{HalfNormal}(1),
+# $$
+#
+# by stochastic variational inference with a mean-field Gaussian guide (NumPyro/JAX), missing
+# cells masked out of the likelihood. The fit is cached by a hash of its inputs, so the
+# later chapters reuse it.
+
+# %% tags=["parameters"]
+data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
+seed = 20240601  # seed of the simulated world and of the SVI noise
+fast = False  # fewer SVI steps for smoke runs
+cohort_seed = 7  # seed of the split into two model cohorts
+extra_steps = 2000  # SVI step cap for the split-cohort and alternative-prior fits
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import Markdown, display
+
+from mmlu_audit.irt import fit_cached, recovery_stats, split_cohort_reliability
+from mmlu_audit.paper import paper_table
+from mmlu_audit.pipeline import analysis_inputs, calibration_spec
+from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.report import glue_values, source_banner
+
+use_style()
+if fast:
+    extra_steps = min(extra_steps, 150)
+inputs = analysis_inputs(data_source, seed, fast)
+matrix, fit, frame, truth = inputs.matrix, inputs.fit, inputs.frame, inputs.truth
+source_banner(matrix)
+
+# %% [markdown]
+# ## The fit
+#
+# The SVI run took {glue:text}`steps:,` steps ({glue:text}`converged`; {glue:text}`wall_s:.0f` s on
+# {glue:text}`backend`). Calibrated difficulty spans $b \in$ [{glue:text}`b_min:.2f`,
+# {glue:text}`b_max:.2f`] with SD {glue:text}`b_sd:.2f`; ability spans $\theta \in$
+# [{glue:text}`theta_min:.2f`, {glue:text}`theta_max:.2f`] with SD {glue:text}`theta_sd:.2f`.
+
+# %%
+meta = fit.meta
+theta = np.asarray(fit.theta)
+ranges = {
+    "b_min": fit.b.min(), "b_max": fit.b.max(), "b_sd": fit.b.std(),
+    "theta_min": theta.min(), "theta_max": theta.max(), "theta_sd": theta.std(),
+}
+glue_values(ranges | {"steps": meta["steps"], "wall_s": meta["wall_s"], "backend": meta["backend"],
+                      "converged": "converged by the ELBO rule" if meta["converged"] else "stopped at the step cap"})
+paper_table({k: round(v, 3) for k, v in ranges.items()})
+
+# %%
+fig, (left, mid, right) = plt.subplots(1, 3, figsize=(10, 3.2))
+skip = min(10, len(fit.elbo) // 10)  # the first steps dwarf the rest of the trace
+left.plot(np.arange(skip, len(fit.elbo)), fit.elbo[skip:], lw=0.8, color="#333")
+left.set(xlabel="SVI step", ylabel="ELBO (nats)", title="ELBO trace")
+for part, colour in PARTITION_COLORS.items():
+    mid.hist(frame.loc[frame.partition == part, "b_hat"], bins=60, alpha=0.6, color=colour,
+             label=part, density=True)
+mid.set(xlabel=r"$\hat b$", title="Difficulty by partition")
+mid.legend()
+right.hist(theta, bins=40, color="#555")
+right.set(xlabel=r"$\hat\theta$", title="Ability")
+stamp_source(fig, matrix)
+plt.show()
+
+# %% [markdown]
+# ## Item characteristic curves
+#
+# Four items at the 5th, 35th, 65th and 95th percentiles of $\hat b$: the fitted curve
+# $\sigma(\hat a(\theta - \hat b))$ against the observed share correct of models binned by
+# $\hat\theta$.
+
+# %%
+order = np.argsort(fit.b)
+picks = order[(np.array([0.05, 0.35, 0.65, 0.95]) * (len(order) - 1)).astype(int)]
+grid = np.linspace(theta.min() - 0.5, theta.max() + 0.5, 200)
+bins = np.quantile(theta, np.linspace(0, 1, 11))
+fig, axes = plt.subplots(1, 4, figsize=(11, 2.8), sharey=True)
+for ax, i in zip(axes, picks):
+    ax.plot(grid, 1 / (1 + np.exp(-fit.a[i] * (grid - fit.b[i]))), color=SOURCE_COLORS["ours"])
+    seen = matrix.observed[:, i]
+    which = np.clip(np.digitize(theta[seen], bins) - 1, 0, 9)
+    share = pd.Series(matrix.responses[seen, i]).groupby(which).mean()
+    centres = pd.Series(theta[seen]).groupby(which).mean()
+    ax.scatter(centres, share, s=12, color="#333")
+    ax.set(title=f"{frame.index[i]}\nb={fit.b[i]:.2f}, a={fit.a[i]:.2f}", xlabel=r"$\theta$")
+    ax.title.set_fontsize(7.5)
+axes[0].set_ylabel("P(correct)")
+stamp_source(fig, matrix)
+plt.show()
+
+# %% [markdown]
+# ## Split-cohort reliability
+#
+# Two disjoint random cohorts of {glue:text}`cohort_size` models are calibrated separately.
+# Their difficulty vectors correlate at $r_{hh}$ = {glue:text}`r_hh:.4f` across all items,
+# a full-test reliability of {glue:text}`spearman_brown:.4f` by Spearman–Brown.
+
+# %%
+cohort_spec = calibration_spec(fast, seed, max_steps=extra_steps)
+reliability = split_cohort_reliability(matrix, cohort_spec, seed=cohort_seed)
+glue_values({k: reliability[k] for k in ("r", "spearman_brown", "cohort_size")} | {"r_hh": reliability["r"]})
+paper_table({"split_cohort_r": round(reliability["r"], 4),
+             "spearman_brown": round(reliability["spearman_brown"], 4)})
+
+# %%
+if matrix.shape[0] < 100:
+    display(Markdown(
+        f"**What {matrix.shape[0]} models can support.** Each difficulty is estimated from at most "
+        f"{matrix.observed.sum(axis=0).max()} responses, mostly from strong models, so item "
+        f"parameters are noisy (split-half r = {reliability['r']:.2f}) and the ability scale is "
+        "anchored only by the prior. These estimates illustrate the pipeline on real data; they "
+        "cannot stand in for the paper's 1,000-model calibration."))
+
+# %% [markdown]
+# ## Recovery of the planted truth (simulated sources only)
+#
+# On a simulated world the generating difficulties are known. A mean-field fit under the
+# paper's $\mathcal N(0,1)$ prior on $b$ recovers their **order** well but **compresses their
+# scale**: with many more items than models, the item prior, not the ability prior, sets the
+# scale. The recovery slope of $\hat b$ on $b$ measures this; every downstream coefficient is
+# in $\hat b$ units. A documented option, `b_prior="hierarchical"` (learned location and scale of
+# $b$), removes the compression; the paper's specification remains the default.
+
+# %%
+if truth is not None:
+    alternative = fit_cached(matrix, calibration_spec(fast, seed, b_prior="hierarchical",
+                                                      max_steps=extra_steps), progress=False)
+    rows = []
+    for label, this in [("paper prior N(0,1)", fit), ("hierarchical prior", alternative)]:
+        stats = recovery_stats(this.b, truth["b"])
+        rows.append({"fit": label, "r(b̂, b)": stats["r"], "slope": stats["slope"],
+                     "r(θ̂, θ)": np.corrcoef(np.asarray(this.theta), truth["theta"].mean(axis=1))[0, 1]})
+    recovery = pd.DataFrame(rows).set_index("fit")
+    glue_values({"recovery_r": recovery.iloc[0, 0], "recovery_slope": recovery.iloc[0, 1],
+                 "recovery_slope_hier": recovery.iloc[1, 1]})
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharex=True)
+    for ax, (label, this) in zip(axes, [("paper prior", fit), ("hierarchical prior", alternative)]):
+        ax.scatter(truth["b"], this.b, s=1, alpha=0.2, color="#333")
+        lims = [truth["b"].min(), truth["b"].max()]
+        ax.plot(lims, lims, color="k", lw=0.8, label="identity")
+        ax.set(xlabel="planted b (simulated)", ylabel=r"$\hat b$", title=label)
+    fig.suptitle("Recovery of planted difficulties")
+    stamp_source(fig, matrix)
+    plt.show()
+    display(recovery.round(4))
+else:
+    display(Markdown("The responses are real, so there is no planted truth to recover."))
+
+# %% [markdown]
+# ## Checks
+
+# %%
+assert np.isfinite(fit.b).all() and (fit.a > 0).all()
+assert len(fit.b) == len(inputs.items)
+assert -1 <= reliability["r"] <= 1
+if truth is not None and not fast:
+    assert recovery.iloc[0, 0] > 0.95, "2PL should recover the order of planted difficulties"

@@ -1,0 +1,112 @@
+"""The inputs every analysis chapter shares, computed once and cached.
+
+``analysis_inputs(data_source, seed, fast)`` returns the items, the complexity
+feature table, the response matrix (with its planted truth when simulated), the
+paper's 2PL calibration, and one tidy item-level frame that joins them. The
+feature table, the simulated world and the IRT fit are each cached on disk by
+a hash of their inputs, so later chapters reuse what earlier ones computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from .data.items import load_items
+from .data.responses import ResponseMatrix
+from .data.sources import load_responses
+
+__all__ = ["AnalysisInputs", "analysis_inputs", "calibration_spec", "standardised_indicators"]
+
+FAST_STEPS = 300
+
+
+@dataclass(frozen=True)
+class AnalysisInputs:
+    """Everything the analysis chapters start from.
+
+    Attributes
+    ----------
+    items : DataFrame
+        The 14,042 items in canonical order.
+    features : DataFrame
+        The complexity feature table, indexed by ``item_id``.
+    matrix : ResponseMatrix
+        Responses of the selected source, columns in item order.
+    truth : dict or None
+        Planted truth of a simulated world (``None`` for real sources).
+    fit : IRTFit
+        The paper's 2PL calibration (N(0, 1) prior on b) of ``matrix``.
+    frame : DataFrame
+        One row per item: subject, partition, ``stem``, ``b_hat``, ``b_sd``,
+        ``a_hat``, the nine indicators, baselines, option covariates and flags;
+        ``b_true`` / ``a_true`` on simulated sources.
+    """
+
+    items: pd.DataFrame
+    features: pd.DataFrame
+    matrix: ResponseMatrix
+    truth: dict | None
+    fit: object
+    frame: pd.DataFrame
+
+
+def calibration_spec(fast: bool, seed: int = 0, **changes):
+    """The paper's 2PL specification, with fewer SVI steps in fast mode."""
+    from .irt import IRTSpec
+
+    spec = IRTSpec(model="2pl", b_prior="paper", seed=seed)
+    if fast:
+        spec = spec.with_(max_steps=FAST_STEPS)
+    return spec.with_(**changes) if changes else spec
+
+
+def _world_truth(data_source: str, seed: int, items: pd.DataFrame) -> dict | None:
+    if not data_source.startswith("simulated"):
+        return None
+    from dataclasses import replace
+
+    from .simulate import WorldSpec, load_or_simulate
+
+    spec = replace(WorldSpec(), null_world=data_source == "simulated-null")
+    return load_or_simulate(spec, seed, items).truth
+
+
+@lru_cache(maxsize=4)
+def analysis_inputs(data_source: str = "simulated", seed: int = 20240601,
+                    fast: bool = False) -> AnalysisInputs:
+    """Load (or compute and cache) the shared inputs of the analysis chapters.
+
+    Parameters
+    ----------
+    data_source : str
+        One of :data:`mmlu_audit.SOURCES`.
+    seed : int
+        Seed of the simulated world and of the SVI fit.
+    fast : bool
+        Fewer SVI steps (smoke runs); results are then rougher.
+    """
+    from .features import build_feature_table
+    from .irt import fit_cached
+
+    items = load_items()
+    features = build_feature_table(items, progress=False)
+    matrix = load_responses(data_source, items=items, seed=seed)
+    truth = _world_truth(data_source, seed, items)
+    fit = fit_cached(matrix, calibration_spec(fast, seed), progress=False)
+    frame = items[["item_id", "subject", "partition", "stem"]].copy()
+    frame["b_hat"], frame["a_hat"] = fit.b, fit.a
+    frame["b_sd"] = fit.dataset["b_sd"].to_numpy()
+    if truth is not None:
+        frame["b_true"], frame["a_true"] = truth["b"], truth["a"]
+    frame = frame.join(features, on="item_id")
+    return AnalysisInputs(items, features, matrix, truth, fit, frame.set_index("item_id"))
+
+
+def standardised_indicators(frame: pd.DataFrame, columns) -> pd.DataFrame:
+    """Z-scores of ``columns`` over all rows of ``frame`` (population SD)."""
+    values = frame[list(columns)].astype(float)
+    return (values - values.mean()) / values.std(ddof=0)
