@@ -1,0 +1,420 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (chap-complexity)=
+# # The complexity instrument: nine indicators and the WSCG
+#
+# Paper §3. Item complexity is measured by nine indicators on five dimensions, computed
+# deterministically from the question stem alone. Dimension 1, sequential reasoning, comes from
+# the Weighted Symbolic Complexity Graph (WSCG): a node-weighted DAG over the operational tokens
+# of the stem's dependency parse, whose maximum-weight path is WSCG Depth. This chapter shows
+# the instrument, draws it for real items, and rechecks the paper's claims about it: the
+# correlations of Nodes and Depth with prompt length, the indicators' VIF range, the inert top
+# tier, and what clamping the lowest tier does.
+
+# %% tags=["parameters"]
+data_source = "simulated"  # unused here: this chapter reads item texts only (uniform interface)
+seed = 20240601  # seed of the subject-block bootstrap of the correlations
+fast = False  # fewer bootstrap replicates for smoke runs
+n_boot = 2000  # subject-block bootstrap replicates for the correlation intervals
+
+# %%
+if fast:
+    n_boot = min(n_boot, 200)
+
+# %%
+import warnings
+
+warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm.auto without ipywidgets
+
+import html
+import re
+from collections import Counter
+
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
+import pandas as pd
+from IPython.display import HTML, display
+
+from mmlu_audit import load_items
+from mmlu_audit.features import (FLAGS, INDICATORS, TOP_TIER, build_feature_table, default_tiers, depths,
+                                 indicator_table, item_graphs, lexicon_table, load_lexicon)
+from mmlu_audit.features.figures import draw_text_panel, draw_wscg, path_vertices
+from mmlu_audit.inference import vif
+from mmlu_audit.paper import paper_table
+from mmlu_audit.plots import PARTITION_COLORS, use_style
+from mmlu_audit.report import glue_values
+
+use_style()
+pd.set_option("display.max_colwidth", None)
+items = load_items()
+lexicon = load_lexicon()
+tiers = default_tiers()
+features = build_feature_table(items, progress=False)
+prov = features.attrs["provenance"]
+frame = features.join(items.set_index("item_id")[["subject", "partition", "question"]])
+graphs = item_graphs(items, lexicon=lexicon, progress=False)
+
+versions = ", ".join(f"{k} {v}" for k, v in prov["packages"].items())
+display(HTML(
+    '<div class="data-banner real-banner"><p class="data-banner-title">Real item texts only — no responses</p>'
+    f"<p>Everything on this page is computed from the {len(items):,} real MMLU question stems "
+    "(options only where stated); no model response or difficulty estimate is used, so the "
+    f"<code>data_source</code> parameter (<code>{html.escape(data_source)}</code>) does not affect it. "
+    f"Parser: <code>{html.escape(prov['parser_backend'])}</code> {html.escape(prov['parser_library_version'])}, "
+    f"model <code>{html.escape(prov['parser_model'])}</code> {html.escape(prov['parser_model_version'])}; "
+    f"lexicon {html.escape(prov['lexicon_version'])} (sha256 {prov['lexicon_sha256'][:12]}…); "
+    f"norms and readability: {html.escape(versions)}.</p></div>"))
+
+# %% [markdown]
+# The paper parses with Stanza; this book's default backend is
+# {glue:text}`parser_backend` {glue:text}`parser_version` with the model
+# {glue:text}`parser_model` (a Stanza backend is available in the library and changes the cache
+# key, never the code path).
+
+# %%
+glue_values({"parser_backend": prov["parser_backend"], "parser_version": prov["parser_library_version"],
+             "parser_model": f"{prov['parser_model']} {prov['parser_model_version']}"})
+
+# %% [markdown]
+# ## Table 1: the nine indicators
+#
+# The {glue:text}`n_indicators` indicators on {glue:text}`n_dimensions` dimensions, with their
+# definitions and the cognitive or linguistic grounding that motivates each. Every one is computed from the stem alone; the
+# option set enters only the separate covariates of Appendix B.
+
+# %%
+table1 = indicator_table()
+glue_values({"n_indicators": len(table1), "n_dimensions": table1["dimension"].nunique()})
+table1.set_index("name")
+
+# %% [markdown]
+# ## The cognitive lexicon and its tiers
+#
+# A token is an operational WSCG vertex when the cognitive lexicon claims it: the lexicon has
+# {glue:text}`n_lexical_categories` lexical categories plus a symbolic-operator class
+# ({glue:text}`n_symbol_members` LaTeX and Unicode members, plus the ASCII operators). Each
+# category sits on one of {glue:text}`n_tiers` weight tiers, all {glue:text}`n_active_tiers`
+# with a positive weight, from {glue:text}`w_min:.1f` to {glue:text}`w_max:.1f`; within the
+# symbolic class, individual members (fractions, sums, integrals) carry their own tier.
+
+# %%
+lex = lexicon_table(lexicon)
+symbolic = lexicon.symbolic
+member_tiers = pd.Series(dict(symbolic.member_tiers))
+lexicon_stats = {
+    "n_lexical_categories": int((lex["kind"] == "lexical").sum()),
+    "n_symbol_members": len(symbolic.members),
+    "n_tiers": len(tiers),
+    "n_active_tiers": sum(w > 0 for w in tiers.values()),
+    "w_min": min(tiers.values()), "w_max": max(tiers.values()),
+}
+glue_values(lexicon_stats)
+display(lex.set_index("category"))
+
+# %% [markdown]
+# The tier table below lists, for each tier, its weight and meaning, which categories (and
+# symbolic members) sit on it, and how often it fires in the {glue:text}`n_items_all:,` stems:
+# the number of WSCG vertices on the tier and the number of items with at least one.
+
+# %%
+tier_nodes = Counter(t for g in graphs for t in g.tiers)
+tier_items = Counter(t for g in graphs for t in set(g.tiers))
+on_tier = {t: [c for c, ct in zip(lex["category"], lex["tier"]) if ct == t]
+           + [f"symbol {m}" for m in member_tiers.index[member_tiers == t]] for t in tiers}
+tier_table = pd.DataFrame({
+    "weight": pd.Series(dict(tiers)),
+    "meaning": {t: lexicon.spec["tiers"][t]["meaning"] for t in tiers},
+    "categories and members": {t: ", ".join(on_tier[t]) for t in tiers},
+    "vertices": pd.Series(tier_nodes).reindex(list(tiers), fill_value=0),
+    "items with ≥ 1": pd.Series(tier_items).reindex(list(tiers), fill_value=0),
+}).rename_axis("tier")
+glue_values({"n_items_all": len(items)})
+tier_table
+
+# %% [markdown]
+# ## The indicators by partition
+#
+# The distributions of the nine indicators in STEM ({glue:text}`n_stem:,` items) and non-STEM
+# ({glue:text}`n_nonstem:,` items), each panel clipped to its 0.5–99.5 % range. The table
+# gives partition means and medians and the standardised mean difference
+# (STEM − non-STEM, pooled SD). The largest contrast is in
+# {glue:text}`largest_smd_name` (SMD = {glue:text}`largest_smd:.2f`).
+
+# %%
+names = dict(zip(table1["column"], table1["name"]))
+fig, axes = plt.subplots(3, 3, figsize=(10, 7.5))
+for ax, column in zip(axes.flat, INDICATORS):
+    low, high = frame[column].quantile([0.005, 0.995])
+    bins = np.linspace(low, high, 40)
+    if column == "clause_depth":
+        bins = np.arange(low - 0.5, high + 1.5)
+    elif column == "wscg_depth":
+        bins = np.arange(low - 0.25, high + 0.75, 0.5)  # Depth moves in half-weight steps
+    elif column == "wscg_nodes":
+        low, bins = 1, np.unique(np.round(np.geomspace(1, high + 1, 30))) - 0.5  # log x; 0 shown at 1
+        ax.set_xscale("log")
+    for part, colour in PARTITION_COLORS.items():
+        ax.hist(frame.loc[frame.partition == part, column].clip(low, high), bins=bins, density=True,
+                alpha=0.55, color=colour, label=part)
+    ax.set_title(names[column] + (" (log x)" if column == "wscg_nodes" else ""), fontsize=9)
+axes[0, 0].legend()
+fig.suptitle("Nine complexity indicators by partition (real item texts)")
+fig.tight_layout()
+plt.show()
+
+# %%
+summary = frame.groupby("partition")[list(INDICATORS)].agg(["mean", "median"]).T.unstack()
+summary.columns = [f"{part} {stat}" for part, stat in summary.columns]
+pooled_sd = np.sqrt(frame.groupby("partition")[list(INDICATORS)].var().mean())
+summary["SMD"] = (summary["STEM mean"] - summary["non-STEM mean"]) / pooled_sd
+summary.index = [names[c] for c in summary.index]
+largest = summary["SMD"].abs().idxmax()
+glue_values({"n_stem": int((frame.partition == "STEM").sum()),
+             "n_nonstem": int((frame.partition == "non-STEM").sum()),
+             "largest_smd_name": largest, "largest_smd": summary.loc[largest, "SMD"]})
+summary.round(3)
+
+# %% [markdown]
+# ## The WSCG of real items
+#
+# Two items of median stem length ({glue:text}`median_tokens:.0f` tokens, within ±10 %, no
+# lexical fallback, English) are drawn: the one whose Depth is nearest the population's 10th
+# percentile ({glue:text}`depth_p10:.1f`; ties go to more vertices) and the one nearest its
+# 99th percentile ({glue:text}`depth_p99:.1f`). A third, the STEM item in the same length band
+# nearest the 99th percentile, shows the symbolic-operator class. Vertex colour and size give
+# the tier weight; dashed edges are state-tracking edges; the highlighted path is the
+# maximum-weight path whose node weights sum to Depth.
+#
+# | item | Depth | Nodes | path |
+# |---|---|---|---|
+# | {glue:text}`shallow_id` | {glue:text}`shallow_depth:.1f` | {glue:text}`shallow_nodes:.0f` | {glue:text}`shallow_path` |
+# | {glue:text}`deep_id` | {glue:text}`deep_depth:.1f` | {glue:text}`deep_nodes:.0f` | {glue:text}`deep_path` |
+# | {glue:text}`stem_id` | {glue:text}`stem_depth:.1f` | {glue:text}`stem_nodes:.0f` | {glue:text}`stem_path` |
+#
+# The shallow item has {glue:text}`shallow_nodes:.0f` vertices and the deep one
+# {glue:text}`deep_nodes:.0f`, yet the deep item's Depth is {glue:text}`deep_vs_shallow_depth:.1f`
+# times the shallow one's: Depth counts chained operators, not tokens.
+
+# %%
+median_tokens = frame["n_tokens"].median()
+depth_p10, depth_p99 = frame["wscg_depth"].quantile([0.10, 0.99])
+clean = ~frame[["flag_non_english", "flag_concreteness_fallback", "flag_zipf_fallback"]].any(axis=1)
+band = frame[clean & ((frame["n_tokens"] - median_tokens).abs() <= 0.1 * median_tokens)]
+
+
+def nearest(candidates, target):
+    """Item id with Depth nearest ``target``; ties: more vertices, then item order."""
+    gap = (candidates["wscg_depth"] - target).abs()
+    order = pd.DataFrame({"gap": gap, "nodes": -candidates["wscg_nodes"], "pos": np.arange(len(gap))})
+    return order.sort_values(["gap", "nodes", "pos"]).index[0]
+
+
+picks = {"shallow": nearest(band, depth_p10), "deep": nearest(band, depth_p99),
+         "stem": nearest(band[band.partition == "STEM"], depth_p99)}
+position = {item_id: i for i, item_id in enumerate(items["item_id"])}
+drawn = {}
+for role, item_id in picks.items():
+    graph = graphs[position[item_id]]
+    drawn[role] = graph
+    fig, (text_ax, graph_ax) = plt.subplots(1, 2, figsize=(11, 3.6), width_ratios=[1, 2.6])
+    draw_text_panel(text_ax, f"{item_id} ({frame.loc[item_id, 'partition']})", frame.loc[item_id, "question"])
+    draw_wscg(graph, tiers, ax=graph_ax)
+    graph_ax.set_title(f"Depth {graph.depth(tiers):.1f} · Nodes {graph.n_nodes}", fontsize=9)
+    plt.show()
+
+drawn_stats = {"median_tokens": median_tokens, "depth_p10": depth_p10, "depth_p99": depth_p99}
+for role, item_id in picks.items():
+    graph = drawn[role]
+    drawn_stats |= {f"{role}_id": item_id, f"{role}_depth": graph.depth(tiers),
+                    f"{role}_nodes": graph.n_nodes,
+                    f"{role}_path": " → ".join(graph.texts[v] for v in path_vertices(graph, tiers))}
+drawn_stats["deep_vs_shallow_depth"] = drawn["deep"].depth(tiers) / drawn["shallow"].depth(tiers)
+glue_values(drawn_stats)
+
+# %% [markdown]
+# ## Sensitivity to prompt length
+#
+# Because nouns and other referents sit on the lowest tier, one might read WSCG Nodes and Depth
+# as prompt length in disguise. Across all items WSCG Nodes correlates with the token count at
+# r = {glue:text}`r_nodes_tokens:.3f` (subject-block bootstrap 95 % interval
+# {glue:text}`r_nodes_tokens_lo:.3f`–{glue:text}`r_nodes_tokens_hi:.3f`), but WSCG Depth only
+# at r = {glue:text}`r_depth_tokens:.3f` ({glue:text}`r_depth_tokens_lo:.3f`–{glue:text}`r_depth_tokens_hi:.3f`):
+# Nodes is close to a length measure, Depth is not. The intervals resample the
+# {glue:text}`n_subjects` subjects ({glue:text}`n_boot_used:,` replicates), because items within
+# a subject are not independent.
+
+# %%
+def subject_bootstrap_r(x, y, groups, n_boot, seed):
+    """Pearson r and a percentile 95 % interval from resampling whole subjects."""
+    codes, uniques = pd.factorize(groups)
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    moments = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
+    per_group = np.zeros((len(uniques), 6))
+    np.add.at(per_group, codes, moments)
+    rng = np.random.default_rng(seed)
+    counts = np.stack([np.bincount(rng.integers(0, len(uniques), len(uniques)), minlength=len(uniques))
+                       for _ in range(n_boot)])
+    n, sx, sy, sxx, syy, sxy = (counts @ per_group).T
+    draws = (n * sxy - sx * sy) / np.sqrt((n * sxx - sx ** 2) * (n * syy - sy ** 2))
+    return np.corrcoef(x, y)[0, 1], *np.quantile(draws, [0.025, 0.975])
+
+
+length = {}
+for column in ("wscg_nodes", "wscg_depth"):
+    key = f"r_{column.removeprefix('wscg_')}_tokens"
+    r, lo, hi = subject_bootstrap_r(frame[column], frame["n_tokens"], frame["subject"], n_boot, seed)
+    length |= {key: r, f"{key}_lo": lo, f"{key}_hi": hi}
+glue_values(length | {"n_subjects": frame["subject"].nunique(), "n_boot_used": n_boot})
+paper_table({k: round(length[k], 3) for k in ("r_nodes_tokens", "r_depth_tokens")},
+            labels={"r_nodes_tokens": "r(WSCG Nodes, tokens)", "r_depth_tokens": "r(WSCG Depth, tokens)"}
+            ).assign(**{"ours 95 % CI": [f"{length[f'{k}_lo']:.3f}–{length[f'{k}_hi']:.3f}"
+                                          for k in ("r_nodes_tokens", "r_depth_tokens")]})
+
+# %% [markdown]
+# ### Clamping the lowest tier
+#
+# The mechanism behind the objection is the {glue:text}`t1_weight:.1f` tier (T1, referents):
+# {glue:text}`t1_share:.1%` of all WSCG vertices sit on it. Setting its weight to zero
+# (`TierTable.with_weight("T1", 0.0)`) and re-scoring every prebuilt graph changes Depth for
+# {glue:text}`t1_changed:.1%` of items and moves r(Depth, tokens) from
+# {glue:text}`r_depth_default:.3f` to {glue:text}`r_depth_t1zero:.3f`; Nodes does not depend on
+# weights at all. Without the lowest tier Depth keeps {glue:text}`t1_retained:.0%` of its
+# correlation with length.
+# Appendix A perturbs every tier and re-runs the inferences; here we only show the mechanism.
+
+# %%
+clamped = tiers.with_weight("T1", 0.0)
+depth_default, depth_clamped = depths(graphs, tiers), depths(graphs, clamped)
+tokens = frame["n_tokens"].to_numpy()
+sensitivity = {
+    "t1_weight": tiers["T1"],
+    "t1_share": tier_nodes["T1"] / sum(tier_nodes.values()),
+    "t1_changed": np.mean(depth_default != depth_clamped),
+    "r_depth_default": np.corrcoef(depth_default, tokens)[0, 1],
+    "r_depth_t1zero": np.corrcoef(depth_clamped, tokens)[0, 1],
+}
+sensitivity["t1_retained"] = sensitivity["r_depth_t1zero"] / sensitivity["r_depth_default"]
+glue_values(sensitivity)
+pd.DataFrame({
+    "tier table": ["default", "T1 clamped to 0"],
+    "mean Depth": [depth_default.mean(), depth_clamped.mean()],
+    "r(Depth, tokens)": [sensitivity["r_depth_default"], sensitivity["r_depth_t1zero"]],
+    "Spearman ρ(Depth, tokens)": [pd.Series(d).corr(pd.Series(tokens), method="spearman")
+                                  for d in (depth_default, depth_clamped)],
+}).set_index("tier table").round(3)
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), sharex=True)
+panels = [("WSCG Nodes", frame["wscg_nodes"].to_numpy()), ("WSCG Depth", depth_default),
+          ("WSCG Depth, T1 = 0", depth_clamped)]
+shown = tokens <= np.quantile(tokens, 0.995)  # r uses every item; the plot drops the longest 0.5 %
+for ax, (label, values) in zip(axes, panels):
+    ax.hexbin(tokens[shown], values[shown], gridsize=40, bins="log", cmap="Greys", mincnt=1)
+    ax.set(xlabel="stem tokens", ylabel=label, title=f"{label}: r = {np.corrcoef(values, tokens)[0, 1]:.3f}")
+fig.suptitle("Dimension 1 against prompt length (all items in r; longest 0.5 % not drawn)")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## Collinearity of the nine indicators
+#
+# Variance inflation factors of the nine indicators over all items lie between
+# {glue:text}`vif_min:.3f` ({glue:text}`vif_min_name`) and {glue:text}`vif_max:.3f`
+# ({glue:text}`vif_max_name`). VIFs depend on the predictors only, so this is the same range the
+# pooled regression (paper §4.1) reports, whatever the responses. Where our values and the
+# paper's differ, the parser (spaCy here, Stanza in the paper) and this book's reconstruction of
+# the lexicon are the first suspects: the paper publishes neither its lexicon members nor its
+# parses, and WSCG Depth, which depends on both, enters r(Depth, tokens) directly and the VIFs
+# through its overlap with the other indicators.
+
+# %%
+vifs = vif(frame[list(INDICATORS)]).set_index("term")["vif"]
+vif_stats = {"vif_min": vifs.min(), "vif_max": vifs.max(),
+             "vif_min_name": names[vifs.idxmin()], "vif_max_name": names[vifs.idxmax()]}
+glue_values(vif_stats)
+display(paper_table({"vif_min": round(vifs.min(), 3), "vif_max": round(vifs.max(), 3)}))
+vifs.rename(index=names).round(3).to_frame()
+
+# %% [markdown]
+# ## The inert top tier, coverage and fallbacks
+#
+# **Top tier.** The highest tier ({glue:text}`top_tier` = {glue:text}`top_weight:.1f`:
+# integrals and nabla) fires in {glue:text}`n_top_tier_items:,` stems. The symbols are not
+# merely missed by the parser; a raw-text search for them gives — stems containing one:
+# {glue:text}`n_top_symbol_stems:,`; items containing one in the stem or the options:
+# {glue:text}`n_top_symbol_items:,`. The next tier down (T7, {glue:text}`t7_weight:.1f`: causal conditionals, sums,
+# limits) fires in {glue:text}`n_t7_items:,` stems. Dimension 1 is thus blind to the kind of
+# notation the top tier was written for, as the paper notes (its §6.2).
+#
+# **Lexical coverage.** On average {glue:text}`c_bry_coverage:.1%` of an item's content words
+# have a Brysbaert concreteness rating and {glue:text}`zipf_coverage:.1%` are known to
+# wordfreq. Items with no scorable content word get the population mean and a flag:
+# {glue:text}`n_conc_fallback:,` items for concreteness and {glue:text}`n_zipf_fallback:,` for
+# Zipf rarity; {glue:text}`n_non_english:,` stems are flagged as mostly non-English and
+# {glue:text}`n_empty:,` as empty.
+
+# %%
+top_symbols = [m for m, t in symbolic.member_tiers.items() if t == TOP_TIER]
+top_pattern = re.compile("|".join(re.escape(m) + (r"(?![A-Za-z])" if m.startswith("\\") else "")
+                                  for m in top_symbols))
+all_text = items[["question", "choice_a", "choice_b", "choice_c", "choice_d"]].astype(str).agg(" ".join, axis=1)
+coverage = {
+    "top_tier": TOP_TIER, "top_weight": tiers[TOP_TIER], "t7_weight": tiers["T7"],
+    "n_top_tier_items": sum(g.count_tier(TOP_TIER) > 0 for g in graphs),
+    "n_top_symbol_stems": int(items["question"].astype(str).str.contains(top_pattern).sum()),
+    "n_top_symbol_items": int(all_text.str.contains(top_pattern).sum()),
+    "n_t7_items": sum(g.count_tier("T7") > 0 for g in graphs),
+    "c_bry_coverage": frame["c_bry_coverage"].mean(), "zipf_coverage": frame["zipf_coverage"].mean(),
+    "n_conc_fallback": int(frame["flag_concreteness_fallback"].sum()),
+    "n_zipf_fallback": int(frame["flag_zipf_fallback"].sum()),
+    "n_non_english": int(frame["flag_non_english"].sum()),
+    "n_empty": int(frame["flag_empty_stem"].sum()),
+}
+glue_values(coverage)
+frame.groupby("partition")[list(FLAGS)].sum().T.assign(total=lambda t: t.sum(axis=1))
+
+# %% [markdown]
+# Items that fall back to the population mean, with their stems:
+
+# %%
+fallback = frame[frame["flag_concreteness_fallback"] | frame["flag_zipf_fallback"]]
+fallback[["question", "flag_concreteness_fallback", "flag_zipf_fallback", "flag_non_english"]].head(12)
+
+# %% [markdown]
+# ## Checks
+
+# %%
+assert len(frame) == 14_042 and frame.index.is_unique
+assert list(frame.index) == list(items["item_id"]) and len(graphs) == len(items)
+assert np.isfinite(frame[list(INDICATORS)].to_numpy()).all()
+assert prov["indicators"] == list(INDICATORS) and prov["n_items"] == len(items)
+assert lexicon_stats["n_lexical_categories"] == 13 and (lex["kind"] == "symbolic").sum() == 1
+assert lexicon_stats["n_active_tiers"] == 8
+assert np.allclose(depth_default, frame["wscg_depth"]), "re-scored Depth must match the cached table"
+assert (depth_clamped <= depth_default + 1e-12).all()
+assert coverage["n_top_tier_items"] == int(frame["flag_top_tier"].sum())
+for role, graph in drawn.items():
+    nx_graph = graph.to_networkx(tiers)
+    assert nx.is_directed_acyclic_graph(nx_graph), role
+    path = path_vertices(graph, tiers)
+    assert all(nx_graph.has_edge(u, v) for u, v in zip(path, path[1:])), role
+    assert np.isclose(sum(graph.weights(tiers)[v] for v in path), frame.loc[picks[role], "wscg_depth"]), role
+# the prose's qualitative readings
+assert drawn_stats["deep_depth"] > drawn_stats["shallow_depth"]
+assert drawn_stats["shallow_nodes"] >= drawn_stats["deep_nodes"], "prose: the shallow item has as many vertices"
+assert length["r_nodes_tokens"] > 0.95 and length["r_depth_tokens"] < 0.8, "prose: Nodes ≈ length, Depth is not"
+assert coverage["n_top_tier_items"] == 0, "prose: the top tier is inert"
+assert vifs.min() >= 1.0
