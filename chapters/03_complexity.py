@@ -34,9 +34,7 @@ if fast:
     n_boot = min(n_boot, 200)
 
 # %%
-import warnings
 
-warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm.auto without ipywidgets
 
 import html
 import re
@@ -46,7 +44,7 @@ import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 import pandas as pd
-from IPython.display import HTML, display
+from IPython.display import display
 
 from mmlu_audit import load_items
 from mmlu_audit.features import (FLAGS, INDICATORS, TOP_TIER, build_feature_table, default_tiers, depths,
@@ -55,7 +53,7 @@ from mmlu_audit.features.figures import draw_text_panel, draw_wscg, path_vertice
 from mmlu_audit.inference import vif
 from mmlu_audit.paper import paper_table
 from mmlu_audit.plots import PARTITION_COLORS, use_style
-from mmlu_audit.report import glue_values
+from mmlu_audit.report import glue_values, text_banner
 
 use_style()
 pd.set_option("display.max_colwidth", None)
@@ -68,15 +66,15 @@ frame = features.join(items.set_index("item_id")[["subject", "partition", "quest
 graphs = item_graphs(items, lexicon=lexicon, progress=False)
 
 versions = ", ".join(f"{k} {v}" for k, v in prov["packages"].items())
-display(HTML(
-    '<div class="data-banner real-banner"><p class="data-banner-title">Real item texts only — no responses</p>'
-    f"<p>Everything on this page is computed from the {len(items):,} real MMLU question stems "
+text_banner(
+    "Real item texts only — no responses",
+    f"Everything on this page is computed from the {len(items):,} real MMLU question stems "
     "(options only where stated); no model response or difficulty estimate is used, so the "
     f"<code>data_source</code> parameter (<code>{html.escape(data_source)}</code>) does not affect it. "
     f"Parser: <code>{html.escape(prov['parser_backend'])}</code> {html.escape(prov['parser_library_version'])}, "
     f"model <code>{html.escape(prov['parser_model'])}</code> {html.escape(prov['parser_model_version'])}; "
     f"lexicon {html.escape(prov['lexicon_version'])} (sha256 {prov['lexicon_sha256'][:12]}…); "
-    f"norms and readability: {html.escape(versions)}.</p></div>"))
+    f"norms and readability: {html.escape(versions)}.")
 
 # %% [markdown]
 # The paper parses with Stanza; this book's default backend is

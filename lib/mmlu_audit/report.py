@@ -6,7 +6,7 @@ import html
 
 from .data.responses import ResponseMatrix
 
-__all__ = ["source_banner", "banner_html", "glue_values"]
+__all__ = ["source_banner", "banner_html", "glue_values", "text_banner"]
 
 _STYLE = {
     True: ("sim-banner", "Simulated responses — not a finding about MMLU"),
@@ -23,8 +23,19 @@ def banner_html(matrix: ResponseMatrix) -> str:
     if matrix.simulated:
         body += (" Every number and figure on this page that is computed from responses "
                  "describes the simulated world and its planted truth.")
-    return (f'<div class="data-banner {css}"><p class="data-banner-title">{title}</p>'
-            f"<p>{body}</p></div>")
+    return _banner(css, title, body)
+
+
+def _banner(css: str, title: str, body_html: str) -> str:
+    return (f'<div class="data-banner {css}"><p class="data-banner-title">{html.escape(title)}</p>'
+            f"<p>{body_html}</p></div>")
+
+
+def text_banner(title: str, body_html: str):
+    """Display the provenance banner of a page that uses real item texts but no responses."""
+    from IPython.display import HTML, display
+
+    display(HTML(_banner("real-banner", title, body_html)))
 
 
 def source_banner(matrix: ResponseMatrix):

@@ -606,7 +606,7 @@ def download_leaderboard(models: Iterable[str], cache_dir: str | Path, *,
     DataError
         If a repository is missing or a downloaded file breaks the schema.
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     models = list(dict.fromkeys(m.strip() for m in models))
     hub = hub if hub is not None else _HuggingFaceHub(token)

@@ -24,7 +24,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Iterable, Iterator, Protocol, Sequence
 
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from ..errors import MissingDependencyError
 from ..paths import cache_root

@@ -19,7 +19,7 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from .data import FitData, prepare_data
 from .models import Site, initial_values, log_likelihood, log_prior, model_sites
