@@ -7,8 +7,9 @@ Usage (from the repository root)::
     .venv/bin/python bench/bench_irt.py --out /tmp/irt_gpu.json --skip-pyirt
 
 Both fits run as subprocesses on the same matrix saved to a temporary ``.npz``, so
-their peak resident memory (``ru_maxrss``, which sees XLA's and torch's native
-allocations) is measured separately. Our fit stops by its ELBO rule; py-irt runs
+their peak resident memory (``VmHWM``, which sees XLA's and torch's native
+allocations; not ``ru_maxrss``, which children inherit from this parent) is
+measured separately. Our fit stops by its ELBO rule; py-irt runs
 until its r(b̂, b) reaches ours (equal accuracy) or ``--pyirt-max-seconds``. The
 script runs unchanged on a GPU machine: JAX picks the GPU when it sees one and the
 backend is recorded. py-irt lives in its own venv (``bench/.venv-pyirt``, torch
@@ -60,6 +61,22 @@ def simulate_matrix(quick: bool, seed: int, path: Path) -> dict:
             "simulated": True}
 
 
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process in MiB.
+
+    ``VmHWM`` from /proc (Linux) is reset by ``exec``; ``ru_maxrss`` is not — a
+    child inherits its parent's high-water mark across fork + exec — so it is only
+    the fallback.
+    """
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def ours_worker(matrix_path: str) -> None:
     """Fit our 2PL on the saved matrix and print one JSON line (runs in a subprocess)."""
     start = time.perf_counter()
@@ -77,7 +94,7 @@ def ours_worker(matrix_path: str) -> None:
         "compile_s": meta["compile_s"], "steps": meta["steps"], "converged": meta["converged"],
         "per_step_ms": 1000 * (meta["wall_s"] - meta["compile_s"]) / steady,
         "r": recovery["r"], "slope": recovery["slope"], "backend": meta["backend"],
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": peak_rss_mb(),
         "spec": BENCH_SPEC, "versions": meta["versions"]}))
 
 

@@ -24,6 +24,22 @@ from py_irt.models.abstract_model import IrtModel
 import py_irt.models  # noqa: F401  (registers "2pl")
 
 
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process in MiB.
+
+    ``VmHWM`` from /proc (Linux) is reset by ``exec``; ``ru_maxrss`` is not — a
+    child inherits its parent's high-water mark across fork + exec — so it is only
+    the fallback.
+    """
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def long_format(responses: np.ndarray):
     """(subjects, items, obs) tensors of the observed cells."""
     rows, cols = np.nonzero(responses != -1)
@@ -68,7 +84,7 @@ def main() -> None:
         trace.append({"step": steps, "train_s": train_s, "r": r})
         if r >= args.target_r:
             break
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = peak_rss_mb()
     print(json.dumps({"steps": steps, "setup_s": setup_s, "train_s": train_s,
                       "wall_s": setup_s + train_s, "per_step_ms": 1000 * train_s / max(steps, 1),
                       "r": r, "reached": bool(r >= args.target_r), "peak_rss_mb": peak_mb,

@@ -4,8 +4,6 @@ held-out scoring, reliability and caching. Default-suite sizes are small (≤ 30
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -14,8 +12,6 @@ from mmlu_audit.irt import (IRTFit, IRTSpec, fit_cached, fit_irt, fit_key, heldo
                             holdout_mask, oracle_difficulties, paired_z, recovery_stats,
                             split_cohort_reliability)
 from mmlu_audit.irt.engine import elbo_converged
-
-warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
 
 SMALL = {"max_steps": 600}
 
