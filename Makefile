@@ -54,8 +54,17 @@ test: $(VENV)/.installed $(MATHJAX)  ## run the default test suite (includes the
 test-slow: $(VENV)/.installed  ## the full-size recovery and size/power tests (long)
 	$(VENV)/bin/pytest -m slow $(PYTEST_ARGS)
 
-bench: $(VENV)/.installed  ## benchmarks; results land in bench/results/*.json
-	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+PYIRT := bench/.venv-pyirt/bin/python
+
+$(PYIRT): bench/requirements-pyirt.txt  # the peer of the IRT benchmark, kept out of the project venv
+	$(PYTHON) -m venv bench/.venv-pyirt
+	$(PYIRT) -m pip install --quiet -r bench/requirements-pyirt.txt
+	touch $@
+
+bench: $(VENV)/.installed $(PYIRT)  ## benchmarks (long); results land in bench/results/ and on the Performance page
+	$(PY) bench/bench_irt.py
+	$(PY) bench/bench_features.py
+	$(PY) bench/bench_inference.py --size-power
 
 lock: $(VENV)/.installed  ## re-pin requirements.txt from the current environment
 	$(PY) -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu/torch==\1/' > requirements.txt

@@ -8,6 +8,14 @@ Public API (everything else is internal):
 - taxonomy: :data:`STEM_SUBJECTS`, :func:`partition_of`, :func:`is_stem`
 - model identity: :func:`distinct_checkpoints`, :func:`family_size_table`
 - errors: :class:`DataError`
+
+Subpackages (imported on demand, since they pull in JAX or spaCy):
+
+- :mod:`mmlu_audit.irt` — 2PL / Rasch / 3PL / 2D / interaction IRT by SVI
+- :mod:`mmlu_audit.features` — parser backends, lexicon, WSCG, the nine indicators
+- :mod:`mmlu_audit.inference` — HC/CR covariances, Wald and HTZ tests, wild cluster
+  bootstrap, permutation tests, diagnostics
+- :mod:`mmlu_audit.pipeline` — the cached inputs shared by the analysis chapters
 """
 
 from .data import SOURCES, ResponseMatrix, load_items, load_redux, load_responses
