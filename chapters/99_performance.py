@@ -1,0 +1,141 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (chap-performance)=
+# # Performance
+#
+# `make bench` runs the benchmarks in `bench/` and writes their results to `bench/results/`;
+# this page reads those files, it measures nothing itself. Timings vary by ±25 % between
+# identical runs on the 2-core build machines (and more when other work shares them), so
+# each benchmark reports a **ratio against a peer measured in the same run**. Benchmarks run
+# on simulated response matrices; they measure speed and accuracy of the code, not anything
+# about MMLU.
+
+# %% tags=["parameters"]
+data_source = "simulated"  # unused: kept for a uniform chapter interface
+seed = 20240601  # unused
+fast = False  # unused
+results_dir = "../bench/results"
+
+# %%
+import json
+from pathlib import Path
+
+import pandas as pd
+from IPython.display import Markdown, display
+
+from mmlu_audit.report import glue_values
+
+results = Path(results_dir)
+
+
+def read_result(name):
+    """The parsed JSON of one benchmark, or None (shown as 'not recorded') when absent."""
+    path = results / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def not_recorded(name):
+    display(Markdown(f"*`bench/results/{name}` is not recorded yet: run `make bench`.*"))
+
+
+# %% [markdown]
+# ## IRT calibration: ours against py-irt
+#
+# The same simulated matrix is calibrated by our NumPyro/JAX 2PL and by py-irt's Pyro 2PL, each
+# until it reaches the target recovery r(b̂, b) or its step budget. Targets: our fit within the
+# wall-time target at r ≥ the target, and at least the target speed-up over py-irt.
+
+# %%
+def irt_rows(result):
+    ours, peer = result["ours"], result["pyirt"]
+    return pd.DataFrame({
+        "ours (NumPyro/JAX)": [ours["wall_s"], ours["steps"], ours["per_step_ms"], ours["r"], ours["peak_rss_mb"]],
+        "py-irt (Pyro)": [peer["wall_s"], peer["steps"], peer["per_step_ms"], peer["r"], peer["peak_rss_mb"]],
+    }, index=["wall time (s)", "SVI steps", "ms per step", "r(b̂, b)", "peak RSS (MB)"])
+
+
+for name in ("irt.json", "irt_gpu.json", "irt_quick.json"):
+    result = read_result(name)
+    if result is None:
+        not_recorded(name)
+        continue
+    world = result["world"]
+    summary = result["summary"]
+    display(Markdown(
+        f"**`{name}`** — {world['n_models']:,} models × {world['n_items']:,} items "
+        f"({world['response_model'].upper()}, b SD {world['b_sd']}), backend "
+        f"`{result['ours']['backend']}`, recorded {result['created']}. Speed-up over py-irt: "
+        f"**{summary['speedup_vs_pyirt']:.1f}×**"
+        + (" (a lower bound: py-irt did not reach the target r)" if summary.get("speedup_is_lower_bound") else "")
+        + f"; per-step ratio {summary['per_step_ratio']:.1f}×; targets {result['targets']}."))
+    display(irt_rows(result).round(3))
+
+# %% [markdown]
+# ## Complexity features
+#
+# All nine indicators, baselines and option covariates for the 14,042 real stems with the spaCy
+# backend, cold (parsing included) and from cache; sentence-encoder embeddings separately.
+
+# %%
+features = read_result("features.json")
+if features is None:
+    not_recorded("features.json")
+else:
+    stages = pd.DataFrame({
+        "seconds": [features["cold"]["total_s"], features["cold"]["parse_s"], features["cold"]["indicators_s"],
+                    features["cached"]["total_s"], features["encoder"]["total_s"]],
+        "items per second": [features["cold"]["items_per_s"], features["cold"]["parse_items_per_s"],
+                             features["cold"]["indicators_items_per_s"], features["cached"]["items_per_s"],
+                             features["encoder"]["items_per_s"]],
+    }, index=["cold, all features", "parse (spaCy)", "indicators", "from cache", "encoder (MiniLM)"])
+    glue_values({"features_cold_s": features["cold"]["total_s"], "features_cached_s": features["cached"]["total_s"]})
+    display(stages.round(2))
+
+# %% [markdown]
+# ## Cluster-robust inference
+#
+# CR2 covariance and the nine-restriction wild cluster bootstrap on a 14,042 × 20 design with
+# 57 clusters, against statsmodels (CR1) and wildboottest (single-coefficient bootstrap).
+
+# %%
+inference = read_result("inference.json")
+if inference is None:
+    not_recorded("inference.json")
+else:
+    timings = inference["timings"]
+    display(pd.Series({
+        "CR2 covariance (s)": timings["cr2_vcov_s"],
+        "WCR, 9 restrictions, 9,999 draws, CR1 inside (s)": timings["wcr_q9_9999_CR1_s"],
+        "WCR, 9 restrictions, 9,999 draws, CR2 inside (s)": timings["wcr_q9_9999_CR2_s"],
+        "our fit + CR2 ÷ statsmodels fit + CR1": timings["ratio_ours_fit_cr2_over_statsmodels_fit_cr1"],
+        "wildboottest ÷ ours, one coefficient": timings["ratio_wildboottest_over_ours_q1"],
+        "subject-block permutation, 9,999 (s)": timings["block_permutation_9999_r2gap_s"],
+    }, name="value").round(3).to_frame())
+
+# %% [markdown]
+# ## Size and power of the homogeneity test
+#
+# Rejection rates of W(9) at the 5 % level over simulated replicates with MMLU's 57 subject
+# sizes (19 STEM): a null world with identical slopes, and a planted world with two STEM-only
+# slope shifts.
+
+# %%
+size_power_path = results / "size_power.csv"
+if size_power_path.exists():
+    size_power = pd.read_csv(size_power_path)
+    display(size_power.pivot(index="method", columns="world", values="rejection_rate")
+            .rename(columns={"null": "null world (size)", "planted": "planted world (power)"}))
+else:
+    not_recorded("size_power.csv")
