@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from _memory import peak_rss_mb
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "results" / "irt.json"
@@ -59,22 +60,6 @@ def simulate_matrix(quick: bool, seed: int, path: Path) -> dict:
     return {"n_models": world.matrix.shape[0], "n_items": world.matrix.shape[1],
             "response_model": "2pl", "b_sd": float(np.std(world.truth["b"])), "world_seed": seed,
             "simulated": True}
-
-
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process in MiB.
-
-    ``VmHWM`` from /proc (Linux) is reset by ``exec``; ``ru_maxrss`` is not — a
-    child inherits its parent's high-water mark across fork + exec — so it is only
-    the fallback.
-    """
-    try:
-        for line in open("/proc/self/status"):
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def ours_worker(matrix_path: str) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import time
 
 import numpy as np
@@ -23,21 +22,7 @@ from py_irt.models.abstract_model import IrtModel
 
 import py_irt.models  # noqa: F401  (registers "2pl")
 
-
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process in MiB.
-
-    ``VmHWM`` from /proc (Linux) is reset by ``exec``; ``ru_maxrss`` is not — a
-    child inherits its parent's high-water mark across fork + exec — so it is only
-    the fallback.
-    """
-    try:
-        for line in open("/proc/self/status"):
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from _memory import peak_rss_mb
 
 
 def long_format(responses: np.ndarray):

@@ -33,7 +33,7 @@ import pandas as pd
 
 from mmlu_audit import distinct_checkpoints, family_size_table, load_items, load_redux, load_responses
 from mmlu_audit.paper import paper_table
-from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
+from mmlu_audit.plots import PARTITION_COLORS, partition_legend, stamp_source, use_style
 from mmlu_audit.report import glue_values, source_banner
 
 use_style()
@@ -77,9 +77,7 @@ ax.barh(per_subject["subject"], per_subject["items"],
 ax.set_xscale("log")
 ax.set_xlabel("items (log scale)")
 ax.tick_params(axis="y", labelsize=7)
-for part, colour in PARTITION_COLORS.items():
-    ax.bar(0, 0, color=colour, label=part)
-ax.legend(loc="lower right")
+partition_legend(ax)
 ax.set_title("Items per subject")
 plt.show()
 
@@ -110,9 +108,7 @@ ax.barh(error_by_subject["subject"], error_by_subject["error_rate"],
         color=error_by_subject["partition"].map(PARTITION_COLORS))
 ax.set_xlabel("share of annotated items flagged by MMLU-Redux")
 ax.tick_params(axis="y", labelsize=7)
-for part, colour in PARTITION_COLORS.items():
-    ax.bar(0, 0, color=colour, label=part)
-ax.legend(loc="lower right")
+partition_legend(ax)
 ax.set_title("MMLU-Redux error rate by subject")
 plt.show()
 redux["error_type"].value_counts().rename("items").to_frame()

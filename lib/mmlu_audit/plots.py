@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import matplotlib as mpl
 
-__all__ = ["PARTITION_COLORS", "SOURCE_COLORS", "stamp_source", "use_style"]
+__all__ = ["PARTITION_COLORS", "SOURCE_COLORS", "partition_legend", "stamp_source", "use_style"]
 
 PARTITION_COLORS = {"STEM": "#1b6ca8", "non-STEM": "#d1495b"}
 SOURCE_COLORS = {"paper": "#6c757d", "ours": "#2a9d8f"}
@@ -38,3 +38,10 @@ def stamp_source(fig, matrix) -> None:
     fig.text(0.995, 0.005, f"{label} · source: {matrix.source}", ha="right", va="bottom",
              fontsize=7.5, color="#c0392b" if simulated else "#2a7f62",
              fontweight="bold" if simulated else "normal")
+
+
+def partition_legend(ax, loc: str = "lower right") -> None:
+    """Legend of the STEM / non-STEM colours, for plots coloured bar by bar."""
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color=c, label=p) for p, c in PARTITION_COLORS.items()], loc=loc)
