@@ -64,8 +64,10 @@ source_banner(matrix)
 # %%
 meta = fit.meta
 theta = np.asarray(fit.theta)
+b_hat, a_hat = frame["b_hat"].to_numpy(), frame["a_hat"].to_numpy()  # NaN where nobody answered
+calibrated = np.isfinite(b_hat)
 ranges = {
-    "b_min": fit.b.min(), "b_max": fit.b.max(), "b_sd": fit.b.std(),
+    "b_min": np.nanmin(b_hat), "b_max": np.nanmax(b_hat), "b_sd": np.nanstd(b_hat),
     "theta_min": theta.min(), "theta_max": theta.max(), "theta_sd": theta.std(),
 }
 glue_values(ranges | {"steps": meta["steps"], "wall_s": meta["wall_s"], "backend": meta["backend"],
@@ -95,19 +97,19 @@ plt.show()
 # $\hat\theta$.
 
 # %%
-order = np.argsort(fit.b)
+order = np.flatnonzero(calibrated)[np.argsort(b_hat[calibrated])]
 picks = order[(np.array([0.05, 0.35, 0.65, 0.95]) * (len(order) - 1)).astype(int)]
 grid = np.linspace(theta.min() - 0.5, theta.max() + 0.5, 200)
 bins = np.quantile(theta, np.linspace(0, 1, 11))
 fig, axes = plt.subplots(1, 4, figsize=(11, 2.8), sharey=True)
 for ax, i in zip(axes, picks):
-    ax.plot(grid, 1 / (1 + np.exp(-fit.a[i] * (grid - fit.b[i]))), color=SOURCE_COLORS["ours"])
+    ax.plot(grid, 1 / (1 + np.exp(-a_hat[i] * (grid - b_hat[i]))), color=SOURCE_COLORS["ours"])
     seen = matrix.observed[:, i]
     which = np.clip(np.digitize(theta[seen], bins) - 1, 0, 9)
     share = pd.Series(matrix.responses[seen, i]).groupby(which).mean()
     centres = pd.Series(theta[seen]).groupby(which).mean()
     ax.scatter(centres, share, s=12, color="#333")
-    ax.set(title=f"{frame.index[i]}\nb={fit.b[i]:.2f}, a={fit.a[i]:.2f}", xlabel=r"$\theta$")
+    ax.set(title=f"{frame.index[i]}\nb={b_hat[i]:.2f}, a={a_hat[i]:.2f}", xlabel=r"$\theta$")
     ax.title.set_fontsize(7.5)
 axes[0].set_ylabel("P(correct)")
 stamp_source(fig, matrix)
@@ -117,13 +119,15 @@ plt.show()
 # ## Split-cohort reliability
 #
 # Two disjoint random cohorts of {glue:text}`cohort_size` models are calibrated separately.
-# Their difficulty vectors correlate at $r_{hh}$ = {glue:text}`r_hh:.4f` across all items,
-# a full-test reliability of {glue:text}`spearman_brown:.4f` by Spearman–Brown.
+# Their difficulty vectors correlate at $r_{hh}$ = {glue:text}`r_hh:.4f` across the
+# {glue:text}`cohort_items:,` items both cohorts answered, a full-test reliability of
+# {glue:text}`spearman_brown:.4f` by Spearman–Brown.
 
 # %%
 cohort_spec = calibration_spec(fast, seed, max_steps=extra_steps)
 reliability = split_cohort_reliability(matrix, cohort_spec, seed=cohort_seed)
-glue_values({k: reliability[k] for k in ("r", "spearman_brown", "cohort_size")} | {"r_hh": reliability["r"]})
+glue_values({"r_hh": reliability["r"], "spearman_brown": reliability["spearman_brown"],
+             "cohort_size": reliability["cohort_size"], "cohort_items": int(reliability["items_used"].sum())})
 paper_table({"split_cohort_r": round(reliability["r"], 4),
              "spearman_brown": round(reliability["spearman_brown"], 4)})
 
@@ -176,7 +180,7 @@ else:
 
 # %%
 assert np.isfinite(fit.b).all() and (fit.a > 0).all()
-assert len(fit.b) == len(inputs.items)
+assert calibrated.sum() == len(fit.b) and len(b_hat) == len(inputs.items)
 assert -1 <= reliability["r"] <= 1
 if truth is not None and not fast:
     assert recovery.iloc[0, 0] > 0.95, "2PL should recover the order of planted difficulties"

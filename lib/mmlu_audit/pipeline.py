@@ -42,7 +42,7 @@ class AnalysisInputs:
         The paper's 2PL calibration (N(0, 1) prior on b) of ``matrix``.
     frame : DataFrame
         One row per item: subject, partition, ``stem``, ``b_hat``, ``b_sd``,
-        ``a_hat``, the nine indicators, baselines, option covariates and flags;
+        ``a_hat`` (NaN for items no model answered), the nine indicators, baselines, option covariates and flags;
         ``b_true`` / ``a_true`` on simulated sources.
     """
 
@@ -96,14 +96,27 @@ def analysis_inputs(data_source: str = "simulated", seed: int = 20240601,
     features = build_feature_table(items, progress=False)
     matrix = load_responses(data_source, items=items, seed=seed)
     truth = _world_truth(data_source, seed, items)
-    fit = fit_cached(matrix, calibration_spec(fast, seed), progress=False)
+    answered = matrix.observed.any(axis=0)
+    fit = fit_cached(_answered_columns(matrix, answered), calibration_spec(fast, seed), progress=False)
     frame = items[["item_id", "subject", "partition", "stem"]].copy()
-    frame["b_hat"], frame["a_hat"] = fit.b, fit.a
-    frame["b_sd"] = fit.dataset["b_sd"].to_numpy()
+    for column, values in (("b_hat", fit.b), ("a_hat", fit.a), ("b_sd", fit.dataset["b_sd"].to_numpy())):
+        frame[column] = np.nan
+        frame.loc[answered, column] = values
     if truth is not None:
         frame["b_true"], frame["a_true"] = truth["b"], truth["a"]
     frame = frame.join(features, on="item_id")
     return AnalysisInputs(items, features, matrix, truth, fit, frame.set_index("item_id"))
+
+
+def _answered_columns(matrix: ResponseMatrix, answered: np.ndarray) -> ResponseMatrix:
+    """The matrix without items nobody answered (they carry no information on b).
+
+    HELM-20 leaves 14 items unobserved by every model; their ``b_hat`` is NaN.
+    """
+    if answered.all():
+        return matrix
+    return ResponseMatrix(matrix.responses[:, answered], matrix.models, matrix.item_ids[answered],
+                          matrix.source, matrix.simulated, matrix.description, dict(matrix.meta))
 
 
 def standardised_indicators(frame: pd.DataFrame, columns) -> pd.DataFrame:

@@ -47,12 +47,12 @@ __all__ = [
 DEFAULT_SLOPES: dict[str, tuple[float, float]] = {
     "wscg_nodes": (0.10, 0.10),
     "wscg_depth": (0.25, 0.25),
-    "d_mdd": (0.30, 0.00),
+    "d_mdd": (0.35, 0.00),
     "clause_depth": (0.10, 0.10),
     "d_logic": (0.10, 0.10),
-    "c_bry": (-0.15, 0.10),
+    "c_bry": (-0.20, 0.10),
     "nominal_rate": (0.05, 0.05),
-    "d_ner": (0.30, 0.00),
+    "d_ner": (0.40, 0.00),
     "zipf_rarity": (0.20, 0.20),
 }
 # Cheap stand-in covariates (``WorldSpec(covariates="text")``) for fast tests.
@@ -121,7 +121,7 @@ class WorldSpec:
     group_share: float = 0.6
     b_sd: float = 2.24
     stem_shift: float = 0.6
-    subject_share: float = 0.35
+    subject_share: float = 0.15
     covariates: str = "indicators"
     slopes: dict | None = None
     null_world: bool = False

@@ -92,13 +92,14 @@ def paired_z(loglik_a: np.ndarray, loglik_b: np.ndarray) -> dict:
             "sd": sd, "z": z}
 
 
-def _cohort(data, rows: np.ndarray):
-    """The sub-matrix of ``rows`` (keeping ids when ``data`` is a ResponseMatrix)."""
+def _cohort(data, rows: np.ndarray, columns: np.ndarray):
+    """The sub-matrix of ``rows`` × ``columns`` (keeping ids when ``data`` is a ResponseMatrix)."""
     if isinstance(data, ResponseMatrix):
-        return ResponseMatrix(data.responses[rows], data.models.iloc[rows].reset_index(drop=True),
-                              data.item_ids, data.source, data.simulated, data.description)
+        return ResponseMatrix(data.responses[np.ix_(rows, columns)],
+                              data.models.iloc[rows].reset_index(drop=True),
+                              data.item_ids[columns], data.source, data.simulated, data.description)
     responses, _, _ = _as_response_array(data)
-    return responses[rows]
+    return responses[np.ix_(rows, columns)]
 
 
 def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
@@ -118,18 +119,23 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
     Returns
     -------
     dict
-        ``r`` (Pearson of the two difficulty vectors over all items),
-        ``spearman_brown`` (2r / (1 + r)), ``cohort_size``, ``b_first``, ``b_second``.
+        ``r`` (Pearson of the two difficulty vectors over the items both cohorts
+        observed), ``spearman_brown`` (2r / (1 + r)), ``cohort_size``, ``items_used``
+        (boolean mask; all True on a complete matrix), ``b_first``, ``b_second``.
     """
     from .engine import fit_irt
 
     responses, _, _ = _as_response_array(data)
     order = np.random.default_rng(seed).permutation(responses.shape[0])
     half = responses.shape[0] // 2
-    fits = [fit_irt(_cohort(data, np.sort(rows)), spec, progress=progress, **fit_kwargs)
-            for rows in (order[:half], order[half:2 * half])]
+    cohorts = [np.sort(order[:half]), np.sort(order[half:2 * half])]
+    # an item no model of a cohort answered has no difficulty in that cohort
+    used = np.logical_and(*[(responses[rows] != -1).any(axis=0) for rows in cohorts])
+    item_kwargs = {k: (None if v is None else np.asarray(v)[used]) for k, v in fit_kwargs.items()}
+    fits = [fit_irt(_cohort(data, rows, np.flatnonzero(used)), spec, progress=progress, **item_kwargs)
+            for rows in cohorts]
     r = float(np.corrcoef(fits[0].b, fits[1].b)[0, 1])
-    return {"r": r, "spearman_brown": 2 * r / (1 + r), "cohort_size": half,
+    return {"r": r, "spearman_brown": 2 * r / (1 + r), "cohort_size": half, "items_used": used,
             "b_first": fits[0].b, "b_second": fits[1].b}
 
 
