@@ -43,7 +43,7 @@ from mmlu_audit.features import INDICATORS, encode_items
 from mmlu_audit.inference import breusch_pagan, coef_table, fit_ols, vif, wald_test
 from mmlu_audit.paper import paper_table, paper_value
 from mmlu_audit.pipeline import analysis_inputs
-from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, use_style
+from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.regression import (cv_table, difficulty_reliability, estimated_items, indicator_design,
                                    planted_slopes, population_note, recovery_slope, table2_designs,
                                    table2_ratios)
@@ -214,6 +214,7 @@ for ax, scheme in zip(axes, ["item", "subject"]):
 axes[0].invert_yaxis()
 axes[1].legend(loc="lower right")
 fig.suptitle(f"Table 2 by partition · source {inputs.matrix.source}")
+stamp_source(fig, inputs.matrix)
 plt.show()
 
 # %% [markdown]

@@ -45,7 +45,7 @@ from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import partition_effects, standardize_within, wald_test, fit_ols
 from mmlu_audit.paper import paper_table
 from mmlu_audit.pipeline import analysis_inputs
-from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, use_style
+from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, estimated_items, holm_count,
                                    indicator_design, interaction_fit, partition_fits, planted_slopes,
                                    planted_vs_estimated, population_note, realised_contrasts, recovery_slope)
@@ -136,7 +136,7 @@ effects.round(4)
 # t statistic ({glue:text}`n_boot:,` Rademacher draws over the {glue:text}`n_clusters` subjects).
 # After Holm adjustment over the nine contrasts, {glue:text}`holm_hc3` clear the 5 % level under
 # HC3, {glue:text}`holm_cr1` under CR1, {glue:text}`holm_cr2` under CR2 and
-# {glue:text}`holm_boot` under the bootstrap (compare the paper's counts in §4.2).
+# {glue:text}`holm_boot` under the bootstrap (the paper's counts are beside ours below).
 # The strongest contrast under CR2 is {glue:text}`top_term` (t = {glue:text}`top_t:.2f`,
 # Holm p = {glue:text}`top_holm:.3f`, bootstrap Holm p = {glue:text}`top_boot_holm:.3f`).
 
@@ -152,8 +152,16 @@ glue_values({
     "top_term": top.removeprefix("STEM:"), "top_t": contrasts.loc[top, "t_CR2"],
     "top_holm": contrasts.loc[top, "holm_CR2"], "top_boot_holm": contrasts.loc[top, "holm_boot"],
 })
-contrasts[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "df_CR2", "holm_CR2",
-           "p_boot", "holm_boot"]].round(4)
+display(contrasts[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "df_CR2", "holm_CR2",
+                   "p_boot", "holm_boot"]].round(4))
+paper_table({
+    "holm_survivors_hc3": survivors["HC3"], "holm_survivors_cr1": survivors["CR1"],
+    "holm_survivors_boot": survivors["boot"],
+    "t_cr2_d_ner": contrasts.loc["STEM:d_ner", "t_CR2"], "holm_p_cr2_d_ner": contrasts.loc["STEM:d_ner", "holm_CR2"],
+    "boot_p_d_ner": contrasts.loc["STEM:d_ner", "p_boot"],
+    "t_cr2_d_mdd": contrasts.loc["STEM:d_mdd", "t_CR2"], "boot_p_d_mdd": contrasts.loc["STEM:d_mdd", "p_boot"],
+    "z_hc3_c_bry": contrasts.loc["STEM:c_bry", "t_HC3"], "t_cr2_c_bry": contrasts.loc["STEM:c_bry", "t_CR2"],
+}).round(4)
 
 # %%
 fig, ax = plt.subplots(figsize=(7.5, 3.8))
@@ -171,6 +179,7 @@ ax.set_yticks(positions, [t.removeprefix("STEM:") for t in terms])
 ax.invert_yaxis()
 ax.set(xlabel="STEM slope − non-STEM slope (logits per SD)", title=f"Slope contrasts · source {inputs.matrix.source}")
 ax.legend(loc="lower right", fontsize=8)
+stamp_source(fig, inputs.matrix)
 plt.show()
 
 # %% [markdown]

@@ -48,7 +48,7 @@ from mmlu_audit.inference import (breusch_pagan, homogeneity_test, lr_interactio
 from mmlu_audit.paper import paper_table
 from mmlu_audit.paths import project_root
 from mmlu_audit.pipeline import analysis_inputs
-from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, use_style
+from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.regression import (contrast_terms, contrast_tests, estimated_items, holm_count, indicator_design,
                                    interaction_fit, planted_slopes, planted_vs_estimated, population_note,
                                    realised_contrasts, recovery_slope)
@@ -162,6 +162,7 @@ ax.axvline(boot_stats["wcb_q95"], color=SOURCE_COLORS["paper"], ls="--", lw=1, l
 ax.axvline(joint.stat, color=SOURCE_COLORS["ours"], lw=2, label="observed W(9)")
 ax.set(xlabel="W(9)", ylabel="density", title=f"Null reference distribution of W(9) · source {inputs.matrix.source}")
 ax.legend(fontsize=8)
+stamp_source(fig, inputs.matrix)
 plt.show()
 
 # %% [markdown]
@@ -235,6 +236,7 @@ ax.hist(gap_block.draws, bins=bins, alpha=0.6, density=True, color=PARTITION_COL
 ax.axvline(gap_item.stat, color=SOURCE_COLORS["ours"], lw=2, label="observed gap")
 ax.set(xlabel="R² gap (STEM − non-STEM)", ylabel="density", title="Null distributions of the R² gap")
 ax.legend(fontsize=8)
+stamp_source(fig, inputs.matrix)
 plt.show()
 
 # %% [markdown]
