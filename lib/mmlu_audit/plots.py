@@ -35,7 +35,9 @@ def stamp_source(fig, matrix) -> None:
     """
     simulated = matrix.simulated
     label = ("SIMULATED responses — not MMLU findings" if simulated else "real responses")
-    fig.text(0.995, 0.005, f"{label} · source: {matrix.source}", ha="right", va="bottom",
+    # below the canvas: savefig(bbox_inches="tight") grows the figure to include it,
+    # so it never covers an axis label
+    fig.text(0.995, -0.02, f"{label} · source: {matrix.source}", ha="right", va="top",
              fontsize=7.5, color="#c0392b" if simulated else "#2a7f62",
              fontweight="bold" if simulated else "normal")
 
