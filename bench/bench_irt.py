@@ -4,7 +4,7 @@ Usage (from the repository root)::
 
     .venv/bin/python bench/bench_irt.py                 # 1,000 × 14,042, writes bench/results/irt.json
     .venv/bin/python bench/bench_irt.py --quick         # 200 × 1,500 smoke run
-    .venv/bin/python bench/bench_irt.py --out /tmp/irt_gpu.json --skip-pyirt
+    .venv/bin/python bench/bench_irt.py --out bench/results/irt_gpu.json --skip-pyirt   # on a GPU machine
 
 Both fits run as subprocesses on the same matrix saved to a temporary ``.npz``, so
 their peak resident memory (``VmHWM``, which sees XLA's and torch's native

@@ -59,27 +59,29 @@ def not_recorded(name):
 
 # %%
 def irt_rows(result):
-    ours, peer = result["ours"], result["pyirt"]
-    return pd.DataFrame({
-        "ours (NumPyro/JAX)": [ours["wall_s"], ours["steps"], ours["per_step_ms"], ours["r"], ours["peak_rss_mb"]],
-        "py-irt (Pyro)": [peer["wall_s"], peer["steps"], peer["per_step_ms"], peer["r"], peer["peak_rss_mb"]],
-    }, index=["wall time (s)", "SVI steps", "ms per step", "r(b̂, b)", "peak RSS (MB)"])
+    """Wall time, steps, per-step time, accuracy and memory of each fit in one run."""
+    fields = ["wall_s", "steps", "per_step_ms", "r", "peak_rss_mb"]
+    columns = {"ours (NumPyro/JAX)": [result["ours"][f] for f in fields]}
+    if "pyirt" in result:  # a GPU run may skip the CPU-only peer (--skip-pyirt)
+        columns["py-irt (Pyro)"] = [result["pyirt"][f] for f in fields]
+    return pd.DataFrame(columns, index=["wall time (s)", "SVI steps", "ms per step", "r(b̂, b)", "peak RSS (MB)"])
 
 
-for name in ("irt.json", "irt_gpu.json", "irt_quick.json"):
+for name in ("irt.json", "irt_gpu.json"):
     result = read_result(name)
     if result is None:
         not_recorded(name)
         continue
     world = result["world"]
     summary = result["summary"]
+    versus = (f" Speed-up over py-irt: **{summary['speedup_vs_pyirt']:.1f}×**"
+              + (" (a lower bound: py-irt never reached our r)" if summary["speedup_is_lower_bound"] else "")
+              + f"; per-step ratio {summary['per_step_ratio']:.1f}×." if "pyirt" in result else "")
     display(Markdown(
         f"**`{name}`** — {world['n_models']:,} models × {world['n_items']:,} items "
         f"({world['response_model'].upper()}, b SD {world['b_sd']}), backend "
-        f"`{result['ours']['backend']}`, recorded {result['created']}. Speed-up over py-irt: "
-        f"**{summary['speedup_vs_pyirt']:.1f}×**"
-        + (" (a lower bound: py-irt did not reach the target r)" if summary.get("speedup_is_lower_bound") else "")
-        + f"; per-step ratio {summary['per_step_ratio']:.1f}×; targets {result['targets']}."))
+        f"`{result['ours']['backend']}`, recorded {result['created']}.{versus} "
+        f"Targets: {result['targets']}."))
     display(irt_rows(result).round(3))
 
 # %% [markdown]
@@ -134,7 +136,7 @@ else:
 # %%
 size_power_path = results / "size_power.csv"
 if size_power_path.exists():
-    size_power = pd.read_csv(size_power_path)
+    size_power = pd.read_csv(size_power_path, keep_default_na=False)  # "null" names a world
     display(size_power.pivot(index="method", columns="world", values="rejection_rate")
             .rename(columns={"null": "null world (size)", "planted": "planted world (power)"}))
 else:
