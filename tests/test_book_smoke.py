@@ -70,3 +70,26 @@ def test_site_has_no_remote_assets(built_book):
     assert not offenders, offenders
     intro = (built_book / "book/intro.html").read_text()
     assert re.search(r'<script[^>]+src="[./]*_static/mathjax/tex-chtml\.js', intro), "local MathJax"
+
+
+def _text_outputs(notebook: Path) -> list[str]:
+    """Every text/plain and text/html output of a notebook's code cells, in order."""
+    import json
+
+    cells = json.loads(notebook.read_text())["cells"]
+    return [str(output.get("data", {}).get(kind))
+            for cell in cells if cell["cell_type"] == "code"
+            for output in cell.get("outputs", [])
+            for kind in ("text/plain", "text/html") if kind in output.get("data", {})]
+
+
+@pytest.mark.smoke
+def test_same_seed_gives_identical_tables(built_book, tmp_path):
+    """Re-executing a chapter with the same seed reproduces every table it printed."""
+    first = built_book.parent.parent / "book/_executed/05_stratified.ipynb"
+    env = {k: v for k, v in os.environ.items() if k != "MMLU_AUDIT_CACHE"}
+    again = subprocess.run(
+        [sys.executable, "-m", "mmlu_audit.bookbuild", "05", "--fast", "--out", str(tmp_path)],
+        capture_output=True, text=True, cwd=ROOT, env=env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert _text_outputs(first) == _text_outputs(tmp_path / "05_stratified.ipynb")
