@@ -245,7 +245,7 @@ def test_split_cohort_reliability(world_2pl):
 # ---------------------------------------------------------------- inputs
 @pytest.mark.parametrize("bad, message", [
     (np.array([[0, 1], [2, 0]], dtype=np.int8), "non-binary"),
-    (np.array([[0.0, np.nan], [1.0, 0.0]]), "floating point"),
+    (np.array([[0.0, np.nan], [1.0, 0.0]]), "NaN; encode missing cells explicitly"),
     (np.array([[0, 1], [-1, -1]], dtype=np.int8), "model row"),
     (np.array([[0, -1], [1, -1]], dtype=np.int8), "item column"),
     (np.array([0, 1, 1], dtype=np.int8), "2-D"),

@@ -21,7 +21,8 @@ import pandas as pd
 from ..errors import DataError
 from .checksums import read_manifest, verify_file, write_manifest
 
-__all__ = ["MISSING", "ResponseMatrix", "save_matrix", "load_matrix"]
+__all__ = ["MISSING", "ResponseMatrix", "save_matrix", "load_matrix", "validate_response_values",
+           "validate_responses"]
 
 MISSING = -1
 _MATRIX_FILE = "responses.npz"
@@ -106,8 +107,8 @@ class ResponseMatrix:
         return f"{kind} — source `{self.source}`, {j:,} models × {i:,} items. {self.description}"
 
 
-def validate_responses(responses, models, item_ids, source: str = "responses") -> None:
-    """Raise :class:`DataError` unless the matrix is int, in {-1, 0, 1}, and shapes agree."""
+def validate_response_values(responses, source: str = "responses") -> None:
+    """Raise :class:`DataError` unless ``responses`` is a 2-D integer array in {-1, 0, 1}."""
     if not isinstance(responses, np.ndarray) or responses.ndim != 2:
         raise DataError(source, "responses must be a 2-D numpy array (models × items)")
     if responses.dtype.kind == "f":
@@ -121,6 +122,11 @@ def validate_responses(responses, models, item_ids, source: str = "responses") -
         values = np.unique(responses[bad])[:5].tolist()
         raise DataError(source, f"{int(bad.sum())} non-binary response(s), values {values}; "
                         "allowed are 1, 0 and -1 (missing)")
+
+
+def validate_responses(responses, models, item_ids, source: str = "responses") -> None:
+    """Raise :class:`DataError` unless the matrix is int, in {-1, 0, 1}, and shapes agree."""
+    validate_response_values(responses, source)
     if "model_id" not in models.columns:
         raise DataError(source, "models table has no 'model_id' column")
     if models["model_id"].duplicated().any():

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data.responses import MISSING, ResponseMatrix
+from ..data.responses import MISSING, ResponseMatrix, validate_response_values
 from ..errors import DataError
 
 __all__ = ["FitData", "prepare_data", "holdout_mask", "to_signs"]
@@ -62,19 +62,7 @@ def _as_response_array(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if isinstance(data, ResponseMatrix):
         return (data.responses, data.models["model_id"].astype(str).to_numpy(),
                 np.asarray(data.item_ids).astype(str))
-    if not isinstance(data, np.ndarray) or data.ndim != 2:
-        raise DataError(_SOURCE, "responses must be a ResponseMatrix or a 2-D int8 array "
-                        "(models × items, 1 correct / 0 wrong / -1 missing)")
-    if data.dtype.kind == "f":
-        raise DataError(_SOURCE, "responses are floating point; pass int8 with -1 for missing "
-                        "cells (NaN is never guessed at)")
-    if data.dtype.kind not in "iub":
-        raise DataError(_SOURCE, f"responses have dtype {data.dtype}; expected int8")
-    bad = ~np.isin(data, (MISSING, 0, 1))
-    if bad.any():
-        values = np.unique(data[bad])[:5].tolist()
-        raise DataError(_SOURCE, f"{int(bad.sum())} non-binary response(s), values {values}; "
-                        "allowed are 1, 0 and -1 (missing)")
+    validate_response_values(data, _SOURCE)
     j, i = data.shape
     return (data.astype(np.int8, copy=False), np.array([f"model_{k}" for k in range(j)]),
             np.array([f"item_{k}" for k in range(i)]))
