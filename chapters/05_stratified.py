@@ -46,8 +46,8 @@ from mmlu_audit.inference import partition_effects, standardize_within, wald_tes
 from mmlu_audit.paper import paper_table
 from mmlu_audit.pipeline import analysis_inputs
 from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, estimated_items, holm_count,
-                                   indicator_design, interaction_fit, partition_fits, planted_slopes,
+from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, design_arrays,
+                                   estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_vs_estimated, population_note, realised_contrasts, recovery_slope)
 from mmlu_audit.report import glue_values, source_banner
 
@@ -60,10 +60,7 @@ source_banner(inputs.matrix)
 # {glue:text}`population_note`
 
 # %%
-X = indicator_design(frame)
-y = frame["b_hat"].to_numpy()
-stem = frame["stem"].to_numpy()
-subjects = frame["subject"].to_numpy()
+X, y, stem, subjects = design_arrays(frame)
 planted = planted_slopes(inputs.matrix)
 recovery = recovery_slope(frame) if planted is not None else float("nan")
 glue_values({"population_note": population_note(inputs.matrix), "recovery": recovery})

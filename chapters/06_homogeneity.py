@@ -49,7 +49,7 @@ from mmlu_audit.paper import paper_table
 from mmlu_audit.paths import project_root
 from mmlu_audit.pipeline import analysis_inputs
 from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (contrast_terms, contrast_tests, estimated_items, holm_count, indicator_design,
+from mmlu_audit.regression import (contrast_terms, contrast_tests, design_arrays, estimated_items, holm_count,
                                    interaction_fit, planted_slopes, planted_vs_estimated, population_note,
                                    realised_contrasts, recovery_slope)
 from mmlu_audit.report import glue_values, source_banner
@@ -63,10 +63,7 @@ source_banner(inputs.matrix)
 # {glue:text}`population_note`
 
 # %%
-X = indicator_design(frame)
-y = frame["b_hat"].to_numpy()
-stem = frame["stem"].to_numpy()
-subjects = frame["subject"].to_numpy()
+X, y, stem, subjects = design_arrays(frame)
 fit = interaction_fit(y, X, stem)
 terms = contrast_terms(X.columns)
 planted = planted_slopes(inputs.matrix)

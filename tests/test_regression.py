@@ -157,3 +157,17 @@ def test_partition_fits_r2(world):
     y, X, stem, _ = world
     table = partition_fits(y, X, stem)
     assert table.attrs["r2"]["STEM"] == pytest.approx(fit_ols(y[stem], X[stem], intercept=True).r2)
+
+
+def test_design_arrays_are_aligned_and_standardised():
+    from mmlu_audit.features import INDICATORS
+    from mmlu_audit.regression import design_arrays
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(5, 2, (30, len(INDICATORS))), columns=list(INDICATORS))
+    frame["b_hat"], frame["stem"] = rng.normal(size=30), np.arange(30) % 3 == 0
+    frame["subject"] = np.repeat(["anatomy", "sociology", "virology"], 10)
+    X, y, stem, subjects = design_arrays(frame)
+    np.testing.assert_allclose(X.mean(), 0, atol=1e-12)
+    np.testing.assert_allclose(X.std(ddof=0), 1)
+    assert y.tolist() == frame["b_hat"].tolist() and stem.sum() == 10 and subjects[-1] == "virology"

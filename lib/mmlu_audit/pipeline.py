@@ -17,7 +17,7 @@ import pandas as pd
 
 from .data.items import load_items
 from .data.responses import ResponseMatrix
-from .data.sources import load_responses
+from .data.sources import load_responses, load_world
 
 __all__ = ["AnalysisInputs", "analysis_inputs", "calibration_spec", "standardised_indicators"]
 
@@ -64,17 +64,6 @@ def calibration_spec(fast: bool, seed: int = 0, **changes):
     return spec.with_(**changes) if changes else spec
 
 
-def _world_truth(data_source: str, seed: int, items: pd.DataFrame) -> dict | None:
-    if not data_source.startswith("simulated"):
-        return None
-    from dataclasses import replace
-
-    from .simulate import WorldSpec, load_or_simulate
-
-    spec = replace(WorldSpec(), null_world=data_source == "simulated-null")
-    return load_or_simulate(spec, seed, items).truth
-
-
 @lru_cache(maxsize=4)
 def analysis_inputs(data_source: str = "simulated", seed: int = 20240601,
                     fast: bool = False) -> AnalysisInputs:
@@ -94,8 +83,11 @@ def analysis_inputs(data_source: str = "simulated", seed: int = 20240601,
 
     items = load_items()
     features = build_feature_table(items, progress=False)
-    matrix = load_responses(data_source, items=items, seed=seed)
-    truth = _world_truth(data_source, seed, items)
+    if data_source.startswith("simulated"):
+        world = load_world(data_source, items=items, seed=seed)
+        matrix, truth = world.matrix, world.truth
+    else:
+        matrix, truth = load_responses(data_source, items=items, seed=seed), None
     answered = matrix.observed.any(axis=0)
     fit = fit_cached(_answered_columns(matrix, answered), calibration_spec(fast, seed), progress=False)
     frame = items[["item_id", "subject", "partition", "stem"]].copy()

@@ -31,6 +31,7 @@ __all__ = [
     "PARTS",
     "RIDGE_ALPHAS",
     "Design",
+    "design_arrays",
     "contrast_terms",
     "contrast_tests",
     "cv_predict",
@@ -88,6 +89,12 @@ class Design:
 def indicator_design(frame: pd.DataFrame, columns=INDICATORS) -> pd.DataFrame:
     """The indicators z-scored over all items (population SD), as the simulator plants them."""
     return standardised_indicators(frame, columns)
+
+
+def design_arrays(frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
+    """The standardised indicators, b̂, the STEM flag and the subject of every item in ``frame``."""
+    return (indicator_design(frame), frame["b_hat"].to_numpy(), frame["stem"].to_numpy(),
+            frame["subject"].to_numpy())
 
 
 def table2_designs(frame: pd.DataFrame, embeddings: np.ndarray | None = None) -> list[Design]:

@@ -10,7 +10,7 @@ from ..errors import DataError
 from ..paths import data_root
 from .responses import ResponseMatrix
 
-__all__ = ["SOURCES", "LEADERBOARD_DIR", "load_responses"]
+__all__ = ["SOURCES", "LEADERBOARD_DIR", "load_responses", "load_world"]
 
 SOURCES = ("simulated", "simulated-null", "helm20", "leaderboard")
 LEADERBOARD_DIR = "responses/open_llm_leaderboard_v1"
@@ -47,14 +47,7 @@ def load_responses(source: str = "simulated", *, items: pd.DataFrame | None = No
         raise DataError("data_source", f"unknown response source {source!r}; choose one of {SOURCES}")
     items = load_items(root) if items is None else items
     if source.startswith("simulated"):
-        from dataclasses import replace
-
-        from ..simulate import WorldSpec, load_or_simulate
-
-        spec = spec or WorldSpec()
-        if source == "simulated-null":
-            spec = replace(spec, null_world=True)
-        return load_or_simulate(spec, seed, items).matrix
+        return load_world(source, items=items, seed=seed, spec=spec).matrix
     if source == "helm20":
         from .helm import load_helm20
 
@@ -66,3 +59,26 @@ def load_responses(source: str = "simulated", *, items: pd.DataFrame | None = No
         raise DataError(folder, "no leaderboard matrix here; build it with `make data-leaderboard` "
                         "on a machine that can reach the Hugging Face Hub (see README)")
     return load_leaderboard(folder).aligned_to(items)
+
+
+def load_world(source: str = "simulated", *, items: pd.DataFrame, seed: int = 0, spec=None):
+    """The simulated world (responses and planted truth) behind a ``simulated*`` source.
+
+    Parameters
+    ----------
+    source : {"simulated", "simulated-null"}
+    items : DataFrame
+    seed : int
+    spec : WorldSpec, optional
+        ``simulated-null`` forces ``null_world=True`` on it.
+    """
+    from dataclasses import replace
+
+    from ..simulate import WorldSpec, load_or_simulate
+
+    if source not in ("simulated", "simulated-null"):
+        raise DataError("data_source", f"{source!r} is not a simulated source")
+    spec = spec or WorldSpec()
+    if source == "simulated-null":
+        spec = replace(spec, null_world=True)
+    return load_or_simulate(spec, seed, items)
