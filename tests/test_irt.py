@@ -296,3 +296,18 @@ def test_save_load_roundtrip(tmp_path, fit_2pl):
     assert loaded.meta == fit_2pl.meta
     with pytest.raises(DataError):
         IRTFit.load(tmp_path / "missing.nc")
+
+
+def test_unreadable_cache_is_refitted_with_a_warning(tmp_path):
+    from mmlu_audit.irt import fit_cached
+
+    rng = np.random.default_rng(4)
+    y = (rng.random((30, 40)) < 0.6).astype(np.int8)
+    spec = IRTSpec(max_steps=50, min_steps=25, seed=2)
+    first = fit_cached(y, spec, tmp_path, progress=False)
+    (stored,) = tmp_path.glob("irt-*.nc")
+    stored.write_bytes(b"not netcdf")
+    with pytest.warns(UserWarning, match="not a readable IRT fit.*refitting"):
+        again = fit_cached(y, spec, tmp_path, progress=False)
+    np.testing.assert_array_equal(again.b, first.b)
+    assert fit_cached(y, spec, tmp_path, progress=False).b.tolist() == first.b.tolist()

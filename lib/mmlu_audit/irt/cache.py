@@ -9,6 +9,7 @@ book rebuild with the same inputs loads the file instead of refitting.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -74,8 +75,8 @@ def fit_cached(data, spec: IRTSpec | None = None, cache_dir: str | Path | None =
     if path.exists():
         try:
             return IRTFit.load(path)
-        except ValueError:
-            pass
+        except ValueError as exc:  # DataError: the cache file is unreadable
+            warnings.warn(f"{exc}; refitting and overwriting it", stacklevel=2)
     fit = fit_irt(data, spec, progress=progress, **inputs)
     fit.dataset.attrs["cache_key"] = key
     fit.save(path)
