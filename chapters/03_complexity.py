@@ -50,7 +50,7 @@ from mmlu_audit import load_items
 from mmlu_audit.features import (FLAGS, INDICATORS, TOP_TIER, build_feature_table, default_tiers, depths,
                                  indicator_table, item_graphs, lexicon_table, load_lexicon)
 from mmlu_audit.features.figures import draw_text_panel, draw_wscg, path_vertices
-from mmlu_audit.inference import vif
+from mmlu_audit.inference import cluster_bootstrap_correlation, vif
 from mmlu_audit.paper import paper_table
 from mmlu_audit.plots import PARTITION_COLORS, use_style
 from mmlu_audit.report import glue_values, text_banner
@@ -255,25 +255,11 @@ glue_values(drawn_stats)
 # a subject are not independent.
 
 # %%
-def subject_bootstrap_r(x, y, groups, n_boot, seed):
-    """Pearson r and a percentile 95 % interval from resampling whole subjects."""
-    codes, uniques = pd.factorize(groups)
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    moments = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
-    per_group = np.zeros((len(uniques), 6))
-    np.add.at(per_group, codes, moments)
-    rng = np.random.default_rng(seed)
-    counts = np.stack([np.bincount(rng.integers(0, len(uniques), len(uniques)), minlength=len(uniques))
-                       for _ in range(n_boot)])
-    n, sx, sy, sxx, syy, sxy = (counts @ per_group).T
-    draws = (n * sxy - sx * sy) / np.sqrt((n * sxx - sx ** 2) * (n * syy - sy ** 2))
-    return np.corrcoef(x, y)[0, 1], *np.quantile(draws, [0.025, 0.975])
-
-
 length = {}
 for column in ("wscg_nodes", "wscg_depth"):
     key = f"r_{column.removeprefix('wscg_')}_tokens"
-    r, lo, hi = subject_bootstrap_r(frame[column], frame["n_tokens"], frame["subject"], n_boot, seed)
+    r, lo, hi = cluster_bootstrap_correlation(frame[column], frame["n_tokens"], frame["subject"],
+                                              n_boot=n_boot, seed=seed)
     length |= {key: r, f"{key}_lo": lo, f"{key}_hi": hi}
 glue_values(length | {"n_subjects": frame["subject"].nunique(), "n_boot_used": n_boot})
 paper_table({k: round(length[k], 3) for k in ("r_nodes_tokens", "r_depth_tokens")},

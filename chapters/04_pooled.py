@@ -45,9 +45,8 @@ from mmlu_audit.paper import paper_table, paper_value
 from mmlu_audit.pipeline import analysis_inputs
 from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.regression import (cv_table, difficulty_reliability, estimated_items, indicator_design,
-                                   planted_slopes, population_note, recovery_slope, table2_designs,
-                                   table2_ratios)
-from mmlu_audit.report import glue_values, source_banner
+                                   planted_slopes, recovery_slope, table2_designs, table2_ratios)
+from mmlu_audit.report import glue_values, population_note, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)

@@ -42,14 +42,14 @@ from IPython.display import display
 from scipy import stats
 
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.inference import partition_effects, standardize_within, wald_test, fit_ols
+from mmlu_audit.inference import partition_effects, standardise_within, wald_test, fit_ols
 from mmlu_audit.paper import paper_table
 from mmlu_audit.pipeline import analysis_inputs
 from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, design_arrays,
+from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
-                                   planted_vs_estimated, population_note, realised_contrasts, recovery_slope)
-from mmlu_audit.report import glue_values, source_banner
+                                   planted_summary, planted_truth_table, recovery_slope)
+from mmlu_audit.report import glue_values, names_where, population_note, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -196,30 +196,17 @@ plt.show()
 # or "n/a".)
 
 # %%
-short = lambda t: t.removeprefix("STEM:")  # noqa: E731
-found_cr2 = (contrasts["holm_CR2"] < 0.05).rename(short)
-found_boot = (contrasts["holm_boot"] < 0.05).rename(short)
-found_hc3 = (contrasts["holm_HC3"] < 0.05).rename(short)
-truth_stats = {"n_planted": 0, "planted_names": "none", "sign_flipped_names": "n/a", "n_covered": "n/a",
-               "found_hc3_names": ", ".join(found_hc3[found_hc3].index) or "none", "hc3_false_names": "n/a",
-               "n_stem_subjects": len(np.unique(subjects[stem])),
-               "found_cr2_names": ", ".join(found_cr2[found_cr2].index) or "none",
-               "found_boot_names": ", ".join(found_boot[found_boot].index) or "none"}
-if planted is not None:
-    versus = planted_vs_estimated(planted, contrasts["estimate"].rename(short), recovery, found_cr2)
-    versus = versus.join(realised_contrasts(frame, inputs.truth, X))
-    half_width = (stats.t.ppf(0.975, contrasts["df_CR2"]) * contrasts["se_CR2"]).rename(short)
-    versus["CR2 CI covers"] = (versus["estimate"] - versus["expected (× recovery)"]).abs() <= half_width
-    versus["found (bootstrap)"] = found_boot
-    planted_rows = versus[versus["planted"]]
-    flipped = planted_rows.index[np.sign(planted_rows["true b"]) != np.sign(planted_rows["planted contrast"])]
-    truth_stats |= {"n_planted": len(planted_rows), "planted_names": ", ".join(planted_rows.index) or "none",
-                    "sign_flipped_names": ", ".join(flipped) or "none",
-                    "hc3_false_names": ", ".join(versus.index[found_hc3 & ~versus["planted"]]) or "none",
-                    "n_covered": int(versus["CR2 CI covers"].sum())}
-    order = ["planted", "planted contrast", "true b − subject effects", "true b", "expected (× recovery)",
-             "estimate", "CR2 CI covers", "found", "found (bootstrap)"]
-    display(versus[order].rename(columns={"found": "found (CR2)"}).round(4))
+found_cr2, found_boot, found_hc3 = (declared(contrasts, kind) for kind in ("CR2", "boot", "HC3"))
+versus = None if planted is None else planted_truth_table(
+    planted, contrasts, recovery, frame, inputs.truth, X,
+    found={"CR2": found_cr2, "bootstrap": found_boot}, cover_kind="CR2")
+truth_stats = planted_summary(versus, cover_kind="CR2") | {
+    "found_hc3_names": names_where(found_hc3),
+    "hc3_false_names": "n/a" if versus is None else names_where(found_hc3 & ~versus["planted"]),
+    "n_stem_subjects": len(np.unique(subjects[stem])),
+    "found_cr2_names": names_where(found_cr2), "found_boot_names": names_where(found_boot)}
+if versus is not None:
+    display(versus.round(4))
 glue_values(truth_stats)
 
 # %% [markdown]
@@ -232,7 +219,7 @@ glue_values(truth_stats)
 # {glue:text}`std_same_hc3`; under CR2: {glue:text}`std_same_cr2`.
 
 # %%
-y_z, X_z = standardize_within(y, X, stem)
+y_z, X_z = standardise_within(y, X, stem)
 fit_z = interaction_fit(y_z, pd.DataFrame(X_z, columns=X.columns, index=X.index), stem)
 contrasts_z = contrast_tests(fit_z, subjects, terms)
 survivors_z = holm_count(contrasts_z)

@@ -49,10 +49,10 @@ from mmlu_audit.paper import paper_table
 from mmlu_audit.paths import project_root
 from mmlu_audit.pipeline import analysis_inputs
 from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (contrast_terms, contrast_tests, design_arrays, estimated_items, holm_count,
-                                   interaction_fit, planted_slopes, planted_vs_estimated, population_note,
-                                   realised_contrasts, recovery_slope)
-from mmlu_audit.report import glue_values, source_banner
+from mmlu_audit.regression import (contrast_terms, contrast_tests, declared, design_arrays, estimated_items,
+                                   holm_count, indicator_names, interaction_fit, planted_slopes, planted_summary,
+                                   planted_truth_table, recovery_slope)
+from mmlu_audit.report import glue_values, names_where, population_note, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -170,11 +170,10 @@ plt.show()
 
 # %%
 contrasts = contrast_tests(fit, subjects, terms, kinds=("CR2",), seed=seed, n_boot=n_boot, boot_kind=boot_kind)
-short = lambda t: t.removeprefix("STEM:")  # noqa: E731
-boot_found = (contrasts["holm_boot"] < 0.05).rename(short)
+boot_found = declared(contrasts, "boot")
 top = contrasts["holm_boot"].idxmin()
-glue_values({"boot_found_names": ", ".join(boot_found[boot_found].index) or "none",
-             "boot_top_holm": contrasts.loc[top, "holm_boot"], "boot_top_term": short(top),
+glue_values({"boot_found_names": names_where(boot_found),
+             "boot_top_holm": contrasts.loc[top, "holm_boot"], "boot_top_term": indicator_names(top),
              "holm_cr2": holm_count(contrasts)["CR2"]})
 contrasts.round(4)
 
@@ -249,15 +248,11 @@ plt.show()
 # planted list reads "none".)
 
 # %%
-truth_stats = {"n_planted": 0, "planted_names": "none"}
-if planted is not None:
-    versus = planted_vs_estimated(planted, contrasts["estimate"].rename(short), recovery, boot_found)
-    versus = versus.join(realised_contrasts(frame, inputs.truth, X))
-    planted_rows = versus[versus["planted"]]
-    truth_stats = {"n_planted": len(planted_rows), "planted_names": ", ".join(planted_rows.index) or "none"}
-    order = ["planted", "planted contrast", "true b − subject effects", "true b", "expected (× recovery)",
-             "estimate", "found"]
-    display(versus[order].rename(columns={"found": "found (bootstrap, Holm)"}).round(4))
+versus = None if planted is None else planted_truth_table(
+    planted, contrasts, recovery, frame, inputs.truth, X, found={"bootstrap, Holm": boot_found})
+truth_stats = {key: planted_summary(versus)[key] for key in ("n_planted", "planted_names")}
+if versus is not None:
+    display(versus.round(4))
 glue_values(truth_stats)
 
 # %% [markdown]

@@ -19,7 +19,7 @@ from statsmodels.stats.outliers_influence import variance_inflation_factor
 from mmlu_audit.inference import (
     breusch_pagan, coef_table, cohens_q, cv_r2, fit_ols, fold_ids, holm, homogeneity_test,
     interaction_design, lr_interaction, lr_test, partition_effects, residual_skew,
-    standardized_coefficients, vcov, vif, wald_test,
+    standardised_coefficients, vcov, vif, wald_test,
 )
 from mmlu_audit.inference._suffstats import block_stats, fit_weighted
 
@@ -212,10 +212,10 @@ def test_partition_effects_point_estimates(data):
     assert cohens_q(0.25, 0.25) == 0
 
 
-def test_standardized_coefficients_match_zscore_regression():
+def test_standardised_coefficients_match_zscore_regression():
     y, X, clusters = _clustered(seed=4, n=300, G=15, k=2)
     stem = clusters < 5
-    table = standardized_coefficients(y, X, stem, ["a", "b"])
+    table = standardised_coefficients(y, X, stem, ["a", "b"])
     z = lambda v: stats.zscore(v, ddof=1)  # noqa: E731
     ref = sm.OLS(z(y[stem]), sm.add_constant(np.column_stack([z(X[stem, 0]), z(X[stem, 1])]))).fit().params[1:]
     np.testing.assert_allclose(table.query("partition == 'STEM'")["estimate"], ref, rtol=1e-9)

@@ -5,26 +5,31 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from mmlu_audit.errors import DataError
 from mmlu_audit.inference import fit_ols
 from mmlu_audit.regression import (
     RIDGE_ALPHAS,
     Design,
-    _ridge_loo_fit_predict,
     contrast_terms,
     contrast_tests,
     cv_predict,
     cv_table,
+    declared,
     difficulty_reliability,
     holm_count,
+    indicator_names,
     interaction_fit,
     partition_fits,
+    planted_summary,
+    planted_truth_table,
     planted_vs_estimated,
     realised_contrasts,
     recovery_slope,
     table2_ratios,
 )
+from mmlu_audit.regression.crossval import _ridge_loo_fit_predict
 
 
 @pytest.fixture
@@ -171,3 +176,50 @@ def test_design_arrays_are_aligned_and_standardised():
     np.testing.assert_allclose(X.mean(), 0, atol=1e-12)
     np.testing.assert_allclose(X.std(ddof=0), 1)
     assert y.tolist() == frame["b_hat"].tolist() and stem.sum() == 10 and subjects[-1] == "virology"
+
+
+def test_declared_and_indicator_names(world):
+    y, X, stem, subjects = world
+    tests = contrast_tests(interaction_fit(y, X, stem), subjects, contrast_terms(X.columns))
+    found = declared(tests, "CR2")
+    assert list(found.index) == ["x1", "x2", "x3"] and indicator_names("STEM:x1") == "x1"
+    assert found.to_dict() == (tests["holm_CR2"] < 0.05).set_axis(["x1", "x2", "x3"]).to_dict()
+    assert found["x1"]
+    with pytest.raises(DataError, match="holm_boot"):
+        declared(tests, "boot")  # no bootstrap was run
+
+
+def test_planted_truth_table_and_summary(world):
+    y, X, stem, subjects = world
+    # a world whose true b is y itself, with x1 planted STEM-only and x2 planted in both
+    truth = {"b": y, "subject_effect": np.zeros_like(y)}
+    planted = pd.DataFrame({"STEM": [0.8, 0.5, 0.0], "non-STEM": [0.0, 0.5, 0.0]}, index=["x1", "x2", "x3"])
+    fit = interaction_fit(y, X, stem)
+    tests = contrast_tests(fit, subjects, contrast_terms(X.columns), kinds=("HC3", "CR2"))
+    found = declared(tests, "CR2")
+    table = planted_truth_table(planted, tests, 1.0, pd.DataFrame({"stem": stem}), truth, X,
+                                found={"CR2": found}, cover_kind="CR2")
+    assert list(table.columns) == ["planted", "planted contrast", "true b − subject effects", "true b",
+                                   "expected (× recovery)", "estimate", "CR2 CI covers", "found (CR2)"]
+    np.testing.assert_allclose(table["estimate"], tests["estimate"])
+    np.testing.assert_allclose(table["true b"], table["estimate"])  # b̂ = true b here
+    half = tests["se_CR2"].to_numpy() * stats.t.ppf(0.975, tests["df_CR2"].to_numpy())
+    np.testing.assert_array_equal(table["CR2 CI covers"],
+                                  np.abs(table["estimate"] - table["planted contrast"]) <= half)
+    assert table["found (CR2)"].to_dict() == found.to_dict()
+    summary = planted_summary(table, cover_kind="CR2")
+    assert summary["n_planted"] == 1 and summary["planted_names"] == "x1"
+    assert summary["sign_flipped_names"] == "none"
+    assert summary["n_covered"] == int(table["CR2 CI covers"].sum())
+    flipped = table.assign(**{"true b": -table["true b"]})
+    assert planted_summary(flipped)["sign_flipped_names"] == "x1"
+    assert planted_summary(None, cover_kind="CR2") == {"n_planted": 0, "planted_names": "none",
+                                                       "sign_flipped_names": "n/a", "n_covered": "n/a"}
+
+
+def test_names_where_lists_true_labels_in_order():
+    from mmlu_audit.report import names_where
+
+    assert names_where(pd.Series({"b": True, "a": False, "c": True})) == "b, c"
+    assert names_where(pd.Series({"a": False})) == "none"
+    assert names_where(pd.Series(dtype=bool), empty="n/a") == "n/a"

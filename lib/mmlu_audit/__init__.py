@@ -2,8 +2,9 @@
 
 Public API (everything else is internal):
 
-- data: :func:`load_items`, :func:`load_redux`, :func:`load_responses`,
-  :class:`ResponseMatrix`
+- data: :func:`load_items`, :func:`load_redux`, :class:`ResponseMatrix`
+- sources: :data:`SOURCES`, :func:`load_responses`, :func:`load_world` (real sources
+  are registered in :mod:`mmlu_audit.data.sources`)
 - simulation: :class:`WorldSpec`, :func:`simulate_world`, :func:`load_or_simulate`
 - taxonomy: :data:`STEM_SUBJECTS`, :func:`partition_of`, :func:`is_stem`
 - model identity: :func:`distinct_checkpoints`, :func:`family_size_table`
@@ -18,11 +19,12 @@ Subpackages (imported on demand, since they pull in JAX or spaCy):
 - :mod:`mmlu_audit.pipeline` — the cached inputs shared by the analysis chapters
 """
 
-from .data import SOURCES, ResponseMatrix, load_items, load_redux, load_responses
+from .data import ResponseMatrix, load_items, load_redux
 from .errors import DataError, MissingDependencyError
 from .models import distinct_checkpoints, family_size_table, normalise_repo_id, parse_family_size
 from .paths import cache_root, data_root, project_root
 from .simulate import World, WorldSpec, load_or_simulate, simulate_world
+from .sources import SOURCES, load_responses, load_world
 from .taxonomy import PARTITIONS, STEM_SUBJECTS, SUBJECTS, is_stem, partition_of
 
 __version__ = "0.1.0"
@@ -44,6 +46,7 @@ __all__ = [
     "load_or_simulate",
     "load_redux",
     "load_responses",
+    "load_world",
     "normalise_repo_id",
     "parse_family_size",
     "partition_of",

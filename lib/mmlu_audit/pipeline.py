@@ -17,9 +17,9 @@ import pandas as pd
 
 from .data.items import load_items
 from .data.responses import ResponseMatrix
-from .data.sources import load_responses, load_world
+from .sources import load_responses, load_world
 
-__all__ = ["AnalysisInputs", "analysis_inputs", "calibration_spec", "standardised_indicators"]
+__all__ = ["AnalysisInputs", "analysis_inputs", "calibration_spec"]
 
 FAST_STEPS = 300
 
@@ -109,9 +109,3 @@ def _answered_columns(matrix: ResponseMatrix, answered: np.ndarray) -> ResponseM
         return matrix
     return ResponseMatrix(matrix.responses[:, answered], matrix.models, matrix.item_ids[answered],
                           matrix.source, matrix.simulated, matrix.description, dict(matrix.meta))
-
-
-def standardised_indicators(frame: pd.DataFrame, columns) -> pd.DataFrame:
-    """Z-scores of ``columns`` over all rows of ``frame`` (population SD)."""
-    values = frame[list(columns)].astype(float)
-    return (values - values.mean()) / values.std(ddof=0)

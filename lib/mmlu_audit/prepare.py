@@ -61,7 +61,7 @@ def mirror_staged_data(source: Path, target: Path) -> list[str]:
 
 def prepare_worlds(seed: int) -> None:
     """Generate and cache the planted and null simulated worlds for ``seed``."""
-    from .data.sources import load_responses
+    from .sources import load_responses
 
     for source in ("simulated", "simulated-null"):
         matrix = load_responses(source, seed=seed)

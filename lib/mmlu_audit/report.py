@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
+
 from .data.responses import ResponseMatrix
 
-__all__ = ["source_banner", "banner_html", "glue_values", "text_banner"]
+__all__ = ["FEW_MODELS", "banner_html", "glue_values", "names_where", "population_note", "source_banner", "text_banner"]
 
 _STYLE = {
     True: ("sim-banner", "Simulated responses — not a finding about MMLU"),
@@ -55,3 +57,46 @@ def glue_values(values: dict) -> None:
 
     for name, value in values.items():
         glue(name, value.item() if hasattr(value, "item") else value, display=False)
+
+
+#: Below this many models a chapter says the source cannot test the paper's claims.
+FEW_MODELS = 200
+
+
+def names_where(flags, empty: str = "none") -> str:
+    """The index labels where ``flags`` is True, comma-separated, in order; ``empty`` if none.
+
+    Parameters
+    ----------
+    flags : Series of bool
+    empty : str
+    """
+    flags = flags.astype(bool)
+    return ", ".join(str(name) for name in flags.index[flags.to_numpy()]) or empty
+
+
+def population_note(matrix: ResponseMatrix) -> str:
+    """One plain sentence on what the model population of ``matrix`` can support."""
+    n_models = matrix.shape[0]
+    observed = matrix.observed
+    correct = (matrix.responses == 1) & observed
+    n_obs = observed.sum(axis=0)
+    seen = n_obs > 0
+    hits = correct.sum(axis=0)[seen]
+    extreme = np.mean((hits == n_obs[seen]) | (hits == 0))
+    unseen = "" if seen.all() else (f" {int((~seen).sum())} items have no observed response at all "
+                                    "and are left out.")
+    if matrix.simulated:
+        return (f"Simulated source with {n_models:,} models, sized like the paper's leaderboard; "
+                "every estimate below describes the simulated world and is checked against its "
+                "planted truth.")
+    if n_models >= FEW_MODELS:
+        return (f"Real responses from {n_models:,} models; {extreme:.1%} of items are answered "
+                f"correctly by all of them or by none.{unseen}")
+    return (f"Real responses from only {n_models:,} models (at most {int(n_obs.max())} per item). "
+            f"{extreme:.1%} of items are answered correctly by every model or by none, so their "
+            "difficulty is pinned only by the prior, and every b̂ rests on a handful of binary "
+            f"responses.{unseen} The regressions below run and their tests are valid for this noisy "
+            "outcome, but they describe these models' difficulty ordering, not MMLU's: effects "
+            "of the size the paper reports are mostly below what this population can detect, "
+            "so a null result here is not evidence against the paper.")

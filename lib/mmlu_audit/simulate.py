@@ -27,6 +27,7 @@ import pandas as pd
 from .data.responses import ResponseMatrix, load_matrix, save_matrix
 from .errors import DataError
 from .paths import cache_root
+from .scaling import standardise
 
 __all__ = [
     "COVARIATE_KINDS",
@@ -226,13 +227,6 @@ def default_covariates(spec: WorldSpec, items: pd.DataFrame) -> pd.DataFrame:
     return table.loc[items["item_id"].to_numpy(), list(INDICATORS)].reset_index(drop=True)
 
 
-def _standardise(frame: pd.DataFrame) -> np.ndarray:
-    values = frame.to_numpy(dtype=float)
-    sd = values.std(axis=0)
-    sd[sd == 0] = 1.0
-    return (values - values.mean(axis=0)) / sd
-
-
 def _difficulties(spec: WorldSpec, items: pd.DataFrame, covariates: np.ndarray,
                   rng: np.random.Generator) -> dict:
     """Build b = partition shift + X·β_partition + s·(subject effect + noise), SD = b_sd."""
@@ -284,8 +278,7 @@ def _with_exact_correlation(anchor: np.ndarray, other: np.ndarray, rho: float) -
     carries the family × size structure), so the planted ρ is a property of the
     realised world rather than only of its distribution.
     """
-    s = (anchor - anchor.mean()) / anchor.std()
-    n = (other - other.mean()) / other.std()
+    s, n = standardise(anchor), standardise(other)
     residual = n - np.mean(n * s) * s
     residual /= residual.std()
     return other.mean() + other.std() * (rho * s + np.sqrt(1 - rho**2) * residual)
@@ -351,7 +344,7 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
         raise DataError("covariates", f"no column for planted slope(s) {missing}")
     if len(covariates) != len(items):
         raise DataError("covariates", f"{len(covariates)} rows for {len(items)} items")
-    x = _standardise(covariates[list(spec.slopes)].reset_index(drop=True))
+    x = standardise(covariates[list(spec.slopes)].to_numpy(dtype=float))
     item_rng, model_rng, name_rng, response_rng = (
         np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))
 

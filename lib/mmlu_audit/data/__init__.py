@@ -1,10 +1,14 @@
-"""Data layer: items, MMLU-Redux annotations and response matrices from three sources."""
+"""Data layer: items, MMLU-Redux annotations and the real response sources.
+
+Nothing here imports the simulator, the feature pipeline, IRT or regression; simulated
+sources are dispatched above this layer, by :func:`mmlu_audit.sources.load_responses`.
+"""
 
 from .checksums import sha256_of, verify_file
 from .items import ITEM_COLUMNS, load_items, load_redux, validate_items
 from .helm import load_helm20
 from .responses import MISSING, ResponseMatrix, load_matrix, save_matrix
-from .sources import SOURCES, load_responses
+from .sources import REAL_SOURCES, RealSource, load_real_responses, register_source
 
 _LEADERBOARD = ("build_leaderboard_matrix", "download_leaderboard", "load_leaderboard",
                 "parse_details_file")
@@ -27,12 +31,14 @@ __all__ = [
     "ITEM_COLUMNS",
     "MISSING",
     "ResponseMatrix",
-    "SOURCES",
+    "REAL_SOURCES",
+    "RealSource",
     "load_helm20",
-    "load_responses",
+    "load_real_responses",
     "load_items",
     "load_matrix",
     "load_redux",
+    "register_source",
     "save_matrix",
     "sha256_of",
     "validate_items",

@@ -108,6 +108,8 @@ __all__ = [
 DETAILS_ORG = "open-llm-leaderboard-old"
 RAW_SUBDIR = "raw"
 MATRIX_SUBDIR = "matrix"
+#: Where `make data-leaderboard` writes the matrix, relative to the data root.
+LEADERBOARD_DIR = "responses/open_llm_leaderboard_v1"
 _MODEL_JSON = "model.json"
 _SOURCE = "leaderboard"
 _TEXT_COLUMNS = ("full_prompt", "example")
@@ -784,7 +786,6 @@ def _read_model_list(path: Path) -> list[str]:
 def _parser():
     import argparse
 
-    from .sources import LEADERBOARD_DIR
 
     parser = argparse.ArgumentParser(
         prog="python -m mmlu_audit.data.leaderboard",
@@ -810,7 +811,6 @@ def main(argv: list[str] | None = None, *, hub: HubClient | None = None,
     """
     from ..paths import data_root
     from .items import load_items
-    from .sources import LEADERBOARD_DIR
 
     args = _parser().parse_args(argv)
     cache = args.cache or cache_root() / "leaderboard"

@@ -1,7 +1,15 @@
-"""One entry point for every response source: ``load_responses(source, ...)``."""
+"""The registry of real response sources: name → loader of a :class:`ResponseMatrix`.
+
+Adding a real source is one entry in :data:`REAL_SOURCES` (or one call of
+:func:`register_source`): a name, a one-line description and a loader
+``load(root) -> ResponseMatrix``. Simulated sources live above the data layer, in
+:mod:`mmlu_audit.sources`, which dispatches every ``load_responses(source)``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -10,75 +18,79 @@ from ..errors import DataError
 from ..paths import data_root
 from .responses import ResponseMatrix
 
-__all__ = ["SOURCES", "LEADERBOARD_DIR", "load_responses", "load_world"]
+__all__ = ["REAL_SOURCES", "RealSource", "load_real_responses", "register_source"]
 
-SOURCES = ("simulated", "simulated-null", "helm20", "leaderboard")
-LEADERBOARD_DIR = "responses/open_llm_leaderboard_v1"
+@dataclass(frozen=True)
+class RealSource:
+    """A real response source.
 
-
-def load_responses(source: str = "simulated", *, items: pd.DataFrame | None = None,
-                   seed: int = 0, spec=None, root: str | Path | None = None) -> ResponseMatrix:
-    """Load a response matrix aligned to the item table.
-
-    Parameters
+    Attributes
     ----------
-    source : {"simulated", "simulated-null", "helm20", "leaderboard"}
-        ``simulated`` generates (once, then caches) the planted world;
-        ``simulated-null`` the null world with identical slopes; ``helm20`` is the
-        staged real 20-model HELM matrix; ``leaderboard`` the Open LLM Leaderboard
-        v1 matrix built by ``make data`` where the Hugging Face Hub is reachable.
-    items : DataFrame, optional
-        Column order of the result; defaults to :func:`load_items`.
-    seed : int
-        Seed of the simulated world.
-    spec : WorldSpec, optional
-        Simulated-world parameters (``simulated*`` only).
-    root : str or Path, optional
-        Data root.
-
-    Returns
-    -------
-    ResponseMatrix
-        Columns in ``items`` order.
+    name : str
+        What ``data_source`` / ``load_responses(source)`` call it.
+    description : str
+        One line for listings and error messages.
+    load : callable
+        ``load(root)`` with ``root`` a data root (``None``: :func:`~mmlu_audit.paths.data_root`);
+        returns the source's :class:`ResponseMatrix` in its own column order.
     """
-    from .items import load_items
 
-    if source not in SOURCES:
-        raise DataError("data_source", f"unknown response source {source!r}; choose one of {SOURCES}")
-    items = load_items(root) if items is None else items
-    if source.startswith("simulated"):
-        return load_world(source, items=items, seed=seed, spec=spec).matrix
-    if source == "helm20":
-        from .helm import load_helm20
+    name: str
+    description: str
+    load: Callable[[Path | None], ResponseMatrix]
 
-        return load_helm20(root).aligned_to(items)
-    from .leaderboard import load_leaderboard
+
+def _load_helm20(root: Path | None) -> ResponseMatrix:
+    from .helm import load_helm20
+
+    return load_helm20(root)
+
+
+def _load_staged_leaderboard(root: Path | None) -> ResponseMatrix:
+    # imported here so `python -m mmlu_audit.data.leaderboard` does not import itself twice
+    from .leaderboard import LEADERBOARD_DIR, load_leaderboard
 
     folder = Path(root or data_root()) / LEADERBOARD_DIR
     if not folder.exists():
         raise DataError(folder, "no leaderboard matrix here; build it with `make data-leaderboard` "
                         "on a machine that can reach the Hugging Face Hub (see README)")
-    return load_leaderboard(folder).aligned_to(items)
+    return load_leaderboard(folder)
 
 
-def load_world(source: str = "simulated", *, items: pd.DataFrame, seed: int = 0, spec=None):
-    """The simulated world (responses and planted truth) behind a ``simulated*`` source.
+REAL_SOURCES: dict[str, RealSource] = {}
+
+
+def register_source(name: str, description: str, load: Callable[[Path | None], ResponseMatrix]) -> None:
+    """Add a real source to :data:`REAL_SOURCES`.
+
+    Raises
+    ------
+    DataError
+        If ``name`` is already registered or is a simulated source's name.
+    """
+    if name in REAL_SOURCES or name.startswith("simulated"):
+        raise DataError("data_source", f"source name {name!r} is already taken")
+    REAL_SOURCES[name] = RealSource(name, description, load)
+
+
+register_source("helm20", "HELM predictions of 20 frontier models (real)", _load_helm20)
+register_source("leaderboard", "Open LLM Leaderboard v1, built by `make data-leaderboard` (real)",
+                _load_staged_leaderboard)
+
+
+def load_real_responses(source: str, items: pd.DataFrame, root: str | Path | None = None) -> ResponseMatrix:
+    """Load a real source's responses with columns in ``items`` order.
 
     Parameters
     ----------
-    source : {"simulated", "simulated-null"}
+    source : str
+        A key of :data:`REAL_SOURCES`.
     items : DataFrame
-    seed : int
-    spec : WorldSpec, optional
-        ``simulated-null`` forces ``null_world=True`` on it.
+        The item table whose ``item_id`` order the columns follow.
+    root : str or Path, optional
+        Data root.
     """
-    from dataclasses import replace
-
-    from ..simulate import WorldSpec, load_or_simulate
-
-    if source not in ("simulated", "simulated-null"):
-        raise DataError("data_source", f"{source!r} is not a simulated source")
-    spec = spec or WorldSpec()
-    if source == "simulated-null":
-        spec = replace(spec, null_world=True)
-    return load_or_simulate(spec, seed, items)
+    if source not in REAL_SOURCES:
+        raise DataError("data_source", f"unknown real response source {source!r}; "
+                        f"choose one of {tuple(REAL_SOURCES)}")
+    return REAL_SOURCES[source].load(None if root is None else Path(root)).aligned_to(items)

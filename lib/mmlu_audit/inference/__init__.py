@@ -14,22 +14,24 @@ Tests
 Resampling
     :func:`wild_cluster_bootstrap` (WCR/WCU, Rademacher/Webb, one coefficient
     or a Wald statistic), :func:`wild_bootstrap_table` (per-term, Holm),
+    :func:`cluster_bootstrap_correlation` (Pearson r, whole clusters resampled),
     :func:`permutation_test` (item or subject-block),
     :func:`r2_gap`, :func:`lr_interaction`.
 Diagnostics and effect sizes
     :func:`vif`, :func:`residual_skew`, :func:`breusch_pagan`, :func:`lr_test`,
     :func:`cv_r2`, :func:`fold_ids`, :func:`partition_effects`,
-    :func:`cohens_f2`, :func:`cohens_q`, :func:`standardize_within`,
-    :func:`standardized_coefficients`.
+    :func:`cohens_f2`, :func:`cohens_q`, :func:`standardise_within`,
+    :func:`standardised_coefficients`.
 Simulation
     :func:`simulate_homogeneity_world` (null / planted worlds),
     :func:`homogeneity_rejections`, :func:`size_power_table` (size & power of W(9)).
 """
 
-from .bootstrap import BootstrapResult, draw_weights, wild_bootstrap_table, wild_cluster_bootstrap
+from .bootstrap import (BootstrapResult, cluster_bootstrap_correlation, draw_weights, wild_bootstrap_table,
+                        wild_cluster_bootstrap)
 from .covariance import CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_algebra, vcov
 from .diagnostics import breusch_pagan, cv_r2, fold_ids, lr_test, residual_skew, vif
-from .effects import cohens_f2, cohens_q, partition_effects, standardize_within, standardized_coefficients
+from .effects import cohens_f2, cohens_q, partition_effects, standardise_within, standardised_coefficients
 from .hypothesis import (
     coef_table,
     holm,
@@ -46,6 +48,7 @@ from .simulate import homogeneity_rejections, simulate_homogeneity_world, size_p
 
 __all__ = [
     "BootstrapResult",
+    "cluster_bootstrap_correlation",
     "CLUSTER_KINDS",
     "ClusterAlgebra",
     "HC_KINDS",
@@ -77,8 +80,8 @@ __all__ = [
     "homogeneity_rejections",
     "simulate_homogeneity_world",
     "size_power_table",
-    "standardize_within",
-    "standardized_coefficients",
+    "standardise_within",
+    "standardised_coefficients",
     "vcov",
     "vif",
     "wald_test",

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..scaling import standardise
 from ._suffstats import block_stats, fit_weighted
 from ._validate import as_clusters, as_matrix, as_vector, check_rows
 from .ols import fit_ols
@@ -23,8 +24,8 @@ __all__ = [
     "cohens_f2",
     "cohens_q",
     "partition_effects",
-    "standardize_within",
-    "standardized_coefficients",
+    "standardise_within",
+    "standardised_coefficients",
 ]
 
 _EFFECTS = ("r2_stem", "r2_non_stem", "f2_stem", "f2_non_stem", "cohens_q", "explained_var_stem",
@@ -102,7 +103,7 @@ def _effects(stats, w_stem: np.ndarray, w_non: np.ndarray) -> np.ndarray:
                             ev_s, ev_n, ev_s / ev_n])
 
 
-def standardize_within(y, X, stem) -> tuple[np.ndarray, np.ndarray]:
+def standardise_within(y, X, stem) -> tuple[np.ndarray, np.ndarray]:
     """z-score ``y`` and each column of ``X`` within each partition (ddof = 1).
 
     Returns
@@ -118,12 +119,11 @@ def standardize_within(y, X, stem) -> tuple[np.ndarray, np.ndarray]:
         sd_x = X[part].std(axis=0, ddof=1)
         if part.sum() < 2 or np.any(sd_x == 0) or y[part].std(ddof=1) == 0:
             raise DataError("X", "a variable is constant within a partition; cannot standardise")
-        y_z[part] = (y[part] - y[part].mean()) / y[part].std(ddof=1)
-        X_z[part] = (X[part] - X[part].mean(axis=0)) / sd_x
+        y_z[part], X_z[part] = standardise(y[part], ddof=1), standardise(X[part], ddof=1)
     return y_z, X_z
 
 
-def standardized_coefficients(y, X, stem, names=None) -> pd.DataFrame:
+def standardised_coefficients(y, X, stem, names=None) -> pd.DataFrame:
     """Slopes of OLS on within-partition z-scores, one row per term and partition.
 
     Returns
@@ -133,7 +133,7 @@ def standardized_coefficients(y, X, stem, names=None) -> pd.DataFrame:
     """
     if names is None:
         names = list(X.columns) if isinstance(X, pd.DataFrame) else [f"x{j + 1}" for j in range(np.shape(X)[1])]
-    y_z, X_z = standardize_within(y, X, stem)
+    y_z, X_z = standardise_within(y, X, stem)
     s = np.asarray(stem, dtype=bool)
     rows = []
     for label, part in (("STEM", s), ("non-STEM", ~s)):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..data.responses import MISSING, ResponseMatrix, validate_response_values
 from ..errors import DataError
+from ..scaling import standardise
 
 __all__ = ["FitData", "prepare_data", "holdout_mask", "to_signs"]
 
@@ -103,10 +104,10 @@ def _prepare_covariate(covariate, n_items: int) -> tuple[np.ndarray, float, floa
     w = _item_vector(covariate, n_items, "item_covariate").astype(np.float64)
     if not np.isfinite(w).all():
         raise DataError(_SOURCE, "item_covariate contains NaN or infinite values")
-    mean, sd = float(w.mean()), float(w.std())
+    z, mean, sd = standardise(w, return_moments=True)
     if sd == 0:
         raise DataError(_SOURCE, "item_covariate is constant; it cannot be standardised")
-    return ((w - mean) / sd).astype(np.float32), mean, sd
+    return z.astype(np.float32), float(mean), float(sd)
 
 
 def prepare_data(data, model: str, *, item_stem=None, item_covariate=None,

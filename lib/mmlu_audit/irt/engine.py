@@ -22,12 +22,12 @@ import numpy as np
 from tqdm import tqdm
 
 from .data import FitData, prepare_data
-from .models import Site, initial_values, log_likelihood, log_prior, model_sites
+from .models import initial_values, log_likelihood, log_prior, model_sites
 from .result import IRTFit, summarise_fit
 from .spec import IRTSpec
+from .transforms import constrain, log_det_jacobian, unconstrain
 
-__all__ = ["SVIRun", "run_svi", "fit_irt", "elbo_converged", "backend_name", "constrain",
-           "unconstrain"]
+__all__ = ["SVIRun", "run_svi", "fit_irt", "elbo_converged", "backend_name"]
 
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
@@ -70,33 +70,6 @@ def backend_name() -> str:
     return f"{jax.default_backend()} ({getattr(device, 'device_kind', device.platform)})"
 
 
-def constrain(site: Site, z):
-    """Map unconstrained ``z`` onto the site's support."""
-    if site.support == "positive":
-        return jnp.exp(z)
-    if site.support == "correlation":
-        return jnp.tanh(z)
-    return z
-
-
-def unconstrain(site: Site, x):
-    """Inverse of :func:`constrain`."""
-    if site.support == "positive":
-        return jnp.log(x)
-    if site.support == "correlation":
-        return jnp.arctanh(x)
-    return x
-
-
-def _log_det_jacobian(site: Site, z):
-    """log |dx/dz| of :func:`constrain`, summed over the site."""
-    if site.support == "positive":
-        return z.sum()
-    if site.support == "correlation":  # log(1 − tanh²z), written stably
-        return (2.0 * (np.log(2.0) - z - jax.nn.softplus(-2.0 * z))).sum()
-    return 0.0
-
-
 def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate):
     """Single-draw ELBO: log p(y, x) + log|J| at x ~ q, plus the guide's entropy.
 
@@ -110,7 +83,7 @@ def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate)
         noise = jax.random.normal(site_key, site.shape)
         z = loc[site.name] + jnp.exp(log_scale[site.name]) * noise
         values[site.name] = constrain(site, z)
-        total += _log_det_jacobian(site, z) + log_scale[site.name].sum()
+        total += log_det_jacobian(site, z) + log_scale[site.name].sum()
     total += log_prior(spec, values)
     return total + log_likelihood(spec, values, signs, item_stem, covariate)
 

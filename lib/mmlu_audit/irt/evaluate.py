@@ -10,6 +10,7 @@ import pandas as pd
 from ..data.responses import ResponseMatrix
 from ..errors import DataError
 from .data import _as_response_array, to_signs
+from .engine import fit_irt
 from .models import cell_loglik, linear_predictor
 from .result import IRTFit
 from .spec import IRTSpec
@@ -123,8 +124,6 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
         observed), ``spearman_brown`` (2r / (1 + r)), ``cohort_size``, ``items_used``
         (boolean mask; all True on a complete matrix), ``b_first``, ``b_second``.
     """
-    from .engine import fit_irt
-
     responses, _, _ = _as_response_array(data)
     order = np.random.default_rng(seed).permutation(responses.shape[0])
     half = responses.shape[0] // 2

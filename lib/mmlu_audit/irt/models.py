@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro.distributions as dist
 
+from ..scaling import standardise
 from .data import FitData
 from .spec import IRTSpec
 
@@ -224,12 +225,6 @@ def _logit_of_rate(correct: np.ndarray, seen: np.ndarray, guessing: float) -> np
     return np.log(rate / (1.0 - rate))
 
 
-def _standardise(x: np.ndarray) -> np.ndarray:
-    """z-score, leaving a constant vector at zero."""
-    sd = x.std()
-    return (x - x.mean()) / sd if sd > 0 else np.zeros_like(x)
-
-
 def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     """Starting values of the guide's means (constrained space).
 
@@ -249,10 +244,10 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
         b = -_logit_of_rate(right.sum(0), seen.sum(0), guessing) * np.sqrt(1 + np.pi / 8)
         if spec.model == "2d":
             cols = [data.item_stem, ~data.item_stem]
-            theta = np.stack([_standardise(_logit_of_rate(right[:, c].sum(1), seen[:, c].sum(1),
+            theta = np.stack([standardise(_logit_of_rate(right[:, c].sum(1), seen[:, c].sum(1),
                                                           guessing)) for c in cols], axis=1)
         else:
-            theta = _standardise(_logit_of_rate(right.sum(1), seen.sum(1), guessing))
+            theta = standardise(_logit_of_rate(right.sum(1), seen.sum(1), guessing))
     values["theta"], values["b"] = theta, b
     if spec.model != "rasch":
         values["a"] = np.ones(n_items)

@@ -39,6 +39,7 @@ import xarray as xr
 from ..errors import DataError
 from .models import SCALAR_SITES
 from .spec import IRTSpec
+from .transforms import constrain
 
 __all__ = ["IRTFit", "summarise_fit", "ABILITY_LABELS"]
 
@@ -131,8 +132,6 @@ def _vector_moments(run, site: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _scalar_draws(run, site, n_draws: int, seed: int) -> np.ndarray:
     """Draws of a scalar site from its normal guide factor, mapped to its support."""
-    from .engine import constrain
-
     noise = np.random.default_rng(seed).standard_normal(n_draws)
     latent = run.loc[site.name] + np.exp(run.log_scale[site.name]) * noise
     return np.asarray(constrain(site, latent), dtype=np.float64)
