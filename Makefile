@@ -11,7 +11,7 @@ FAST ?=
 MATHJAX := book/_mathjax/mathjax/tex-chtml.js
 PYTEST_ARGS ?=
 
-.PHONY: book test test-slow smoke data data-leaderboard bench lock clean help
+.PHONY: book test lint test-slow smoke data data-leaderboard bench lock clean help
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -48,8 +48,12 @@ book: data execute html  ## set up, prepare data, execute every chapter, build _
 smoke: ## every chapter in fast mode + the book build
 	$(MAKE) book FAST=1
 
-test: $(VENV)/.installed $(MATHJAX)  ## run the default test suite (includes the smoke build)
+test: $(VENV)/.installed $(MATHJAX)  ## lint, then run the default test suite (includes the smoke build)
+	$(VENV)/bin/ruff check lib tests chapters bench
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed  ## ruff over lib, tests, chapters and bench (config in pyproject.toml)
+	$(VENV)/bin/ruff check lib tests chapters bench
 
 test-slow: $(VENV)/.installed  ## the full-size recovery and size/power tests (long)
 	$(VENV)/bin/pytest -m slow $(PYTEST_ARGS)

@@ -64,7 +64,7 @@ def chapter_statistics(table, items) -> dict:
         "r_depth_tokens": r("wscg_depth", "n_tokens"),
         "paper_r_nodes_tokens": 0.985, "paper_r_depth_tokens": 0.580,
         "vif_range": vif_range(table), "paper_vif_range": [1.025, 2.379],
-        "vif": {c: round(float(v), 3) for c, v in zip(INDICATORS, vifs)},
+        "vif": {c: round(float(v), 3) for c, v in zip(INDICATORS, vifs, strict=True)},
         "top_tier_items": int(table["flag_top_tier"].sum()),
         "top_tier_items_stem": int(table["flag_top_tier"][stem.eq("STEM")].sum()),
         "flags": {c: int(table[c].sum()) for c in table.columns if c.startswith("flag_")},
@@ -113,7 +113,7 @@ def run(n_items: int | None, encoder_items: int | None, populate: bool) -> dict:
     report: dict = {"n_items": n, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                               "load_avg_start": os.getloadavg()}}
     start = time.perf_counter()
-    get_backend("spacy").nlp  # load the pipeline outside the parse timing
+    _ = get_backend("spacy").nlp  # load the pipeline outside the parse timing
     report["spacy_load_s"] = round(time.perf_counter() - start, 2)
     with tempfile.TemporaryDirectory(prefix="bench-features-") as tmp:
         bench_cache = Path(tmp)

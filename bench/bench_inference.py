@@ -57,7 +57,8 @@ def timings(repeats: int, seed: int) -> dict:
     clusters = world["clusters"]
     R = np.eye(Z.shape[1])[11:]
     sm_model = sm.OLS(world["y"], Z)
-    out = {"design": {"n": int(Z.shape[0]), "k": int(Z.shape[1]), "clusters": int(sizes.size), "q": int(R.shape[0])}}
+    out = {"design": {"n": int(Z.shape[0]), "k": int(Z.shape[1]), "clusters": int(sizes.size),
+                      "q": int(R.shape[0])}}
     out["cr2_vcov_s"] = median_time(lambda: vcov(fit, "CR2", clusters), repeats)
     out["cr1_vcov_s"] = median_time(lambda: vcov(fit, "CR1", clusters), repeats)
     out["statsmodels_cr1_fit_and_cov_s"] = median_time(
@@ -65,13 +66,16 @@ def timings(repeats: int, seed: int) -> dict:
     out["ours_fit_and_cr2_s"] = median_time(lambda: vcov(fit_ols(world["y"], Z), "CR2", clusters), repeats)
     for kind in ("CR1", "CR2"):
         out[f"wcr_q9_9999_{kind}_s"] = median_time(
-            lambda kind=kind: wild_cluster_bootstrap(fit, R, clusters=clusters, seed=seed, kind=kind, n_draws=9999),
+            lambda kind=kind: wild_cluster_bootstrap(fit, R, clusters=clusters, seed=seed, kind=kind,
+                                                     n_draws=9999),
             repeats)
     out["wcr_q1_9999_CR1_s"] = median_time(
         lambda: wild_cluster_bootstrap(fit, "STEM:x1", clusters=clusters, seed=seed, n_draws=9999), repeats)
-    out["wildboottest_q1_9999_s"] = median_time(lambda: _wildboottest(world["y"], Z, names, clusters, seed), 1)
+    out["wildboottest_q1_9999_s"] = median_time(
+        lambda: _wildboottest(world["y"], Z, names, clusters, seed), 1)
     out["block_permutation_9999_r2gap_s"] = median_time(
-        lambda: permutation_test(world["y"], world["X"], world["stem"], clusters, seed=seed, n_perm=9999), repeats)
+        lambda: permutation_test(world["y"], world["X"], world["stem"], clusters, seed=seed, n_perm=9999),
+        repeats)
     out["item_permutation_999_r2gap_s"] = median_time(
         lambda: permutation_test(world["y"], world["X"], world["stem"], clusters, seed=seed, scheme="item",
                                  n_perm=999), 1)
@@ -87,7 +91,8 @@ def _wildboottest(y, Z, names, clusters, seed):
     model = sm.OLS(y, pd.DataFrame(Z, columns=names))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning, module="wildboottest")
-        return wildboottest(model, B=9999, cluster=clusters, param="STEM:x1", seed=seed, show=False, parallel=False)
+        return wildboottest(model, B=9999, cluster=clusters, param="STEM:x1", seed=seed, show=False,
+                            parallel=False)
 
 
 def environment() -> dict:
@@ -123,7 +128,8 @@ def main() -> None:
         table = size_power_table(sizes, stem, seed=args.seed, n_reps=args.reps)
         table.to_csv(RESULTS / "size_power.csv", index=False)
         report["size_power"] = {"seconds": time.perf_counter() - start, "csv": "bench/results/size_power.csv",
-                                "settings": {"n_reps": args.reps, "seed": args.seed, "subjects": "MMLU sizes, 19 STEM",
+                                "settings": {"n_reps": args.reps, "seed": args.seed,
+                                             "subjects": "MMLU sizes, 19 STEM",
                                              "world": _world_defaults(),
                                              "planted": float(table["planted"].max()),
                                              "n_draws": int(table["n_draws"].iloc[0])}}

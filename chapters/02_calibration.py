@@ -102,7 +102,7 @@ picks = order[(np.array([0.05, 0.35, 0.65, 0.95]) * (len(order) - 1)).astype(int
 grid = np.linspace(theta.min() - 0.5, theta.max() + 0.5, 200)
 bins = np.quantile(theta, np.linspace(0, 1, 11))
 fig, axes = plt.subplots(1, 4, figsize=(11, 2.8), sharey=True)
-for ax, i in zip(axes, picks):
+for ax, i in zip(axes, picks, strict=True):
     ax.plot(grid, 1 / (1 + np.exp(-a_hat[i] * (grid - b_hat[i]))), color=SOURCE_COLORS["ours"])
     seen = matrix.observed[:, i]
     which = np.clip(np.digitize(theta[seen], bins) - 1, 0, 9)
@@ -163,7 +163,7 @@ if truth is not None:
     glue_values({"recovery_r": recovery.iloc[0, 0], "recovery_slope": recovery.iloc[0, 1],
                  "recovery_slope_hier": recovery.iloc[1, 1]})
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharex=True)
-    for ax, (label, this) in zip(axes, [("paper prior", fit), ("hierarchical prior", alternative)]):
+    for ax, (label, this) in zip(axes, [("paper prior", fit), ("hierarchical prior", alternative)], strict=True):
         ax.scatter(truth["b"], this.b, s=1, alpha=0.2, color="#333")
         lims = [truth["b"].min(), truth["b"].max()]
         ax.plot(lims, lims, color="k", lw=0.8, label="identity")

@@ -39,6 +39,7 @@ if fast:
 import html
 import re
 from collections import Counter
+from itertools import pairwise
 
 import matplotlib.pyplot as plt
 import networkx as nx
@@ -130,7 +131,7 @@ display(lex.set_index("category"))
 # %%
 tier_nodes = Counter(t for g in graphs for t in g.tiers)
 tier_items = Counter(t for g in graphs for t in set(g.tiers))
-on_tier = {t: [c for c, ct in zip(lex["category"], lex["tier"]) if ct == t]
+on_tier = {t: [c for c, ct in zip(lex["category"], lex["tier"], strict=True) if ct == t]
            + [f"symbol {m}" for m in member_tiers.index[member_tiers == t]] for t in tiers}
 tier_table = pd.DataFrame({
     "weight": pd.Series(dict(tiers)),
@@ -152,9 +153,9 @@ tier_table
 # {glue:text}`largest_smd_name` (SMD = {glue:text}`largest_smd:.2f`).
 
 # %%
-names = dict(zip(table1["column"], table1["name"]))
+names = dict(zip(table1["column"], table1["name"], strict=True))
 fig, axes = plt.subplots(3, 3, figsize=(10, 7.5))
-for ax, column in zip(axes.flat, INDICATORS):
+for ax, column in zip(axes.flat, INDICATORS, strict=True):
     low, high = frame[column].quantile([0.005, 0.995])
     bins = np.linspace(low, high, 40)
     if column == "clause_depth":
@@ -305,7 +306,7 @@ fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), sharex=True)
 panels = [("WSCG Nodes", frame["wscg_nodes"].to_numpy()), ("WSCG Depth", depth_default),
           ("WSCG Depth, T1 = 0", depth_clamped)]
 shown = tokens <= np.quantile(tokens, 0.995)  # r uses every item; the plot drops the longest 0.5 %
-for ax, (label, values) in zip(axes, panels):
+for ax, (label, values) in zip(axes, panels, strict=True):
     ax.hexbin(tokens[shown], values[shown], gridsize=40, bins="log", cmap="Greys", mincnt=1)
     ax.set(xlabel="stem tokens", ylabel=label, title=f"{label}: r = {np.corrcoef(values, tokens)[0, 1]:.3f}")
 fig.suptitle("Dimension 1 against prompt length (all items in r; longest 0.5 % not drawn)")
@@ -394,7 +395,7 @@ for role, graph in drawn.items():
     nx_graph = graph.to_networkx(tiers)
     assert nx.is_directed_acyclic_graph(nx_graph), role
     path = path_vertices(graph, tiers)
-    assert all(nx_graph.has_edge(u, v) for u, v in zip(path, path[1:])), role
+    assert all(nx_graph.has_edge(u, v) for u, v in pairwise(path)), role
     assert np.isclose(sum(graph.weights(tiers)[v] for v in path), frame.loc[picks[role], "wscg_depth"]), role
 # the prose's qualitative readings
 assert drawn_stats["deep_depth"] > drawn_stats["shallow_depth"]

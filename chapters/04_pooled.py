@@ -206,7 +206,7 @@ ratio_table.round(4)
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
-for ax, scheme in zip(axes, ["item", "subject"]):
+for ax, scheme in zip(axes, ["item", "subject"], strict=True):
     values = table2[scheme][["STEM", "non-STEM"]]
     positions = np.arange(len(values))
     for offset, part in [(-0.2, "STEM"), (0.2, "non-STEM")]:

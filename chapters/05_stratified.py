@@ -45,7 +45,7 @@ from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import partition_effects, standardise_within, wald_test, fit_ols
 from mmlu_audit.paper import paper_table
 from mmlu_audit.pipeline import analysis_inputs
-from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_summary, planted_truth_table, recovery_slope)

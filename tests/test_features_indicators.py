@@ -36,7 +36,7 @@ NESTED_CONDITIONAL = ParsedDoc.from_sentences([[
 def _doc(words, upos, entities=()):
     """One sentence whose tokens all attach to the first."""
     tokens = [(w, w.lower(), p, 1 if i else 0, "dep" if i else "root")
-              for i, (w, p) in enumerate(zip(words, upos))]
+              for i, (w, p) in enumerate(zip(words, upos, strict=True))]
     return ParsedDoc.from_sentences([tokens], entities)
 
 

@@ -15,7 +15,7 @@ def lexicon():
 
 def _labels(text: str, lexicon) -> dict[str, str | None]:
     doc = WhitespaceBackend().parse(text)
-    return dict(zip(doc.tokens, match_categories(doc, lexicon)))
+    return dict(zip(doc.tokens, match_categories(doc, lexicon), strict=True))
 
 
 def test_thirteen_lexical_categories_plus_one_symbolic_class(lexicon):
@@ -64,7 +64,7 @@ def test_word_phrase_and_pos_matching(lexicon):
 def test_latex_symbols_are_found_on_raw_text_even_when_split(lexicon):
     doc = WhitespaceBackend().parse("Find \\int_0^1 f and \\nabla g")
     labels = match_categories(doc, lexicon)
-    hit = {doc.tokens[i]: l for i, l in enumerate(labels) if l and l.startswith("symbolic")}
+    hit = {doc.tokens[i]: label for i, label in enumerate(labels) if label and label.startswith("symbolic")}
     assert hit["int_0"] == "symbolic_operator:\\int"
     assert hit["nabla"] == "symbolic_operator:\\nabla"
 
@@ -79,7 +79,7 @@ def test_hyphen_and_slash_count_only_between_operands(lexicon):
 
 def test_latex_prefixes_do_not_match_longer_commands(lexicon):
     labels = _labels("\\left ( x \\top", lexicon)
-    assert not any(l and l.startswith("symbolic") for l in labels.values())
+    assert not any(label and label.startswith("symbolic") for label in labels.values())
 
 
 def test_hash_changes_with_members_and_is_stable(lexicon):

@@ -75,7 +75,7 @@ def test_spacy_normalisation_drops_whitespace_and_keeps_offsets(spacy_docs):
     texts, docs = spacy_docs
     first = docs[0]
     assert all(t.strip() for t in first.tokens)
-    assert all(texts[0][o:o + len(t)] == t for t, o in zip(first.tokens, first.offsets))
+    assert all(texts[0][o:o + len(t)] == t for t, o in zip(first.tokens, first.offsets, strict=True))
     assert first.n_sentences == 2
     assert ("Paris" in [first.tokens[s] for s, _e, _l in first.entities])
     assert sum(h == i for i, h in enumerate(first.heads)) >= first.n_sentences

@@ -10,7 +10,7 @@ def test_helm20_shape_and_missing_cells(items):
     assert matrix.shape == (20, 14_042)
     assert not matrix.simulated
     values, counts = np.unique(matrix.responses, return_counts=True)
-    assert dict(zip(values.tolist(), counts.tolist())) == {-1: 83_728, 0: 37_429, 1: 159_683}
+    assert dict(zip(values.tolist(), counts.tolist(), strict=True)) == {-1: 83_728, 0: 37_429, 1: 159_683}
     assert list(matrix.item_ids) == list(items["item_id"])
 
 

@@ -29,7 +29,8 @@ def _data(seed, n, G, effect=0.0):
 def _reference(y, X, clusters, names, **kwargs):
     model = sm.OLS(y, pd.DataFrame(X, columns=names))
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="2\\^G < the number of boot iterations", category=UserWarning)
+        warnings.filterwarnings("ignore", message="2\\^G < the number of boot iterations",
+                                category=UserWarning)
         return wildboottest(model, cluster=clusters, param="x1", show=False, parallel=False, **kwargs).iloc[0]
 
 
@@ -89,8 +90,10 @@ def test_wald_bootstrap_matches_brute_force_refits(kind, impose_null):
     res = wild_cluster_bootstrap(fit, R, clusters=clusters, seed=5, kind=kind, impose_null=impose_null,
                                  weights="webb", n_draws=40)
     v = draw_weights(15, 40, "webb", np.random.default_rng(5))
-    np.testing.assert_allclose(res.draws, _brute_force_draws(fit, R, clusters, kind, impose_null, v), rtol=1e-8)
-    assert res.stat == pytest.approx(wald_test(fit, R, kind=kind, clusters=clusters)["wald"].item(), rel=1e-12)
+    brute = _brute_force_draws(fit, R, clusters, kind, impose_null, v)
+    np.testing.assert_allclose(res.draws, brute, rtol=1e-8)
+    wald = wald_test(fit, R, kind=kind, clusters=clusters)["wald"].item()
+    assert res.stat == pytest.approx(wald, rel=1e-12)
     assert res.p == pytest.approx(np.mean(res.draws >= res.stat))
 
 
@@ -105,7 +108,8 @@ def test_seeds_make_draws_reproducible():
     y, X, clusters, names = _data(4, 200, 20)
     fit = fit_ols(y, X, names)
     a = wild_cluster_bootstrap(fit, ["x1", "x2"], clusters=clusters, seed=7, n_draws=99)
-    b = wild_cluster_bootstrap(fit, ["x1", "x2"], clusters=clusters, seed=np.random.default_rng(7), n_draws=99)
+    b = wild_cluster_bootstrap(fit, ["x1", "x2"], clusters=clusters, seed=np.random.default_rng(7),
+                               n_draws=99)
     np.testing.assert_array_equal(a.draws, b.draws)
     assert a.to_frame()["q"].item() == 2 and a.quantile(0.95) > 0
 

@@ -28,7 +28,8 @@ def _clustered(seed=0, n=400, G=25, k=3):
     rng = np.random.default_rng(seed)
     clusters = rng.integers(0, G, n)
     X = rng.normal(size=(n, k)) + rng.normal(size=(G, k))[clusters]
-    y = X @ np.linspace(0.5, -0.5, k) + rng.normal(size=G)[clusters] + rng.normal(size=n) * (1 + np.abs(X[:, 0]))
+    shared = rng.normal(size=G)[clusters]
+    y = X @ np.linspace(0.5, -0.5, k) + shared + rng.normal(size=n) * (1 + np.abs(X[:, 0]))
     return y, X, clusters
 
 
@@ -47,7 +48,8 @@ def test_hc_matches_statsmodels(data, kind):
 
 def test_classical_matches_statsmodels(data):
     y, X, _, fit = data
-    np.testing.assert_allclose(vcov(fit, "classical"), sm.OLS(y, sm.add_constant(X)).fit().cov_params(), rtol=1e-10)
+    reference = sm.OLS(y, sm.add_constant(X)).fit().cov_params()
+    np.testing.assert_allclose(vcov(fit, "classical"), reference, rtol=1e-10)
 
 
 def test_cr1_matches_statsmodels_cluster(data):
@@ -217,5 +219,6 @@ def test_standardised_coefficients_match_zscore_regression():
     stem = clusters < 5
     table = standardised_coefficients(y, X, stem, ["a", "b"])
     z = lambda v: stats.zscore(v, ddof=1)  # noqa: E731
-    ref = sm.OLS(z(y[stem]), sm.add_constant(np.column_stack([z(X[stem, 0]), z(X[stem, 1])]))).fit().params[1:]
+    design = sm.add_constant(np.column_stack([z(X[stem, 0]), z(X[stem, 1])]))
+    ref = sm.OLS(z(y[stem]), design).fit().params[1:]
     np.testing.assert_allclose(table.query("partition == 'STEM'")["estimate"], ref, rtol=1e-9)

@@ -9,7 +9,7 @@ from mmlu_audit import STEM_SUBJECTS, SUBJECTS, DataError, is_stem, load_redux, 
 def test_items_count_and_order(items):
     assert len(items) == 14_042
     assert items["item_id"].is_unique
-    keys = list(zip(items["subject"], items["row_index"]))
+    keys = list(zip(items["subject"], items["row_index"], strict=True))
     assert keys == sorted(keys)
     assert items.loc[items.subject == "professional_law", "row_index"].max() == 1533
 

@@ -49,7 +49,8 @@ def _frame(model: str, subject: str) -> pd.DataFrame:
 
 def _truth_of(truth: pd.DataFrame, model: str, subject: str) -> np.ndarray:
     rows = truth[(truth.model_id == model) & truth.item_id.str.startswith(subject + "/")]
-    return rows.sort_values("item_id", key=lambda s: s.str.split("/").str[1].astype(int))["correct"].to_numpy()
+    ordered = rows.sort_values("item_id", key=lambda s: s.str.split("/").str[1].astype(int))
+    return ordered["correct"].to_numpy()
 
 
 # ----------------------------------------------------------------------------- names
@@ -205,7 +206,7 @@ def test_matrix_maps_rows_to_item_ids(built, items, truth):
     assert matrix.item_ids.tolist() == items["item_id"].tolist()
     column = {item: k for k, item in enumerate(matrix.item_ids)}
     row = {m: j for j, m in enumerate(MODELS)}
-    got = [matrix.responses[row[m], column[i]] for m, i in zip(truth.model_id, truth.item_id)]
+    got = [matrix.responses[row[m], column[i]] for m, i in zip(truth.model_id, truth.item_id, strict=True)]
     np.testing.assert_array_equal(got, truth["correct"])
     assert (matrix.responses != MISSING).sum() == len(truth)
 

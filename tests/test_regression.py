@@ -39,7 +39,8 @@ def world():
     subjects = np.repeat(np.arange(20), 40)
     stem = subjects < 6
     X = pd.DataFrame(rng.normal(size=(subjects.size, 3)), columns=["x1", "x2", "x3"])
-    y = 0.8 * X["x1"] * stem + 0.5 * X["x2"] + rng.normal(0, 0.3, 20)[subjects] + rng.normal(size=subjects.size)
+    noise = rng.normal(0, 0.3, 20)[subjects] + rng.normal(size=subjects.size)
+    y = 0.8 * X["x1"] * stem + 0.5 * X["x2"] + noise
     return y.to_numpy(), X, stem, subjects
 
 
@@ -140,7 +141,8 @@ def test_planted_vs_estimated_marks_planted_and_found():
     assert table.loc["d_ner", "expected (× recovery)"] == pytest.approx(0.15)
     assert list(table.index) == ["d_logic", "d_ner"]  # the estimates' order
     assert table["planted"].to_dict() == {"d_logic": False, "d_ner": True}
-    assert table.loc["d_ner", "estimate"] == 0.2 and table["found"].to_dict() == {"d_logic": False, "d_ner": True}
+    assert table.loc["d_ner", "estimate"] == 0.2
+    assert table["found"].to_dict() == {"d_logic": False, "d_ner": True}
 
 
 def test_realised_contrasts_separate_subject_confounding(world):
@@ -149,7 +151,8 @@ def test_realised_contrasts_separate_subject_confounding(world):
     truth = {"b": y + effect, "subject_effect": effect}
     table = realised_contrasts(pd.DataFrame({"stem": stem}), truth, X)
     direct = interaction_fit(y, X, stem)
-    assert table.loc["x1", "true b − subject effects"] == pytest.approx(direct.beta[direct.names.index("STEM:x1")])
+    expected = direct.beta[direct.names.index("STEM:x1")]
+    assert table.loc["x1", "true b − subject effects"] == pytest.approx(expected)
     assert table.loc["x3", "true b"] > table.loc["x3", "true b − subject effects"] + 0.5
 
 

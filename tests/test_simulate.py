@@ -63,7 +63,7 @@ def test_planted_slopes_recovered_from_true_difficulties(world):
     """OLS of the true b on the covariates recovers the planted partition slopes."""
     t = world.truth
     planted = world.slopes
-    for col, part in enumerate(["STEM", "non-STEM"]):
+    for part in ["STEM", "non-STEM"]:
         rows = t["stem"] if part == "STEM" else ~t["stem"]
         x = np.column_stack([np.ones(rows.sum()), t["covariates"][rows]])
         coef, *_ = np.linalg.lstsq(x, t["b"][rows] - t["subject_effect"][rows], rcond=None)

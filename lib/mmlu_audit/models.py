@@ -33,8 +33,8 @@ label (``8x7b``) and report *total* parameters: the published total for the
 models in :data:`KNOWN_MOE` (Mixtral-8x7B 46.7B, Mixtral-8x22B 140.6B), else
 the approximation ``m·(1 + (n−1)·0.78)``, where 0.78 is the expert-MLP share of
 a Mistral-7B block (5.64B of 7.24B parameters are MLP); for merges such as
-``Beyonder-4x7B`` it gives 23.4B against a true 24.2B. Names without a size token but with a well-known fixed size
-(``gpt2-medium``, ``phi-2``) use :data:`KNOWN_SIZES`. Otherwise the size is
+``Beyonder-4x7B`` it gives 23.4B against a true 24.2B. Names without a size token but with a
+well-known fixed size (``gpt2-medium``, ``phi-2``) use :data:`KNOWN_SIZES`. Otherwise the size is
 NaN. Nothing here raises on an unrecognised name.
 """
 
@@ -235,7 +235,7 @@ def distinct_checkpoints(responses: np.ndarray, model_ids: Sequence[str], *,
     observed = (responses != -1).sum(axis=1) if responses.size else np.zeros(len(model_ids))
     rows = np.ascontiguousarray(responses)
     _union_by_key(sets, (row.tobytes() if seen >= min_observed else None
-                         for row, seen in zip(rows, observed)))
+                         for row, seen in zip(rows, observed, strict=True)))
     _union_by_key(sets, (normalise_repo_id(m) for m in model_ids))
     roots = [sets.find(k) for k in range(len(model_ids))]
     order = {root: label for label, root in enumerate(dict.fromkeys(roots))}

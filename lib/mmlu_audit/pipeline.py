@@ -42,7 +42,8 @@ class AnalysisInputs:
         The paper's 2PL calibration (N(0, 1) prior on b) of ``matrix``.
     frame : DataFrame
         One row per item: subject, partition, ``stem``, ``b_hat``, ``b_sd``,
-        ``a_hat`` (NaN for items no model answered), the nine indicators, baselines, option covariates and flags;
+        ``a_hat`` (NaN for items no model answered), the nine indicators, baselines, option
+        covariates and flags;
         ``b_true`` / ``a_true`` on simulated sources.
     """
 

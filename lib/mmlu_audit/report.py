@@ -8,7 +8,8 @@ import numpy as np
 
 from .data.responses import ResponseMatrix
 
-__all__ = ["FEW_MODELS", "banner_html", "glue_values", "names_where", "population_note", "source_banner", "text_banner"]
+__all__ = ["FEW_MODELS", "banner_html", "glue_values", "names_where", "population_note", "source_banner",
+           "text_banner"]
 
 _STYLE = {
     True: ("sim-banner", "Simulated responses — not a finding about MMLU"),

@@ -194,7 +194,7 @@ def item_texts(items: pd.DataFrame) -> list[str]:
     """Whole-item texts for the encoder: the question, then 'A. …' to 'D. …' lines."""
     texts = []
     for row in items[["question", *OPTION_COLUMNS]].itertuples(index=False):
-        options = "\n".join(f"{letter}. {text}" for letter, text in zip("ABCD", row[1:]))
+        options = "\n".join(f"{letter}. {text}" for letter, text in zip("ABCD", row[1:], strict=True))
         texts.append(f"{row[0]}\n{options}")
     return texts
 

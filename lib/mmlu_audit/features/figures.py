@@ -9,7 +9,8 @@ maximum-weight path (the one WSCG Depth sums) highlighted.
 from __future__ import annotations
 
 import textwrap
-from typing import Mapping
+from collections.abc import Mapping
+from itertools import pairwise
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -59,7 +60,7 @@ def draw_wscg(graph: WSCG, tiers: Mapping[str, float], ax=None, cmap: str = "vir
     top = max(tiers.values())
     norm = mpl.colors.Normalize(0.0, top)
     path = path_vertices(graph, tiers)
-    on_path = set(zip(path, path[1:]))
+    on_path = set(pairwise(path))
     for kind, style in (("dependency", "solid"), ("state", "dashed")):
         edges = [(s, t) for s, t, k in nx_graph.edges(data="kind") if k == kind]
         plain = [e for e in edges if e not in on_path]

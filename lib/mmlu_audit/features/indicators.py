@@ -25,7 +25,7 @@ from __future__ import annotations
 import csv
 from functools import lru_cache
 from importlib import resources
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd

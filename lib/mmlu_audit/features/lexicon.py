@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -76,13 +76,13 @@ class TierTable(Mapping[str, float]):
     def __repr__(self) -> str:
         return f"TierTable({dict(self._weights)})"
 
-    def with_weight(self, tier: str, weight: float) -> "TierTable":
+    def with_weight(self, tier: str, weight: float) -> TierTable:
         """Return a copy with one tier's weight replaced (for perturbation studies)."""
         if tier not in self._weights:
             raise KeyError(f"unknown tier {tier!r}; tiers are {list(self._weights)}")
         return TierTable({**self._weights, tier: weight})
 
-    def shifted(self, tier: str, delta: float, floor: float = 0.0) -> "TierTable":
+    def shifted(self, tier: str, delta: float, floor: float = 0.0) -> TierTable:
         """Return a copy with ``tier`` moved by ``delta`` (clipped below at ``floor``)."""
         return self.with_weight(tier, max(floor, self._weights[tier] + delta))
 
@@ -153,7 +153,7 @@ class Lexicon:
         """Names of the categories flagged ``logical_scope`` (scope-bearing operators)."""
         return frozenset(c.name for c in self.categories if c.logical_scope)
 
-    def with_members(self, category: str, members: Sequence[str]) -> "Lexicon":
+    def with_members(self, category: str, members: Sequence[str]) -> Lexicon:
         """Return a copy with extra members added to one category (for tests and ablations)."""
         spec = copy.deepcopy(self.spec)
         entry = next(c for c in spec["categories"] if c["name"] == category)
@@ -364,7 +364,7 @@ def _word_category(doc: ParsedDoc, i: int, lexicon: Lexicon, in_entity: bool) ->
         for rank, name, allowed in lexicon._word_index.get(key, ()):
             if rank < best_rank and (allowed is None or upos in allowed):
                 best_rank, best_name = rank, name
-    for rank, category in enumerate(lexicon.categories[:best_rank]):
+    for category in lexicon.categories[:best_rank]:
         if category.match in ("upos", "upos+ner") and (
                 upos in category.members
                 or (category.match == "upos+ner" and in_entity and upos != "PUNCT")):

@@ -18,11 +18,13 @@ import hashlib
 import json
 import re
 import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from importlib import metadata
+from itertools import pairwise
 from pathlib import Path
-from typing import Iterable, Iterator, Protocol, Sequence
+from typing import Protocol
 
 from tqdm import tqdm
 
@@ -98,7 +100,7 @@ class ParsedDoc:
         return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, payload: str) -> "ParsedDoc":
+    def from_json(cls, payload: str) -> ParsedDoc:
         """Inverse of :meth:`to_json`."""
         raw = json.loads(payload)
         raw["entities"] = tuple(tuple(e) for e in raw["entities"])
@@ -106,7 +108,7 @@ class ParsedDoc:
 
     @classmethod
     def from_sentences(cls, sentences: Sequence[Sequence[tuple]],
-                       entities: Iterable[tuple[int, int, str]] = ()) -> "ParsedDoc":
+                       entities: Iterable[tuple[int, int, str]] = ()) -> ParsedDoc:
         """Build a parse by hand, CoNLL-U style (for tests and examples).
 
         Parameters
@@ -154,7 +156,7 @@ def _validate(doc: ParsedDoc) -> None:
     for i, head in enumerate(doc.heads):
         if not 0 <= head < n or doc.sentence_ids[head] != doc.sentence_ids[i]:
             raise ValueError(f"token {i}: head {head} is outside its sentence")
-    if any(b - a not in (0, 1) for a, b in zip(doc.sentence_ids, doc.sentence_ids[1:])):
+    if any(b - a not in (0, 1) for a, b in pairwise(doc.sentence_ids)):
         raise ValueError("sentence_ids must start at 0 and increase by steps of 0 or 1")
     if n and doc.sentence_ids[0] != 0:
         raise ValueError("sentence_ids must start at 0")
@@ -542,9 +544,9 @@ def parse_texts(texts: Sequence[str], backend: str | ParserBackend = "spacy",
     """
     parser = get_backend(backend)
     hashes = [text_hash(t) for t in texts]
-    unique = dict(zip(hashes, texts))
+    unique = dict(zip(hashes, texts, strict=True))
     if not cache:
-        parsed = dict(zip(unique, parser.pipe(list(unique.values()), batch_size)))
+        parsed = dict(zip(unique, parser.pipe(list(unique.values()), batch_size), strict=True))
         return [parsed[h] for h in hashes]
     folder = Path(cache_dir) if cache_dir is not None else cache_root() / "parses"
     with closing(_ParseStore(folder / f"{parser.cache_key}.sqlite")) as store:
@@ -563,7 +565,7 @@ def _parse_missing(parser: ParserBackend, store: _ParseStore, todo: list[tuple[s
         return
     pending: list[tuple[str, str]] = []
     docs = parser.pipe([t for _, t in todo], batch_size)
-    bar = tqdm(zip(todo, docs), total=len(todo), desc=f"parse ({parser.name})",
+    bar = tqdm(zip(todo, docs, strict=True), total=len(todo), desc=f"parse ({parser.name})",
                disable=not progress, unit="text")
     for (h, _text), doc in bar:
         payload = doc.to_json()

@@ -14,7 +14,7 @@ import json
 import time
 from importlib import metadata
 from pathlib import Path
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 

@@ -34,7 +34,7 @@ has depth equal to its own weight and an empty graph has depth 0.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import networkx as nx
 import numpy as np

@@ -137,7 +137,8 @@ def wild_cluster_bootstrap(
     """
     R, r = _restriction(fit, R, r)
     if kind not in CLUSTER_KINDS:
-        raise DataError("kind", f"the wild cluster bootstrap needs a cluster kind {CLUSTER_KINDS}, got {kind!r}")
+        raise DataError("kind", f"the wild cluster bootstrap needs a cluster kind {CLUSTER_KINDS}, "
+                        f"got {kind!r}")
     if n_draws < 1:
         raise DataError("n_draws", "must be positive")
     if algebra is None:
@@ -174,7 +175,8 @@ def wild_bootstrap_table(fit: OLSFit, terms, *, clusters, seed, kind: str = "CR1
     """
     rng = np.random.default_rng(seed)
     algebra = cluster_algebra(fit, clusters, kind)
-    results = [wild_cluster_bootstrap(fit, term, clusters=clusters, seed=rng, kind=kind, algebra=algebra, **options)
+    results = [wild_cluster_bootstrap(fit, term, clusters=clusters, seed=rng, kind=kind, algebra=algebra,
+                                      **options)
                for term in terms]
     table = pd.DataFrame({
         "term": list(terms), "estimate": [fit.beta[fit.names.index(t)] for t in terms],

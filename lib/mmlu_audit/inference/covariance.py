@@ -130,7 +130,8 @@ def cluster_algebra(fit: OLSFit, clusters, kind: str = "CR2") -> ClusterAlgebra:
     lam, vec = np.linalg.eigh(np.einsum("lk,glm,mj->gkj", half, gram, half, optimize=True))
     basis = np.einsum("gkl,glm,gmj->gkj", gram, np.broadcast_to(half, gram.shape), vec, optimize=True)
     d_over_lam, c_over_lam = _spectral_weights(lam)
-    loadings = np.eye(k) + np.einsum("gkj,gj,glj->gkl", basis, d_over_lam, np.einsum("lk,gkj->glj", half, vec))
+    rotated = np.einsum("lk,gkj->glj", half, vec)
+    loadings = np.eye(k) + np.einsum("gkj,gj,glj->gkl", basis, d_over_lam, rotated)
     xax = gram + np.einsum("gkj,gj,glj->gkl", basis, d_over_lam, basis)
     xa2x = gram + np.einsum("gkj,gj,glj->gkl", basis, c_over_lam, basis)
     return ClusterAlgebra(kind, codes, labels, factor, xax, xa2x, loadings, fit.X)
@@ -162,7 +163,8 @@ def _spectral_weights(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return d_over, c_over
 
 
-def vcov(fit: OLSFit, kind: str = "CR2", clusters=None, *, algebra: ClusterAlgebra | None = None) -> np.ndarray:
+def vcov(fit: OLSFit, kind: str = "CR2", clusters=None, *,
+         algebra: ClusterAlgebra | None = None) -> np.ndarray:
     """Covariance matrix of the OLS coefficients.
 
     Parameters

@@ -28,7 +28,8 @@ def vif(X, names=None) -> pd.DataFrame:
         Columns ``term, vif``.
     """
     if names is None:
-        names = list(X.columns) if isinstance(X, pd.DataFrame) else [f"x{j + 1}" for j in range(np.shape(X)[1])]
+        names = (list(X.columns) if isinstance(X, pd.DataFrame)
+                 else [f"x{j + 1}" for j in range(np.shape(X)[1])])
     X = as_matrix(X)
     corr = np.corrcoef(X, rowvar=False).reshape(X.shape[1], X.shape[1])
     if np.linalg.matrix_rank(corr) < X.shape[1]:

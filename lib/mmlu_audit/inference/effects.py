@@ -132,11 +132,13 @@ def standardised_coefficients(y, X, stem, names=None) -> pd.DataFrame:
         Columns ``term, partition, estimate``.
     """
     if names is None:
-        names = list(X.columns) if isinstance(X, pd.DataFrame) else [f"x{j + 1}" for j in range(np.shape(X)[1])]
+        names = (list(X.columns) if isinstance(X, pd.DataFrame)
+                 else [f"x{j + 1}" for j in range(np.shape(X)[1])])
     y_z, X_z = standardise_within(y, X, stem)
     s = np.asarray(stem, dtype=bool)
     rows = []
     for label, part in (("STEM", s), ("non-STEM", ~s)):
         beta = fit_ols(y_z[part], X_z[part], intercept=True).beta[1:]
-        rows += [{"term": str(n), "partition": label, "estimate": b} for n, b in zip(names, beta, strict=True)]
+        rows += [{"term": str(n), "partition": label, "estimate": b}
+                 for n, b in zip(names, beta, strict=True)]
     return pd.DataFrame(rows)

@@ -330,7 +330,8 @@ def interaction_design(X, stem, names=None) -> tuple[np.ndarray, list[str]]:
         ``Intercept, x..., STEM, STEM:x...``.
     """
     if names is None:
-        names = list(X.columns) if isinstance(X, pd.DataFrame) else [f"x{j + 1}" for j in range(np.shape(X)[1])]
+        names = (list(X.columns) if isinstance(X, pd.DataFrame)
+                 else [f"x{j + 1}" for j in range(np.shape(X)[1])])
     X = as_matrix(X)
     s = as_vector(np.asarray(stem, dtype=float), "stem")
     check_rows(X.shape[0], stem=s)
@@ -382,5 +383,6 @@ def homogeneity_test(
     tested = znames[k + 1:] if include_intercept else znames[k + 2:]
     algebra = cluster_algebra(fit, clusters, kind) if kind in CLUSTER_KINDS else None
     label = f"W({len(tested)})"
-    rows = [wald_test(fit, tested, kind=kind, clusters=clusters, form=f, label=label, algebra=algebra) for f in forms]
+    rows = [wald_test(fit, tested, kind=kind, clusters=clusters, form=f, label=label, algebra=algebra)
+            for f in forms]
     return pd.concat(rows, ignore_index=True)

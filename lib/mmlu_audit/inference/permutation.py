@@ -186,7 +186,8 @@ def _evaluate(statistic, y, X1, s, codes, block_member, members, separate_varian
         draws = np.array([statistic(y, X, member[codes].astype(bool)) for member in members])
         return statistic(y, X, s.astype(bool)), draws
     if statistic not in STATISTICS:
-        raise DataError("statistic", f"unknown statistic {statistic!r}; choose from {STATISTICS} or a callable")
+        raise DataError("statistic",
+                        f"unknown statistic {statistic!r}; choose from {STATISTICS} or a callable")
     stats = block_stats(y, X1, codes, block_member.size)
     if statistic == "r2_gap":
         compute = lambda m: _r2_gap_from_fits(stats, m)  # noqa: E731

@@ -137,7 +137,8 @@ def size_power_table(subject_sizes, stem_subjects, *, seed, n_reps: int = 200, p
     for world_name, shift in (("null", 0.0), ("planted", planted)):
         hits = [
             homogeneity_rejections(
-                simulate_homogeneity_world(subject_sizes, stem_subjects, seed=rng, planted=shift, **world_kwargs),
+                simulate_homogeneity_world(subject_sizes, stem_subjects, seed=rng, planted=shift,
+                                           **world_kwargs),
                 seed=rng, n_draws=n_draws, alpha=alpha,
             )
             for _ in range(n_reps)

@@ -79,7 +79,7 @@ def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate)
     loc, log_scale = guide
     keys = jax.random.split(key, len(sites))
     values, total = {}, 0.0
-    for site, site_key in zip(sites, keys):
+    for site, site_key in zip(sites, keys, strict=True):
         noise = jax.random.normal(site_key, site.shape)
         z = loc[site.name] + jnp.exp(log_scale[site.name]) * noise
         values[site.name] = constrain(site, z)
@@ -165,7 +165,7 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True) -> SVIRun:
     chunks, converged, compile_s = [], False, 0.0
     with tqdm(total=n_chunks * spec.chunk, disable=not progress, desc=f"SVI {spec.model}",
               unit="step") as bar:
-        for index in range(n_chunks):
+        for _ in range(n_chunks):
             state, chunk_elbo = run_chunk(state, signs)
             chunks.append(np.asarray(chunk_elbo, dtype=np.float64))
             compile_s = compile_s or time.perf_counter() - start

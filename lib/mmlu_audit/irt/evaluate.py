@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import jax.numpy as jnp
-import pandas as pd
 
 from ..data.responses import ResponseMatrix
 from ..errors import DataError

@@ -111,7 +111,7 @@ class IRTFit:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "IRTFit":
+    def load(cls, path: str | Path) -> IRTFit:
         """Read a fit written by :meth:`save`."""
         try:
             with xr.open_dataset(path, engine="h5netcdf") as stored:

@@ -99,7 +99,7 @@ class IRTSpec:
         """True when the model has the c + (1 − c) σ(η) floor."""
         return self.model in ("3pl", "interaction") and self.guessing > 0
 
-    def with_(self, **changes) -> "IRTSpec":
+    def with_(self, **changes) -> IRTSpec:
         """Return a copy with some fields changed."""
         return replace(self, **changes)
 

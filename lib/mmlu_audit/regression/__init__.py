@@ -17,8 +17,8 @@
   (:func:`planted_truth_table`, :func:`planted_summary`).
 """
 
-from .contrasts import (contrast_terms, contrast_tests, declared, holm_count, indicator_names, interaction_fit,
-                        partition_fits)
+from .contrasts import (contrast_terms, contrast_tests, declared, holm_count, indicator_names,
+                        interaction_fit, partition_fits)
 from .crossval import PARTS, RIDGE_ALPHAS, cv_predict, cv_table, table2_ratios
 from .designs import (LEARNERS, Design, design_arrays, difficulty_reliability, estimated_items,
                       indicator_design, table2_designs)

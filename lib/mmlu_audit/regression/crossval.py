@@ -102,7 +102,8 @@ def cv_table(y, stem, subjects, designs: list[Design], *, n_folds: int, seed) ->
         for part, mask in masks.items():
             groups = subjects[mask] if scheme == "subject" else None
             folds = fold_ids(int(mask.sum()), n_folds, seed=seed, groups=groups)
-            columns[(scheme, part)] = [_r2(y[mask], cv_predict(y[mask], d.rows(mask), folds)) for d in designs]
+            columns[(scheme, part)] = [_r2(y[mask], cv_predict(y[mask], d.rows(mask), folds))
+                                       for d in designs]
     table = pd.DataFrame(columns, index=pd.Index([d.name for d in designs], name="predictors"))
     table.columns = pd.MultiIndex.from_tuples(table.columns, names=["folds", "part"])
     return table

@@ -46,7 +46,7 @@ class Design:
         if self.learner not in LEARNERS:
             raise DataError("learner", f"unknown learner {self.learner!r}; choose from {LEARNERS}")
 
-    def rows(self, mask: np.ndarray) -> "Design":
+    def rows(self, mask: np.ndarray) -> Design:
         """The same design restricted to the rows in ``mask``."""
         return replace(self, X=self.X[mask])
 
