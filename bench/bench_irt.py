@@ -132,7 +132,7 @@ def main() -> None:
                               str(matrix_path), "--target-r", f"{ours['r']:.6f}",
                               "--max-seconds", str(args.pyirt_max_seconds)],
                              timeout=args.pyirt_max_seconds + 600)
-    result = {"benchmark": "2PL SVI calibration, ours (NumPyro/JAX) vs py-irt (Pyro)",
+    result = {"benchmark": "2PL SVI calibration, ours (hand-written SVI in JAX) vs py-irt (Pyro)",
               "quick": args.quick, "world": world, "ours": ours, "pyirt": pyirt,
               "summary": summarise(ours, pyirt),
               "targets": {"r": TARGET_R, "wall_s": WALL_TARGET_S, "speedup": SPEEDUP_TARGET},

@@ -23,9 +23,13 @@
 # \theta_j\sim\mathcal N(0,1),\; b_i\sim\mathcal N(0,1),\; a_i\sim\text{HalfNormal}(1),
 # $$
 #
-# by stochastic variational inference with a mean-field Gaussian guide (NumPyro/JAX), missing
-# cells masked out of the likelihood. The fit is cached by a hash of its inputs, so the
-# later chapters reuse it.
+# by stochastic variational inference with a mean-field Gaussian guide, missing cells masked
+# out of the likelihood. The guide, the ELBO and the Adam optimiser are written by hand in JAX
+# (NumPyro supplies the prior distributions), so that the whole optimiser compiles into one
+# program; `tests/test_irt_numpyro.py` checks its gradients against JAX autodiff and its
+# optimum against NumPyro's own SVI (`AutoNormal`, `Trace_ELBO`), which is also available as
+# `fit_irt(..., engine="numpyro")`. The fit is cached by a hash of its inputs, so the later
+# chapters reuse it.
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard

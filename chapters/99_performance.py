@@ -53,7 +53,7 @@ def not_recorded(name):
 # %% [markdown]
 # ## IRT calibration: ours against py-irt
 #
-# The same simulated matrix is calibrated by our NumPyro/JAX 2PL and by py-irt's Pyro 2PL, each
+# The same simulated matrix is calibrated by our 2PL (hand-written SVI in JAX) and by py-irt's Pyro 2PL, each
 # until it reaches the target recovery r(b̂, b) or its step budget. Targets: our fit within the
 # wall-time target at r ≥ the target, and at least the target speed-up over py-irt.
 
@@ -61,7 +61,7 @@ def not_recorded(name):
 def irt_rows(result):
     """Wall time, steps, per-step time, accuracy and memory of each fit in one run."""
     fields = ["wall_s", "steps", "per_step_ms", "r", "peak_rss_mb"]
-    columns = {"ours (NumPyro/JAX)": [result["ours"][f] for f in fields]}
+    columns = {"ours (JAX SVI)": [result["ours"][f] for f in fields]}
     if "pyirt" in result:  # a GPU run may skip the CPU-only peer (--skip-pyirt)
         columns["py-irt (Pyro)"] = [result["pyirt"][f] for f in fields]
     return pd.DataFrame(columns, index=["wall time (s)", "SVI steps", "ms per step", "r(b̂, b)", "peak RSS (MB)"])

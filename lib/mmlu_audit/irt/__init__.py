@@ -1,4 +1,8 @@
-"""IRT calibration by stochastic variational inference (NumPyro / JAX).
+"""IRT calibration by stochastic variational inference in JAX.
+
+The default engine writes the mean-field guide, ELBO and Adam by hand (NumPyro supplies the
+distributions); ``fit_irt(..., engine="numpyro")`` runs the same model through NumPyro's
+``SVI`` with ``AutoNormal`` and ``Trace_ELBO``, the reference the fast engine is tested against.
 
 Public API
 ----------

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from functools import partial
 
 import jax
@@ -22,46 +21,16 @@ import numpy as np
 from tqdm import tqdm
 
 from .data import FitData, prepare_data
+from ..errors import DataError
 from .models import initial_values, log_likelihood, log_prior, model_sites
-from .result import IRTFit, summarise_fit
+from .numpyro_svi import run_numpyro_svi
+from .result import IRTFit, SVIRun, summarise_fit
 from .spec import IRTSpec
 from .transforms import constrain, log_det_jacobian, unconstrain
 
-__all__ = ["SVIRun", "run_svi", "fit_irt", "elbo_converged", "backend_name"]
+__all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "run_svi"]
 
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
-
-
-@dataclass
-class SVIRun:
-    """What the optimiser hands back before summarising.
-
-    Attributes
-    ----------
-    sites : list of Site
-    loc, log_scale : dict of ndarray
-        The guide's means and log standard deviations (unconstrained space).
-    elbo : ndarray of float
-        ELBO estimate after every step (nats; higher is better).
-    converged : bool
-        Whether the stopping rule fired before ``max_steps``.
-    wall_s, compile_s : float
-        Total seconds, and the seconds until the first chunk returned (set-up and
-        compilation included).
-    """
-
-    sites: list
-    loc: dict
-    log_scale: dict
-    elbo: np.ndarray
-    converged: bool
-    wall_s: float
-    compile_s: float
-
-    @property
-    def steps(self) -> int:
-        """Number of SVI steps taken."""
-        return int(self.elbo.size)
 
 
 def backend_name() -> str:
@@ -181,7 +150,7 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True) -> SVIRun:
 
 
 def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate=None,
-            holdout=None, progress: bool = True) -> IRTFit:
+            holdout=None, progress: bool = True, engine: str = "fast") -> IRTFit:
     """Calibrate an IRT model by stochastic variational inference.
 
     Parameters
@@ -198,6 +167,12 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
         Cells withheld from the fit, for :func:`mmlu_audit.irt.heldout_loglik`.
     progress : bool
         Show a tqdm progress bar with the ELBO.
+    engine : {"fast", "numpyro"}
+        ``"fast"`` (default): this module's hand-written guide, ELBO and Adam in one compiled
+        scan, with early stopping. ``"numpyro"``: the same model through
+        ``numpyro.infer.SVI`` with ``AutoNormal`` and ``Trace_ELBO``
+        (:mod:`mmlu_audit.irt.numpyro_svi`), all ``max_steps`` steps; slower, the reference
+        the fast engine is tested against.
 
     Returns
     -------
@@ -209,9 +184,16 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
     ------
     DataError
         On invalid responses or item inputs (see :func:`prepare_data`).
+        Also on an unknown ``engine``.
     """
+    if engine not in ENGINES:
+        raise DataError("engine", f"unknown engine {engine!r}; choose one of {tuple(ENGINES)}")
     spec = spec or IRTSpec()
     fit_data = prepare_data(data, spec.model, item_stem=item_stem,
                             item_covariate=item_covariate, holdout=holdout)
-    run = run_svi(spec, fit_data, progress=progress)
-    return summarise_fit(spec, fit_data, run, backend=backend_name())
+    run = ENGINES[engine](spec, fit_data, progress=progress)
+    return summarise_fit(spec, fit_data, run, backend=backend_name(), engine=engine)
+
+
+#: The optimisers behind :func:`fit_irt`'s ``engine`` option.
+ENGINES = {"fast": run_svi, "numpyro": run_numpyro_svi}

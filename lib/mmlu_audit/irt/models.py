@@ -22,7 +22,7 @@ from .spec import IRTSpec
 
 __all__ = [
     "ITEM_SITES", "SCALAR_SITES", "Site", "cell_loglik", "factor_form", "initial_values",
-    "linear_predictor", "log_likelihood", "log_prior", "model_sites", "total_loglik",
+    "linear_predictor", "log_likelihood", "log_prior", "model_sites", "site_priors", "total_loglik",
 ]
 
 #: Vector-valued latent sites and the dimension they index.
@@ -185,27 +185,36 @@ def _b_prior(spec: IRTSpec, values: dict):
     return dist.Normal(values["mu_b"], values["sigma_b"])
 
 
-def log_prior(spec: IRTSpec, values: dict):
-    """Σ log p(parameter) over every site, in the constrained space.
+def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
+    """The priors of the sites ``names`` (default: every site in ``values``), in summation order.
 
     θ ~ N(0, 1) (``"2d"``: bivariate, ρ ~ Uniform(−1, 1)); b per ``b_prior``;
     a ~ HalfNormal(1) (``"hierarchical"``: HalfNormal(σ_a)); γ ~ N(0, 1);
-    μ_b ~ N(0, 3²), σ_b ~ HalfNormal(3), σ_a ~ HalfNormal(2).
+    μ_b ~ N(0, 3²), σ_b ~ HalfNormal(3), σ_a ~ HalfNormal(2). A prior that depends on a
+    hyperparameter (b on μ_b and σ_b, a on σ_a, θ on ρ) is built at its value in ``values``.
+
+    Returns
+    -------
+    dict of str to numpyro.distributions.Distribution
+        One home for the priors: :func:`log_prior` sums their log densities and
+        :func:`mmlu_audit.irt.numpyro_svi.numpyro_model` samples from them.
     """
-    total = _theta_prior(values).log_prob(values["theta"]).sum()
-    total += _b_prior(spec, values).log_prob(values["b"]).sum()
-    if "a" in values:
-        total += dist.HalfNormal(values.get("sigma_a", 1.0)).log_prob(values["a"]).sum()
-    if "rho" in values:
-        total += dist.Uniform(-1.0, 1.0).log_prob(values["rho"])
-    for name in ("gamma0", "gamma1"):
-        if name in values:
-            total += dist.Normal(0.0, 1.0).log_prob(values[name])
-    hyper = {"mu_b": dist.Normal(0.0, 3.0), "sigma_b": dist.HalfNormal(3.0),
-             "sigma_a": dist.HalfNormal(2.0)}
-    for name, prior in hyper.items():
-        if name in values:
-            total += prior.log_prob(values[name])
+    builders = {
+        "theta": lambda: _theta_prior(values), "b": lambda: _b_prior(spec, values),
+        "a": lambda: dist.HalfNormal(values.get("sigma_a", 1.0)),
+        "rho": lambda: dist.Uniform(-1.0, 1.0), "gamma0": lambda: dist.Normal(0.0, 1.0),
+        "gamma1": lambda: dist.Normal(0.0, 1.0), "mu_b": lambda: dist.Normal(0.0, 3.0),
+        "sigma_b": lambda: dist.HalfNormal(3.0), "sigma_a": lambda: dist.HalfNormal(2.0),
+    }
+    names = [name for name in builders if name in values] if names is None else list(names)
+    return {name: builders[name]() for name in names}
+
+
+def log_prior(spec: IRTSpec, values: dict):
+    """Σ log p(parameter) over every site, in the constrained space (priors: :func:`site_priors`)."""
+    total = 0.0
+    for name, prior in site_priors(spec, values).items():
+        total = total + prior.log_prob(values[name]).sum()
     return total
 
 

@@ -11,11 +11,12 @@ Layout of :attr:`IRTFit.dataset`
     for ρ, γ0, γ1 and the hierarchical hyperparameters present in the model;
     ``_draws`` has dim ``(draw,)`` and holds draws from the fitted guide.
 ``elbo``
-    dim ``(step,)``: the ELBO (nats) after every SVI step.
+    dim ``(step,)``: the single-draw ELBO estimate (nats) after every SVI step, without the
+    constant ½ log(2πe) per latent scalar of the guide's entropy (it moves no estimate).
 ``item_stem``, ``covariate``, ``holdout_cells``
     the inputs needed to predict again (when the model used them).
 attributes
-    ``meta``: JSON with the spec, steps, converged, wall and compile seconds, backend,
+    ``meta``: JSON with the spec, steps, converged, wall and compile seconds, backend, engine,
     library versions and covariate standardisation.
 
 Posterior means and SDs are those of the mean-field guide: exact for θ and b (normal
@@ -41,9 +42,44 @@ from .models import SCALAR_SITES
 from .spec import IRTSpec
 from .transforms import constrain
 
-__all__ = ["IRTFit", "summarise_fit", "ABILITY_LABELS"]
+__all__ = ["ABILITY_LABELS", "ENTROPY_CONSTANT", "IRTFit", "SVIRun", "summarise_fit"]
 
 ABILITY_LABELS = ("STEM", "nonSTEM")
+#: The entropy of a normal factor is log σ + ½ log(2πe); the traces leave out the constant.
+ENTROPY_CONSTANT = 0.5 * np.log(2 * np.pi * np.e)
+
+
+@dataclass
+class SVIRun:
+    """What the optimiser hands back before summarising.
+
+    Attributes
+    ----------
+    sites : list of Site
+    loc, log_scale : dict of ndarray
+        The guide's means and log standard deviations (unconstrained space).
+    elbo : ndarray of float
+        Single-draw ELBO estimate after every step (nats; higher is better), without the
+        guide entropy's constant ½ log(2πe) per latent scalar (see :data:`ENTROPY_CONSTANT`).
+    converged : bool
+        Whether the stopping rule fired before ``max_steps``.
+    wall_s, compile_s : float
+        Total seconds, and the seconds until the first chunk returned (set-up and
+        compilation included).
+    """
+
+    sites: list
+    loc: dict
+    log_scale: dict
+    elbo: np.ndarray
+    converged: bool
+    wall_s: float
+    compile_s: float
+
+    @property
+    def steps(self) -> int:
+        """Number of SVI steps taken."""
+        return int(self.elbo.size)
 
 
 @dataclass(frozen=True)
@@ -167,8 +203,11 @@ def _input_variables(data) -> dict:
     return out
 
 
-def summarise_fit(spec: IRTSpec, data, run, backend: str) -> IRTFit:
-    """Build the :class:`IRTFit` of an optimiser run (see the module docstring)."""
+def summarise_fit(spec: IRTSpec, data, run, backend: str, engine: str = "fast") -> IRTFit:
+    """Build the :class:`IRTFit` of an optimiser run (see the module docstring).
+
+    ``backend`` is the JAX device, ``engine`` the optimiser (``"fast"`` or ``"numpyro"``).
+    """
     variables = _parameter_variables(spec, data, run)
     variables.update(_input_variables(data))
     variables["elbo"] = (("step",), run.elbo.astype(np.float64))
@@ -178,7 +217,7 @@ def summarise_fit(spec: IRTSpec, data, run, backend: str) -> IRTFit:
         coords["ability"] = list(ABILITY_LABELS)
     meta = {
         "spec": json.loads(spec.to_json()), "steps": run.steps, "converged": run.converged,
-        "wall_s": run.wall_s, "compile_s": run.compile_s, "backend": backend,
+        "wall_s": run.wall_s, "compile_s": run.compile_s, "backend": backend, "engine": engine,
         "n_models": data.shape[0], "n_items": data.shape[1],
         "n_cells_used": int((data.signs != 0).sum()),
         "covariate_mean": data.covariate_mean, "covariate_sd": data.covariate_sd,
