@@ -6,9 +6,11 @@
   NumPyro's ``Trace_ELBO`` of a given guide equals the engine's ELBO plus the entropy
   constant the traces leave out;
 * ``fit_irt(..., engine="numpyro")`` (``SVI`` + ``AutoNormal`` + ``Trace_ELBO``) reaches the
-  fast engine's optimum: same ELBO within 0.1 % and the same estimates (r ≥ 0.99).
-  Observed on these problems: r(b) ≥ 0.998 and ELBO differences ≤ 0.04 % for every model,
-  so the tolerances leave room for seed-to-seed noise; the other models run in the slow suite.
+  fast engine's optimum: the same ELBO within 0.15 % and the same estimates (r(b) ≥ 0.99).
+  Calibration: on the default-suite problem (60 models × 40 items, 500 steps) three data/fit
+  seeds gave r(b) ≥ 0.995, r(a) ≥ 0.957 and ELBO differences ≤ 0.05 % (the tail means carry
+  ≈ 0.04 % of Monte-Carlo noise themselves); at 120 × 80 and 800 steps every model gave
+  r(b) ≥ 0.998 and ≤ 0.04 %. The other models run in the slow suite.
 """
 
 from __future__ import annotations
@@ -198,10 +200,10 @@ def test_numpyro_engine_reaches_the_fast_engines_optimum():
     assert fast.meta["engine"] == "fast" and reference.meta["engine"] == "numpyro"
     assert reference.meta["steps"] == spec.max_steps and np.isfinite(reference.elbo).all()
     assert np.corrcoef(fast.b, reference.b)[0, 1] >= 0.99
-    assert np.corrcoef(fast.a, reference.a)[0, 1] >= 0.95
+    assert np.corrcoef(fast.a, reference.a)[0, 1] >= 0.9  # a is weakly identified by 60 models
     assert np.corrcoef(fast.theta, reference.theta)[0, 1] >= 0.99
     tail_fast, tail_reference = fast.elbo[-100:].mean(), reference.elbo[-100:].mean()
-    assert abs(tail_fast - tail_reference) <= 1e-3 * abs(tail_fast)
+    assert abs(tail_fast - tail_reference) <= 1.5e-3 * abs(tail_fast)
     sd_fast, sd_reference = fast.dataset["b_sd"].mean(), reference.dataset["b_sd"].mean()
     assert float(sd_reference) == pytest.approx(float(sd_fast), rel=0.05)
     # both recover the truth equally well
@@ -218,7 +220,7 @@ def test_numpyro_engine_reaches_the_same_optimum_for_every_model(model, b_prior)
     assert np.corrcoef(fast.b, reference.b)[0, 1] >= 0.99
     assert np.corrcoef(fast.theta.ravel(), reference.theta.ravel())[0, 1] >= 0.99
     tail_fast, tail_reference = fast.elbo[-200:].mean(), reference.elbo[-200:].mean()
-    assert abs(tail_fast - tail_reference) <= 1e-3 * abs(tail_fast)
+    assert abs(tail_fast - tail_reference) <= 1.5e-3 * abs(tail_fast)
     for name in ("rho", "sigma_b", "sigma_a"):
         if f"{name}_mean" in fast.dataset:
             assert float(reference.dataset[f"{name}_mean"]) == pytest.approx(
