@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from .booktags import tag_notebook_file
 from .paths import project_root
 
 __all__ = ["chapter_paths", "execute_chapter", "main"]
@@ -48,6 +49,7 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
         papermill.execute_notebook(str(staged), str(target), parameters=parameters,
                                    kernel_name=kernel, cwd=str(source.parent),
                                    progress_bar=False)
+    tag_notebook_file(target)
     return target
 
 
