@@ -8,6 +8,8 @@ PY := $(VENV)/bin/python
 DATA_SOURCE ?= simulated
 SEED ?= 20240601
 FAST ?=
+DEVICE ?= cpu
+CHROMIUM ?= /usr/bin/chromium
 MATHJAX := book/_mathjax/mathjax/tex-chtml.js
 PYTEST_ARGS ?=
 
@@ -25,6 +27,13 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 
 venv: $(VENV)/.installed
 
+$(VENV)/.installed-gpu: $(VENV)/.installed requirements-gpu.txt  # JAX's CUDA wheels, only for DEVICE=gpu
+	$(PY) -m pip install --quiet -r requirements-gpu.txt
+	touch $@
+
+$(CHROMIUM):  # the browser test drives the system Chromium (CI runs as root)
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
 data: $(VENV)/.installed  ## mirror the staged data into data/ (sha256-checked) and generate the simulated worlds
 	$(PY) -m mmlu_audit.prepare --seed $(SEED)
 
@@ -37,18 +46,18 @@ $(MATHJAX):
 	mkdir -p book/_mathjax/mathjax
 	cp -r node_modules/.mathjax/node_modules/mathjax/es5/. book/_mathjax/mathjax/
 
-execute: $(VENV)/.installed
-	$(PY) -m mmlu_audit.bookbuild --data-source $(DATA_SOURCE) --seed $(SEED) $(if $(FAST),--fast)
+execute: $(VENV)/.installed $(if $(filter gpu,$(DEVICE)),$(VENV)/.installed-gpu)
+	$(PY) -m mmlu_audit.bookbuild --data-source $(DATA_SOURCE) --seed $(SEED) --device $(DEVICE) $(if $(FAST),--fast)
 
 html: $(VENV)/.installed $(MATHJAX)
 	$(VENV)/bin/jupyter-book build . --warningiserror --nitpick --keep-going --builder html
 
-book: data execute html  ## set up, prepare data, execute every chapter, build _build/html
+book: data execute html  ## set up, prepare data, execute every chapter, build _build/html (DEVICE=gpu: on CUDA)
 
 smoke: ## every chapter in fast mode + the book build
 	$(MAKE) book FAST=1
 
-test: $(VENV)/.installed $(MATHJAX)  ## lint, then run the default test suite (includes the smoke build)
+test: $(VENV)/.installed $(MATHJAX) $(CHROMIUM)  ## lint, then run the default test suite (includes the smoke build and the browser test)
 	$(VENV)/bin/ruff check lib tests chapters bench
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 

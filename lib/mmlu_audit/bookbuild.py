@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m mmlu_audit.bookbuild [--fast] [--data-source simulated] [--seed 0] [CHAPTER ...]
+    python -m mmlu_audit.bookbuild [--fast] [--data-source simulated] [--seed 0] [--device cpu|gpu] [CHAPTER ...]
 
 Each ``chapters/NN_slug.py`` is converted in memory with jupytext, executed by
 papermill with the given parameters, and written to ``book/_executed/NN_slug.ipynb``.
@@ -14,12 +14,15 @@ status is non-zero.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from .booktags import tag_notebook_file
+from .device import DEVICES, jax_platforms, require_device
+from .errors import DeviceUnavailableError
 from .paths import project_root
 
 __all__ = ["chapter_paths", "execute_chapter", "main"]
@@ -61,7 +64,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-source", default="simulated")
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--out", type=Path, default=project_root() / "book" / "_executed")
+    parser.add_argument("--device", choices=sorted(DEVICES), default="cpu",
+                        help="what JAX computes on; gpu fails at once where JAX sees no GPU")
     args = parser.parse_args(argv)
+    try:
+        require_device(args.device)
+    except DeviceUnavailableError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    os.environ["JAX_PLATFORMS"] = jax_platforms(args.device)  # inherited by every chapter's kernel
 
     parameters = {"data_source": args.data_source, "seed": args.seed, "fast": args.fast}
     failures = []

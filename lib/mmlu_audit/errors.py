@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["DataError", "MissingDependencyError"]
+__all__ = ["DataError", "DeviceUnavailableError", "MissingDependencyError"]
 
 
 class DataError(ValueError):
@@ -31,3 +31,7 @@ class DataError(ValueError):
 
 class MissingDependencyError(ImportError):
     """An optional dependency (parser model, hub client…) is not installed."""
+
+
+class DeviceUnavailableError(RuntimeError):
+    """The accelerator a build asked for (``--device gpu``) is not visible to JAX."""

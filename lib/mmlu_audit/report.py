@@ -7,9 +7,10 @@ import html
 import numpy as np
 
 from .data.responses import ResponseMatrix
+from .device import backend_name
 
-__all__ = ["FEW_MODELS", "banner_html", "glue_values", "names_where", "population_note", "source_banner",
-           "text_banner"]
+__all__ = ["FEW_MODELS", "banner_html", "glue_figure", "glue_values", "names_where", "population_note",
+           "source_banner", "text_banner"]
 
 _STYLE = {
     True: ("sim-banner", "Simulated responses — not a finding about MMLU"),
@@ -30,8 +31,10 @@ def banner_html(matrix: ResponseMatrix) -> str:
 
 
 def _banner(css: str, title: str, body_html: str) -> str:
+    computed_on = (f'<p class="data-banner-device">Computed on JAX backend '
+                   f"<code>{html.escape(backend_name())}</code>.</p>")
     return (f'<div class="data-banner {css}"><p class="data-banner-title">{html.escape(title)}</p>'
-            f"<p>{body_html}</p></div>")
+            f"<p>{body_html}</p>{computed_on}</div>")
 
 
 def text_banner(title: str, body_html: str):
@@ -101,3 +104,16 @@ def population_note(matrix: ResponseMatrix) -> str:
             "outcome, but they describe these models' difficulty ordering, not MMLU's: effects "
             "of the size the paper reports are mostly below what this population can detect, "
             "so a null result here is not evidence against the paper.")
+
+
+def glue_figure(name: str, fig) -> None:
+    """Glue a matplotlib figure for a ``{glue:figure}`` block, and keep it out of the cell output.
+
+    The page shows the figure once, where the chapter's markdown places it with a
+    caption and a ``:name:`` that ``{numref}`` can refer to.
+    """
+    import matplotlib.pyplot as plt
+    from myst_nb import glue
+
+    glue(name, fig, display=False)
+    plt.close(fig)

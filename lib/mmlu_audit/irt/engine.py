@@ -20,8 +20,9 @@ import jax.numpy as jnp
 import numpy as np
 from tqdm import tqdm
 
-from .data import FitData, prepare_data
+from ..device import backend_name
 from ..errors import DataError
+from .data import FitData, prepare_data
 from .models import initial_values, log_likelihood, log_prior, model_sites
 from .numpyro_svi import run_numpyro_svi
 from .result import IRTFit, SVIRun, summarise_fit
@@ -31,12 +32,6 @@ from .transforms import constrain, log_det_jacobian, unconstrain
 __all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "run_svi"]
 
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
-
-
-def backend_name() -> str:
-    """``jax.default_backend()`` plus the first device's kind, e.g. ``"gpu (NVIDIA H200)"``."""
-    device = jax.devices()[0]
-    return f"{jax.default_backend()} ({getattr(device, 'device_kind', device.platform)})"
 
 
 def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate):
