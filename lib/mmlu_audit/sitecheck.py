@@ -1,0 +1,204 @@
+"""Open every page of the built site in a real browser and report what a reader would hit.
+
+Usage::
+
+    python -m mmlu_audit.sitecheck _build/html [--screenshots _build/screenshots]
+
+The site is served on ``127.0.0.1`` from a thread and each page is loaded in headless
+Chromium (the system ``chromium``, driven by Playwright's Python package). A page
+fails on:
+
+- a console error or an uncaught script exception;
+- a request that failed, returned an HTTP error, or left the local server (the site
+  must work offline: external requests are blocked and reported);
+- an image that did not load;
+- a math span that MathJax left unrendered;
+- a ``{glue:`` placeholder left in the visible text.
+
+A full-page screenshot of every page is saved, so a reviewer can look at the site
+without building it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import sys
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import MissingDependencyError
+
+__all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PageReport", "check_pages", "check_site", "main", "serve"]
+
+#: The system Chromium (Debian package ``chromium``).
+CHROMIUM = Path("/usr/bin/chromium")
+#: Flags for a quiet, offline, sandbox-free headless run (CI runs as root).
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+
+# After the load event (which waits for MathJax's async script), wait for typesetting.
+_MATHJAX_DONE = """() => (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    ? MathJax.startup.promise.then(() => true) : true"""
+_PAGE_PROBLEMS = """() => {
+  const problems = [];
+  for (const img of document.images) {
+    if (!img.complete || img.naturalWidth === 0) problems.push(`missing image: ${img.getAttribute('src')}`);
+  }
+  for (const el of document.querySelectorAll('.math')) {
+    if (!el.querySelector('mjx-container')) problems.push(`unrendered math: ${el.textContent.trim().slice(0, 60)}`);
+  }
+  const text = document.body ? document.body.innerText : '';
+  const at = text.indexOf('{glue:');
+  if (at >= 0) problems.push(`glue placeholder in text: ${text.slice(at, at + 60)}`);
+  return problems;
+}"""
+
+
+@dataclass
+class PageReport:
+    """What the browser found on one page.
+
+    Attributes
+    ----------
+    page : str
+        The page's path relative to the site root.
+    problems : list of str
+        One line per problem; empty when the page is clean.
+    screenshot : Path or None
+        Where its screenshot was saved.
+    """
+
+    page: str
+    problems: list = field(default_factory=list)
+    screenshot: Path | None = None
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+
+@contextmanager
+def serve(root: Path):
+    """Serve ``root`` on 127.0.0.1 (a free port) from a daemon thread; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _screenshot_name(page: str) -> str:
+    return page.replace("/", "__").removesuffix(".html") + ".png"
+
+
+def _check_one(context, base: str, page: str, screenshots: Path | None) -> PageReport:
+    report = PageReport(page)
+    tab = context.new_page()
+    tab.on("console", lambda msg: msg.type == "error" and report.problems.append(
+        f"console error: {msg.text}"))
+    tab.on("pageerror", lambda exc: report.problems.append(f"script error: {exc}"))
+    tab.on("requestfailed", lambda req: req.url.startswith(base) and report.problems.append(
+        f"failed request: {req.url} ({req.failure})"))
+    tab.on("response", lambda resp: resp.status >= 400 and report.problems.append(
+        f"HTTP {resp.status}: {resp.url}"))
+
+    def keep_local(route):
+        if route.request.url.startswith((base, "data:", "blob:")):
+            route.continue_()
+        else:
+            report.problems.append(f"external request: {route.request.url}")
+            route.abort()
+
+    tab.route("**/*", keep_local)
+    try:
+        tab.goto(base + page, wait_until="load", timeout=60_000)
+        tab.evaluate(_MATHJAX_DONE)
+        report.problems.extend(tab.evaluate(_PAGE_PROBLEMS))
+        if screenshots is not None:
+            report.screenshot = screenshots / _screenshot_name(page)
+            tab.screenshot(path=str(report.screenshot), full_page=True)
+    finally:
+        tab.close()
+    return report
+
+
+def check_pages(root: Path, pages: list[str], screenshots: Path | None = None,
+                chromium: Path = CHROMIUM) -> list[PageReport]:
+    """Load each page of a static site in headless Chromium and report its problems.
+
+    Parameters
+    ----------
+    root : Path
+        The site's root folder (e.g. ``_build/html``).
+    pages : list of str
+        Page paths relative to ``root``.
+    screenshots : Path, optional
+        Folder for one full-page PNG per page (created if needed; files are overwritten).
+    chromium : Path
+        The Chromium executable.
+
+    Returns
+    -------
+    list of PageReport
+        One per page, in the order given.
+
+    Raises
+    ------
+    MissingDependencyError
+        When Chromium or Playwright's Python package is not installed.
+    """
+    if not Path(chromium).exists():
+        raise MissingDependencyError(
+            f"{chromium}: Chromium is not installed (`apt-get install -y chromium`; `make test` does it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        raise MissingDependencyError("the browser check needs `pip install -r requirements.txt` "
+                                     "(playwright)") from exc
+    if screenshots is not None:
+        screenshots.mkdir(parents=True, exist_ok=True)
+    with serve(root) as base, sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(chromium), args=list(CHROMIUM_FLAGS))
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                          service_workers="block")
+            return [_check_one(context, base, page, screenshots) for page in pages]
+        finally:
+            browser.close()
+
+
+def check_site(root: Path, screenshots: Path | None = None, chromium: Path = CHROMIUM) -> list[PageReport]:
+    """:func:`check_pages` on every ``.html`` file under ``root`` (sorted)."""
+    root = Path(root)
+    pages = sorted(str(p.relative_to(root)) for p in root.rglob("*.html"))
+    if not pages:
+        raise FileNotFoundError(f"{root}: no .html pages (build the book first: `make html`)")
+    return check_pages(root, pages, screenshots, chromium)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; prints each problem and returns 1 if there were any."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="the built site, e.g. _build/html")
+    parser.add_argument("--screenshots", type=Path, help="default: screenshots/ beside the site folder")
+    args = parser.parse_args(argv)
+    reports = check_site(args.site, args.screenshots or args.site.parent / "screenshots")
+    bad = [r for r in reports if r.problems]
+    for report in bad:
+        print(f"{report.page}:\n  " + "\n  ".join(report.problems))
+    print(f"{len(reports)} pages checked, {len(bad)} with problems")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""The browser checker itself, on tiny hand-made pages: it passes a clean page and
+catches each kind of problem it promises to catch."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from mmlu_audit.sitecheck import check_pages
+
+PNG = base64.b64decode(  # a valid 1×1 transparent PNG
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    site = tmp_path_factory.mktemp("site")
+    (site / "dot.png").write_bytes(PNG)
+    (site / "clean.html").write_text(
+        "<html><body><p>All fine.</p><img src='dot.png'></body></html>")
+    (site / "broken.html").write_text(
+        "<html><body><p>Value: {glue:text}`n_items`</p>"
+        "<span class='math notranslate nohighlight'>\\(x^2\\)</span>"
+        "<img src='missing.png'>"
+        "<script src='https://cdn.example.invalid/lib.js'></script>"
+        "<script>console.error('boom from the page')</script>"
+        "<script>undefinedFunction()</script></body></html>")
+    shots = site / "screenshots"
+    return {r.page: r for r in check_pages(site, ["clean.html", "broken.html"], shots)}
+
+
+def test_clean_page_has_no_problems(reports):
+    assert reports["clean.html"].problems == []
+    assert reports["clean.html"].screenshot.stat().st_size > 0
+
+
+@pytest.mark.parametrize("expected", [
+    "console error: boom from the page",
+    "script error:",
+    "missing image: missing.png",
+    "HTTP 404:",
+    "external request: https://cdn.example.invalid/lib.js",
+    "unrendered math: \\(x^2\\)",
+    "glue placeholder in text: {glue:text}",
+])
+def test_each_problem_is_caught(reports, expected):
+    problems = reports["broken.html"].problems
+    assert any(p.startswith(expected) for p in problems), problems
+
+
+def test_every_page_gets_a_screenshot(reports):
+    assert reports["broken.html"].screenshot.name == "broken.png"
+    assert reports["broken.html"].screenshot.exists()
