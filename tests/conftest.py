@@ -1,12 +1,17 @@
-"""Shared fixtures: the real staged items (read once) and a small simulated world."""
+"""Shared fixtures: the real staged items (read once), a small simulated world, the smoke build."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from mmlu_audit import load_items
+from mmlu_audit.paths import project_root
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -25,3 +30,32 @@ def items():
 def small_items(items):
     """A 40-items-per-subject slice (2,280 items) for fast simulation tests."""
     return items.groupby("subject", group_keys=False).head(40).reset_index(drop=True)
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory):
+    """Execute all chapters (fast) and build the HTML site in a temporary folder.
+
+    The build runs in a temporary copy of the book sources so a developer's own
+    ``_build`` and executed notebooks are left alone. Session-scoped: the smoke and
+    browser tests share one build.
+    """
+    site = tmp_path_factory.mktemp("site")
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(project_root() / name, site / name)
+    shutil.copytree(project_root() / "book", site / "book",
+                    ignore=shutil.ignore_patterns("_executed", "_build"))
+    assert (site / "book/_mathjax/mathjax/tex-chtml.js").exists(), "run `make test` (fetches MathJax)"
+    # Chapters use the project's own cache (content-addressed, so safe to share): a
+    # developer's second `make test` reuses parses and fits instead of recomputing them.
+    env = {k: v for k, v in os.environ.items() if k != "MMLU_AUDIT_CACHE"}
+    execute = subprocess.run(
+        [sys.executable, "-m", "mmlu_audit.bookbuild", "--fast", "--out", str(site / "book/_executed")],
+        capture_output=True, text=True, cwd=project_root(), env=env)
+    assert execute.returncode == 0, execute.stdout + execute.stderr
+    build = subprocess.run(
+        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(site),
+         "--warningiserror", "--nitpick", "--keep-going", "--builder", "html"],
+        capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-4000:]
+    return site / "_build" / "html"

@@ -1,14 +1,13 @@
-"""Smoke test: execute every chapter in fast mode and build the book, offline.
+"""Smoke test: every chapter executed in fast mode and the book built, offline.
 
-The build runs in a temporary copy of the book sources so a developer's own
-``_build`` and executed notebooks are left alone.
+The build itself is the session fixture ``built_book`` (``tests/conftest.py``), shared
+with the browser test so it happens once per test run.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,30 +19,6 @@ from mmlu_audit.paths import project_root
 
 ROOT = project_root()
 ASSET_URL = re.compile(r'<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)="(?:https?:)?//', re.I)
-
-
-@pytest.fixture(scope="module")
-def built_book(tmp_path_factory):
-    """Execute all chapters (fast) and build the HTML site in a temporary folder."""
-    site = tmp_path_factory.mktemp("site")
-    for name in ("_config.yml", "_toc.yml"):
-        shutil.copy(ROOT / name, site / name)
-    shutil.copytree(ROOT / "book", site / "book",
-                    ignore=shutil.ignore_patterns("_executed", "_build"))
-    assert (site / "book/_mathjax/mathjax/tex-chtml.js").exists(), "run `make test` (fetches MathJax)"
-    # Chapters use the project's own cache (content-addressed, so safe to share): a
-    # developer's second `make test` reuses parses and fits instead of recomputing them.
-    env = {k: v for k, v in os.environ.items() if k != "MMLU_AUDIT_CACHE"}
-    execute = subprocess.run(
-        [sys.executable, "-m", "mmlu_audit.bookbuild", "--fast", "--out", str(site / "book/_executed")],
-        capture_output=True, text=True, cwd=ROOT, env=env)
-    assert execute.returncode == 0, execute.stdout + execute.stderr
-    build = subprocess.run(
-        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(site),
-         "--warningiserror", "--nitpick", "--keep-going", "--builder", "html"],
-        capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-4000:]
-    return site / "_build" / "html"
 
 
 @pytest.mark.smoke
