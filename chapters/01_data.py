@@ -34,7 +34,7 @@ import pandas as pd
 from mmlu_audit import distinct_checkpoints, family_size_table, load_items, load_redux, load_responses
 from mmlu_audit.paper import paper_table
 from mmlu_audit.plots import PARTITION_COLORS, partition_legend, stamp_source, use_style
-from mmlu_audit.report import glue_values, source_banner
+from mmlu_audit.report import glue_figure, glue_values, source_banner
 
 use_style()
 items = load_items()
@@ -45,7 +45,7 @@ source_banner(responses)
 # %% [markdown]
 # ## Items and the STEM partition
 #
-# The MMLU test split has {glue:text}`n_items:,` items in {glue:text}`n_subjects` subjects.
+# The MMLU test split {cite}`hendrycks2021mmlu` has {glue:text}`n_items:,` items in {glue:text}`n_subjects` subjects.
 # The partition is fixed before any model is fitted: the official taxonomy's STEM group
 # (lm-evaluation-harness `mmlu_stem`) holds {glue:text}`n_stem_subjects` subjects and
 # {glue:text}`n_stem_items:,` items, and the other {glue:text}`n_nonstem_subjects` subjects hold
@@ -79,12 +79,22 @@ ax.set_xlabel("items (log scale)")
 ax.tick_params(axis="y", labelsize=7)
 partition_legend(ax)
 ax.set_title("Items per subject")
-plt.show()
+glue_figure("fig_items_per_subject", fig)
+
+# %% [markdown]
+# {numref}`fig-items-per-subject` shows how unevenly the items are spread over subjects.
+#
+# ```{glue:figure} fig_items_per_subject
+# :name: fig-items-per-subject
+#
+# Items per subject (log scale), coloured by partition (STEM blue, non-STEM red). Real item
+# texts.
+# ```
 
 # %% [markdown]
 # ## MMLU-Redux error annotations
 #
-# MMLU-Redux re-annotated {glue:text}`redux_per_subject` items in each subject.
+# MMLU-Redux {cite}`gema2024redux` re-annotated {glue:text}`redux_per_subject` items in each subject.
 # {glue:text}`redux_n:,` annotations join one-to-one to the items;
 # {glue:text}`redux_error_rate:.2%` are labelled as something other than "ok"
 # ({glue:text}`redux_error_stem:.2%` in STEM, {glue:text}`redux_error_nonstem:.2%` outside it).
@@ -110,8 +120,18 @@ ax.set_xlabel("share of annotated items flagged by MMLU-Redux")
 ax.tick_params(axis="y", labelsize=7)
 partition_legend(ax)
 ax.set_title("MMLU-Redux error rate by subject")
-plt.show()
+glue_figure("fig_redux_error_rate", fig)
 redux["error_type"].value_counts().rename("items").to_frame()
+
+# %% [markdown]
+# {numref}`fig-redux-error-rate` ranks the subjects by the share of annotated items MMLU-Redux
+# flags.
+#
+# ```{glue:figure} fig_redux_error_rate
+# :name: fig-redux-error-rate
+#
+# Share of MMLU-Redux-annotated items flagged as erroneous, by subject (real annotations).
+# ```
 
 # %% [markdown]
 # ## The response matrix
@@ -151,7 +171,17 @@ right.plot(lims, lims, color="k", lw=0.8)
 right.set(xlim=lims, ylim=lims, xlabel="non-STEM accuracy", ylabel="STEM accuracy",
           title="Partition accuracies per model")
 stamp_source(fig, responses)
-plt.show()
+glue_figure("fig_accuracy", fig)
+
+# %% [markdown]
+# {numref}`fig-accuracy` shows the models' accuracies, overall and by partition.
+#
+# ```{glue:figure} fig_accuracy
+# :name: fig-accuracy
+#
+# Left: accuracy of each model over its observed items (dashed: chance, 0.25). Right: STEM
+# against non-STEM accuracy per model. The source is named under the figure.
+# ```
 
 # %% [markdown]
 # ## Model population

@@ -16,7 +16,7 @@
 # # Calibration: a 2PL IRT model by stochastic variational inference
 #
 # Paper §3. Item difficulty $b_i$ and discrimination $a_i > 0$ are estimated jointly with model
-# abilities $\theta_j$ under
+# abilities $\theta_j$ under the two-parameter logistic model {cite}`birnbaum1968`
 #
 # $$
 # P(Y_{ji}=1) = \sigma\big(a_i(\theta_j - b_i)\big),\qquad
@@ -25,7 +25,7 @@
 #
 # by stochastic variational inference with a mean-field Gaussian guide, missing cells masked
 # out of the likelihood. The guide, the ELBO and the Adam optimiser are written by hand in JAX
-# (NumPyro supplies the prior distributions), so that the whole optimiser compiles into one
+# (NumPyro {cite}`bingham2019pyro` supplies the prior distributions), so that the whole optimiser compiles into one
 # program; `tests/test_irt_numpyro.py` checks its gradients against JAX autodiff and its
 # optimum against NumPyro's own SVI (`AutoNormal`, `Trace_ELBO`), which is also available as
 # `fit_irt(..., engine="numpyro")`. The fit is cached by a hash of its inputs, so the later
@@ -48,7 +48,7 @@ from mmlu_audit.irt import fit_cached, recovery_stats, split_cohort_reliability
 from mmlu_audit.paper import paper_table
 from mmlu_audit.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.report import glue_values, source_banner
+from mmlu_audit.report import glue_figure, glue_values, source_banner
 
 use_style()
 if fast:
@@ -91,7 +91,17 @@ mid.legend()
 right.hist(theta, bins=40, color="#555")
 right.set(xlabel=r"$\hat\theta$", title="Ability")
 stamp_source(fig, matrix)
-plt.show()
+glue_figure("fig_calibration", fig)
+
+# %% [markdown]
+# {numref}`fig-calibration` summarises the fit.
+#
+# ```{glue:figure} fig_calibration
+# :name: fig-calibration
+#
+# Left: the ELBO trace of the SVI fit. Middle: calibrated difficulty $\hat b$ by partition.
+# Right: calibrated ability $\hat\theta$. The source is named under the figure.
+# ```
 
 # %% [markdown]
 # ## Item characteristic curves
@@ -117,7 +127,17 @@ for ax, i in zip(axes, picks, strict=True):
     ax.title.set_fontsize(7.5)
 axes[0].set_ylabel("P(correct)")
 stamp_source(fig, matrix)
-plt.show()
+glue_figure("fig_icc", fig)
+
+# %% [markdown]
+# {numref}`fig-icc` draws the four items.
+#
+# ```{glue:figure} fig_icc
+# :name: fig-icc
+#
+# Fitted item characteristic curves (line) against the observed share correct of models binned by
+# $\hat\theta$ (dots), for items at the 5th, 35th, 65th and 95th percentiles of $\hat b$.
+# ```
 
 # %% [markdown]
 # ## Split-cohort reliability

@@ -54,7 +54,7 @@ from mmlu_audit.features.figures import draw_text_panel, draw_wscg, path_vertice
 from mmlu_audit.inference import cluster_bootstrap_correlation, vif
 from mmlu_audit.paper import paper_table
 from mmlu_audit.plots import PARTITION_COLORS, use_style
-from mmlu_audit.report import glue_values, text_banner
+from mmlu_audit.report import glue_figure, glue_values, text_banner
 
 use_style()
 pd.set_option("display.max_colwidth", None)
@@ -172,7 +172,17 @@ for ax, column in zip(axes.flat, INDICATORS, strict=True):
 axes[0, 0].legend()
 fig.suptitle("Nine complexity indicators by partition (real item texts)")
 fig.tight_layout()
-plt.show()
+glue_figure("fig_indicators", fig)
+
+# %% [markdown]
+# {numref}`fig-indicators` overlays the two partitions' distributions.
+#
+# ```{glue:figure} fig_indicators
+# :name: fig-indicators
+#
+# The nine complexity indicators by partition (densities, each clipped to its 0.5–99.5 % range).
+# Real item texts.
+# ```
 
 # %%
 summary = frame.groupby("partition")[list(INDICATORS)].agg(["mean", "median"]).T.unstack()
@@ -232,7 +242,7 @@ for role, item_id in picks.items():
     draw_text_panel(text_ax, f"{item_id} ({frame.loc[item_id, 'partition']})", frame.loc[item_id, "question"])
     draw_wscg(graph, tiers, ax=graph_ax)
     graph_ax.set_title(f"Depth {graph.depth(tiers):.1f} · Nodes {graph.n_nodes}", fontsize=9)
-    plt.show()
+    glue_figure(f"fig_wscg_{role}", fig)
 
 drawn_stats = {"median_tokens": median_tokens, "depth_p10": depth_p10, "depth_p99": depth_p99}
 for role, item_id in picks.items():
@@ -242,6 +252,29 @@ for role, item_id in picks.items():
                     f"{role}_path": " → ".join(graph.texts[v] for v in path_vertices(graph, tiers))}
 drawn_stats["deep_vs_shallow_depth"] = drawn["deep"].depth(tiers) / drawn["shallow"].depth(tiers)
 glue_values(drawn_stats)
+
+# %% [markdown]
+# {numref}`fig-wscg-shallow`, {numref}`fig-wscg-deep` and {numref}`fig-wscg-stem` draw the three
+# graphs.
+#
+# ```{glue:figure} fig_wscg_shallow
+# :name: fig-wscg-shallow
+#
+# The shallow item ({glue:text}`shallow_id`): stem text and its WSCG.
+# ```
+#
+# ```{glue:figure} fig_wscg_deep
+# :name: fig-wscg-deep
+#
+# The deep item ({glue:text}`deep_id`): stem text and its WSCG; the highlighted path sums to its
+# Depth.
+# ```
+#
+# ```{glue:figure} fig_wscg_stem
+# :name: fig-wscg-stem
+#
+# The deepest STEM item of the band ({glue:text}`stem_id`), showing the symbolic-operator class.
+# ```
 
 # %% [markdown]
 # ## Sensitivity to prompt length
@@ -311,7 +344,17 @@ for ax, (label, values) in zip(axes, panels, strict=True):
     ax.set(xlabel="stem tokens", ylabel=label, title=f"{label}: r = {np.corrcoef(values, tokens)[0, 1]:.3f}")
 fig.suptitle("Dimension 1 against prompt length (all items in r; longest 0.5 % not drawn)")
 fig.tight_layout()
-plt.show()
+glue_figure("fig_length", fig)
+
+# %% [markdown]
+# {numref}`fig-length` plots each graph indicator against stem length.
+#
+# ```{glue:figure} fig_length
+# :name: fig-length
+#
+# WSCG Nodes, Depth and Depth with tier T1 clamped to 0 against stem tokens (hexbin, log counts);
+# r over all items, the longest 0.5 % not drawn. Real item texts.
+# ```
 
 # %% [markdown]
 # ## Collinearity of the nine indicators
@@ -345,7 +388,7 @@ vifs.rename(index=names).round(3).to_frame()
 # notation the top tier was written for, as the paper notes (its §6.2).
 #
 # **Lexical coverage.** On average {glue:text}`c_bry_coverage:.1%` of an item's content words
-# have a Brysbaert concreteness rating and {glue:text}`zipf_coverage:.1%` are known to
+# have a Brysbaert concreteness rating {cite}`brysbaert2014concreteness` and {glue:text}`zipf_coverage:.1%` are known to
 # wordfreq. Items with no scorable content word get the population mean and a flag:
 # {glue:text}`n_conc_fallback:,` items for concreteness and {glue:text}`n_zipf_fallback:,` for
 # Zipf rarity; {glue:text}`n_non_english:,` stems are flagged as mostly non-English and

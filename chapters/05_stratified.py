@@ -49,7 +49,7 @@ from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_summary, planted_truth_table, recovery_slope)
-from mmlu_audit.report import glue_values, names_where, population_note, source_banner
+from mmlu_audit.report import glue_figure, glue_values, names_where, population_note, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -129,7 +129,8 @@ effects.round(4)
 # The contrasts come from one interaction model, b̂ ~ [1, X, STEM, STEM·X], whose STEM·x
 # coefficients equal the differences of the Table 3 slopes. Each is tested with HC3 (items
 # independent), CR1 (subject clusters, G − 1 df), CR2 (Bell–McCaffrey small-sample correction
-# with Satterthwaite df) and a null-imposed wild cluster bootstrap of the {glue:text}`boot_kind`
+# {cite}`bell2002bias` with Satterthwaite df {cite}`pustejovsky2018small`) and a null-imposed wild
+# cluster bootstrap {cite}`cameron2008bootstrap` of the {glue:text}`boot_kind`
 # t statistic ({glue:text}`n_boot:,` Rademacher draws over the {glue:text}`n_clusters` subjects).
 # After Holm adjustment over the nine contrasts, {glue:text}`holm_hc3` clear the 5 % level under
 # HC3, {glue:text}`holm_cr1` under CR1, {glue:text}`holm_cr2` under CR2 and
@@ -177,7 +178,18 @@ ax.invert_yaxis()
 ax.set(xlabel="STEM slope − non-STEM slope (logits per SD)", title=f"Slope contrasts · source {inputs.matrix.source}")
 ax.legend(loc="lower right", fontsize=8)
 stamp_source(fig, inputs.matrix)
-plt.show()
+glue_figure("fig_slope_contrasts", fig)
+
+# %% [markdown]
+# {numref}`fig-slope-contrasts` shows the nine contrasts with both intervals.
+#
+# ```{glue:figure} fig_slope_contrasts
+# :name: fig-slope-contrasts
+#
+# STEM − non-STEM slope contrasts with CR2 (Satterthwaite df) and HC3 95 % intervals; crosses
+# mark the planted contrast × recovery on simulated sources. The source is named under the
+# figure.
+# ```
 
 # %% [markdown]
 # ## Planted truth (simulated sources only)

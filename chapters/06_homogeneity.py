@@ -18,7 +18,8 @@
 # Structural homogeneity is the null that the nine indicators map onto difficulty in the same
 # way in both partitions: in b̂ ~ [1, X, STEM, STEM·X] all nine slope interactions are zero.
 # The paper tests it with a Wald statistic W(9) under item-level (HC3) and subject-clustered
-# (CR1, CR2) covariances, calibrates it with a null-imposed wild cluster bootstrap, and checks
+# (CR1, CR2 {cite}`bell2002bias`) covariances, calibrates it with a null-imposed wild cluster
+# bootstrap {cite}`cameron2008bootstrap`, and checks
 # the cluster dependence with item-level and subject-block permutation tests. This chapter
 # recomputes all of them, and reads from the engine's own size study which of these tests can
 # be trusted with MMLU's few subject clusters.
@@ -52,7 +53,7 @@ from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_
 from mmlu_audit.regression import (contrast_terms, contrast_tests, declared, design_arrays, estimated_items,
                                    holm_count, indicator_names, interaction_fit, planted_slopes, planted_summary,
                                    planted_truth_table, recovery_slope)
-from mmlu_audit.report import glue_values, names_where, population_note, source_banner
+from mmlu_audit.report import glue_figure, glue_values, names_where, population_note, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -79,7 +80,7 @@ glue_values({"population_note": population_note(inputs.matrix), "recovery": reco
 # partition) rejected a true homogeneity null at the 5 % level in {glue:text}`sp_hc3:.1%` of data
 # sets with HC3, {glue:text}`sp_cr1:.1%` with CR1 against χ², and {glue:text}`sp_cr2:.1%` with
 # CR2 against a plain χ² reference: with {glue:text}`n_clusters` clusters CR2 and χ² over-reject. The Hotelling-T²
-# (HTZ) form of the CR2 test rejected {glue:text}`sp_htz:.1%` and the null-imposed wild cluster
+# (HTZ) form of the CR2 test {cite}`pustejovsky2018small` rejected {glue:text}`sp_htz:.1%` and the null-imposed wild cluster
 # bootstrap {glue:text}`sp_wcr:.1%` (Monte Carlo SE about {glue:text}`sp_mcse:.3f`), so those two
 # hold size; under a planted difference their power was {glue:text}`sp_htz_power:.1%` and
 # {glue:text}`sp_wcr_power:.1%`. The χ² p-values below are shown for comparison with the paper;
@@ -160,7 +161,17 @@ ax.axvline(joint.stat, color=SOURCE_COLORS["ours"], lw=2, label="observed W(9)")
 ax.set(xlabel="W(9)", ylabel="density", title=f"Null reference distribution of W(9) · source {inputs.matrix.source}")
 ax.legend(fontsize=8)
 stamp_source(fig, inputs.matrix)
-plt.show()
+glue_figure("fig_wcb_null", fig)
+
+# %% [markdown]
+# {numref}`fig-wcb-null` compares the bootstrap reference distribution with χ²(9).
+#
+# ```{glue:figure} fig_wcb_null
+# :name: fig-wcb-null
+#
+# The wild cluster bootstrap distribution of W(9) under the null, the χ²(9) density, both 95th
+# percentiles and the observed statistic. The source is named under the figure.
+# ```
 
 # %% [markdown]
 # One contrast at a time, the bootstrap (same settings, Holm over the nine) declares
@@ -233,7 +244,17 @@ ax.axvline(gap_item.stat, color=SOURCE_COLORS["ours"], lw=2, label="observed gap
 ax.set(xlabel="R² gap (STEM − non-STEM)", ylabel="density", title="Null distributions of the R² gap")
 ax.legend(fontsize=8)
 stamp_source(fig, inputs.matrix)
-plt.show()
+glue_figure("fig_r2_gap_null", fig)
+
+# %% [markdown]
+# {numref}`fig-r2-gap-null` shows why the item permutation is too narrow.
+#
+# ```{glue:figure} fig_r2_gap_null
+# :name: fig-r2-gap-null
+#
+# Null distributions of the STEM − non-STEM $R^2$ gap under item permutation and under subject-
+# block permutation, with the observed gap. The source is named under the figure.
+# ```
 
 # %% [markdown]
 # ## Planted truth (simulated sources only)
