@@ -58,6 +58,10 @@ _PAGE_PROBLEMS = """() => {
 }"""
 
 
+# Sphinx output folders whose .html files are templates or copies, not pages.
+_NOT_PAGES = {"_static", "_sources", "_images", "_downloads"}
+
+
 @dataclass
 class PageReport:
     """What the browser found on one page.
@@ -101,6 +105,19 @@ def _screenshot_name(page: str) -> str:
     return page.replace("/", "__").removesuffix(".html") + ".png"
 
 
+def _settled_evaluate(tab, script: str, attempts: int = 3):
+    """Evaluate ``script`` on the page, following a redirect (e.g. the site's index.html)."""
+    from playwright.sync_api import Error
+
+    for attempt in range(attempts):
+        try:
+            return tab.evaluate(script)
+        except Error as exc:
+            if "context was destroyed" not in str(exc) or attempt == attempts - 1:
+                raise
+            tab.wait_for_load_state("load")  # a navigation replaced the page: check where it landed
+
+
 def _check_one(context, base: str, page: str, screenshots: Path | None) -> PageReport:
     report = PageReport(page)
     tab = context.new_page()
@@ -122,8 +139,8 @@ def _check_one(context, base: str, page: str, screenshots: Path | None) -> PageR
     tab.route("**/*", keep_local)
     try:
         tab.goto(base + page, wait_until="load", timeout=60_000)
-        tab.evaluate(_MATHJAX_DONE)
-        report.problems.extend(tab.evaluate(_PAGE_PROBLEMS))
+        _settled_evaluate(tab, _MATHJAX_DONE)
+        report.problems.extend(_settled_evaluate(tab, _PAGE_PROBLEMS))
         if screenshots is not None:
             report.screenshot = screenshots / _screenshot_name(page)
             tab.screenshot(path=str(report.screenshot), full_page=True)
@@ -178,9 +195,10 @@ def check_pages(root: Path, pages: list[str], screenshots: Path | None = None,
 
 
 def check_site(root: Path, screenshots: Path | None = None, chromium: Path = CHROMIUM) -> list[PageReport]:
-    """:func:`check_pages` on every ``.html`` file under ``root`` (sorted)."""
+    """:func:`check_pages` on every page under ``root`` (sorted; ``_static`` and the like skipped)."""
     root = Path(root)
-    pages = sorted(str(p.relative_to(root)) for p in root.rglob("*.html"))
+    pages = sorted(str(p.relative_to(root)) for p in root.rglob("*.html")
+                   if p.relative_to(root).parts[0] not in _NOT_PAGES)
     if not pages:
         raise FileNotFoundError(f"{root}: no .html pages (build the book first: `make html`)")
     return check_pages(root, pages, screenshots, chromium)
