@@ -19,7 +19,7 @@ NO_GPU = not device._gpu_devices()
 
 
 def test_gpu_request_without_gpu_names_the_fix(monkeypatch):
-    monkeypatch.setattr(device, "_gpu_devices", lambda: [])
+    monkeypatch.setattr(device, "_gpu_devices", list)  # no GPU
     with pytest.raises(DeviceUnavailableError, match="sees no GPU.*requirements-gpu.txt"):
         device.require_device("gpu")
 
@@ -35,7 +35,7 @@ def test_unknown_device_is_rejected():
 
 
 def test_bookbuild_stops_before_any_chapter(monkeypatch, capsys):
-    monkeypatch.setattr(device, "_gpu_devices", lambda: [])
+    monkeypatch.setattr(device, "_gpu_devices", list)  # no GPU
     monkeypatch.setattr(bookbuild, "execute_chapter", lambda *a, **k: pytest.fail("a chapter ran"))
     assert bookbuild.main(["--device", "gpu"]) == 2
     assert "--device gpu: JAX" in capsys.readouterr().err

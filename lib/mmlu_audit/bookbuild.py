@@ -2,7 +2,8 @@
 
 Usage::
 
-    python -m mmlu_audit.bookbuild [--fast] [--data-source simulated] [--seed 0] [--device cpu|gpu] [CHAPTER ...]
+    python -m mmlu_audit.bookbuild [--fast] [--data-source simulated] [--seed 0]
+                                   [--device cpu|gpu] [CHAPTER ...]
 
 Each ``chapters/NN_slug.py`` is converted in memory with jupytext, executed by
 papermill with the given parameters, and written to ``book/_executed/NN_slug.ipynb``.

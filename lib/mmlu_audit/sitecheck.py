@@ -49,7 +49,9 @@ _PAGE_PROBLEMS = """() => {
     if (!img.complete || img.naturalWidth === 0) problems.push(`missing image: ${img.getAttribute('src')}`);
   }
   for (const el of document.querySelectorAll('.math')) {
-    if (!el.querySelector('mjx-container')) problems.push(`unrendered math: ${el.textContent.trim().slice(0, 60)}`);
+    if (!el.querySelector('mjx-container')) {
+      problems.push(`unrendered math: ${el.textContent.trim().slice(0, 60)}`);
+    }
   }
   const text = document.body ? document.body.innerText : '';
   const at = text.indexOf('{glue:');
