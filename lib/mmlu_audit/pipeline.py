@@ -19,7 +19,7 @@ from .data.items import load_items
 from .data.responses import ResponseMatrix
 from .sources import load_responses, load_world
 
-__all__ = ["AnalysisInputs", "analysis_inputs", "calibration_spec"]
+__all__ = ["AnalysisInputs", "analysis_inputs", "answered_columns", "calibration_spec"]
 
 FAST_STEPS = 300
 
@@ -90,7 +90,7 @@ def analysis_inputs(data_source: str = "simulated", seed: int = 20240601,
     else:
         matrix, truth = load_responses(data_source, items=items, seed=seed), None
     answered = matrix.observed.any(axis=0)
-    fit = fit_cached(_answered_columns(matrix, answered), calibration_spec(fast, seed), progress=False)
+    fit = fit_cached(answered_columns(matrix, answered), calibration_spec(fast, seed), progress=False)
     frame = items[["item_id", "subject", "partition", "stem"]].copy()
     for column, values in (("b_hat", fit.b), ("a_hat", fit.a), ("b_sd", fit.dataset["b_sd"].to_numpy())):
         frame[column] = np.nan
@@ -101,7 +101,7 @@ def analysis_inputs(data_source: str = "simulated", seed: int = 20240601,
     return AnalysisInputs(items, features, matrix, truth, fit, frame.set_index("item_id"))
 
 
-def _answered_columns(matrix: ResponseMatrix, answered: np.ndarray) -> ResponseMatrix:
+def answered_columns(matrix: ResponseMatrix, answered: np.ndarray) -> ResponseMatrix:
     """The matrix without items nobody answered (they carry no information on b).
 
     HELM-20 leaves 14 items unobserved by every model; their ``b_hat`` is NaN.

@@ -6,7 +6,8 @@ Public API
   :class:`SpacyBackend`, :class:`StanzaBackend`
 - lexicon: :func:`load_lexicon`, :func:`default_tiers`, :class:`TierTable`,
   :func:`match_categories`, :func:`lexicon_table`
-- graph: :class:`WSCG`, :func:`build_wscg`, :func:`wscg_depth`, :func:`depths`
+- graph: :class:`WSCG`, :func:`build_wscg`, :func:`wscg_depth`, :func:`depths`,
+  :class:`GraphBatch` (batched re-scoring)
 - indicators: :data:`INDICATORS`, :func:`indicator_table`, :func:`stem_indicators`
 - baselines: :func:`readability_grade`, :func:`option_covariates`,
   :data:`OPTION_COVARIATES`, :func:`option_covariate_table`, :func:`subject_one_hot`,
@@ -28,7 +29,7 @@ from .lexicon import TOP_TIER, Lexicon, TierTable, default_tiers, lexicon_table,
     match_categories
 from .parse import ParsedDoc, SpacyBackend, StanzaBackend, get_backend, parse_texts
 from .table import BASELINES, FLAGS, build_feature_table, compute_feature_table, item_graphs
-from .wscg import WSCG, build_wscg, depths, wscg_depth
+from .wscg import WSCG, GraphBatch, build_wscg, depths, wscg_depth
 
 __all__ = [
     "BASELINES",
@@ -43,6 +44,7 @@ __all__ = [
     "StanzaBackend",
     "TierTable",
     "WSCG",
+    "GraphBatch",
     "build_feature_table",
     "build_wscg",
     "compute_feature_table",

@@ -42,7 +42,7 @@ import numpy as np
 from .lexicon import TOP_TIER, Lexicon, TierTable, load_lexicon, match_categories
 from .parse import ParsedDoc
 
-__all__ = ["WSCG", "build_wscg", "wscg_depth", "depths", "MENTION_UPOS", "FUNCTION_RELATIONS"]
+__all__ = ["WSCG", "build_wscg", "wscg_depth", "depths", "GraphBatch", "MENTION_UPOS", "FUNCTION_RELATIONS"]
 
 MENTION_UPOS = frozenset({"NOUN", "PROPN"})
 FUNCTION_RELATIONS = frozenset({"mark", "cc", "preconj", "advmod", "neg", "aux", "auxpass",
@@ -258,6 +258,85 @@ def depths(graphs: Sequence[WSCG], tiers: Mapping[str, float]) -> np.ndarray:
     perturbed tier table takes about a second.
     """
     return np.array([graph.depth(tiers) for graph in graphs], dtype=float)
+
+
+class GraphBatch:
+    """Many prebuilt graphs as one flat DAG, re-scored under many tier tables at once.
+
+    All vertices are concatenated, each edge is renumbered, and every vertex gets a
+    level: 0 for a source, otherwise one more than its deepest predecessor. A vertex's
+    best path weight needs only those of lower levels, so the longest-path dynamic
+    programme of :meth:`WSCG.depth` runs level by level, vectorised over vertices and
+    over tier tables: ``best[v] = w[v] + max(best[u] for u → v)`` (0 without
+    predecessors), and an item's depth is the maximum of ``best`` over its vertices.
+
+    Parameters
+    ----------
+    graphs : sequence of WSCG
+    tier_names : sequence of str
+        The tiers, in the column order of the weight matrices passed to :meth:`depths`.
+    """
+
+    def __init__(self, graphs: Sequence[WSCG], tier_names: Sequence[str]):
+        self.tier_names = tuple(tier_names)
+        column = {t: j for j, t in enumerate(self.tier_names)}
+        sizes = np.array([g.n_nodes for g in graphs], dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)])
+        self.n_items = len(graphs)
+        self.tier_index = np.array([column[t] for g in graphs for t in g.tiers], dtype=np.int64)
+        sources, targets = [], []
+        for g, start in zip(graphs, self.offsets[:-1]):
+            for source, target, _kind in g.edges:
+                sources.append(start + source)
+                targets.append(start + target)
+        self._levels = _edge_levels(len(self.tier_index), np.array(sources, dtype=np.int64),
+                                    np.array(targets, dtype=np.int64))
+
+    def depths(self, weights) -> np.ndarray:
+        """WSCG Depth of every graph under every row of ``weights``.
+
+        Parameters
+        ----------
+        weights : array-like, shape (n_tables, n_tiers)
+            One tier table per row, columns in ``tier_names`` order.
+
+        Returns
+        -------
+        ndarray, shape (n_tables, n_items)
+        """
+        weights = np.atleast_2d(np.asarray(weights, dtype=float))
+        if weights.shape[1] != len(self.tier_names):
+            raise ValueError(f"weights need {len(self.tier_names)} columns (one per tier), "
+                             f"got {weights.shape[1]}")
+        node_weight = weights[:, self.tier_index].T  # (n_vertices, n_tables)
+        best = node_weight.copy()
+        for sources, targets in self._levels:
+            _, first = np.unique(targets, return_index=True)
+            incoming = np.maximum.reduceat(best[sources], first, axis=0)
+            best[targets[first]] = node_weight[targets[first]] + incoming
+        out = np.zeros((weights.shape[0], self.n_items))
+        nonempty = self.offsets[1:] > self.offsets[:-1]
+        if nonempty.any():
+            out[:, nonempty] = np.maximum.reduceat(best, self.offsets[:-1][nonempty], axis=0).T
+        return out
+
+
+def _edge_levels(n_vertices: int, sources: np.ndarray, targets: np.ndarray):
+    """Edges grouped by their target's level, each group sorted by target."""
+    level = np.zeros(n_vertices, dtype=np.int64)
+    changed = True
+    while changed:  # longest-path levels by relaxation; at most (longest path) sweeps
+        proposed = np.zeros(n_vertices, dtype=np.int64)
+        np.maximum.at(proposed, targets, level[sources] + 1)
+        changed = bool(np.any(proposed > level))
+        level = np.maximum(level, proposed)
+    edge_level = level[targets]
+    groups = []
+    for value in np.unique(edge_level):
+        chosen = np.flatnonzero(edge_level == value)
+        chosen = chosen[np.argsort(targets[chosen], kind="stable")]
+        groups.append((sources[chosen], targets[chosen]))
+    return groups
 
 
 def wscg_depth(doc: ParsedDoc, tiers: Mapping[str, float] | TierTable | None = None,
