@@ -16,7 +16,7 @@ import statsmodels.api as sm
 from mmlu_audit.errors import DataError
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.regression import indicator_design
-from mmlu_audit.splines import HARRELL_QUANTILES, nonlinearity_tests, rcs_basis, rcs_knots
+from mmlu_audit.splines import HARRELL_QUANTILES, nonlinearity_tests, rcs_basis, rcs_knots, spline_curve
 
 
 def test_basis_by_hand():
@@ -71,7 +71,7 @@ def curved_frame(seed: int, curvature: float) -> pd.DataFrame:
     subjects = np.repeat([f"s{k:02d}" for k in range(n_subjects)], per)
     stem = np.repeat(np.arange(n_subjects) < 10, per)
     X = pd.DataFrame(rng.normal(size=(len(subjects), len(INDICATORS))), columns=list(INDICATORS))
-    b = 0.2 * X["d_mdd"] + curvature * (~stem) * np.abs(X["c_bry"]) + rng.normal(size=len(subjects))
+    b = 0.2 * X["d_mdd"] + curvature * (~stem) * X["c_bry"] ** 2 + rng.normal(size=len(subjects))
     frame = X.assign(b_hat=b, stem=stem, subject=subjects)
     frame.index = pd.Index([f"i{k}" for k in range(len(frame))], name="item_id")
     return frame
@@ -107,3 +107,20 @@ def test_collapsed_knots_give_a_named_nan_row():
     frame["d_ner"] = np.where(np.arange(len(frame)) % 20 == 0, 1.0, 0.0)
     row = nonlinearity_tests(frame, ["d_ner"]).loc[("d_ner", "STEM")]
     assert np.isnan(row["p"]) and "ties" in row["note"]
+
+
+def test_spline_curve_recovers_the_planted_shape():
+    frame = curved_frame(4, 0.8)
+    grid = np.linspace(-1.5, 1.5, 7)
+    curve = spline_curve(frame, "c_bry", grid, stem=False)
+    z = indicator_design(frame)["c_bry"][~frame["stem"]]
+    # target: the best restricted cubic spline approximation of the planted 0.8 z² (no noise);
+    # a natural spline is linear beyond its outer knots, so it cannot be z² itself
+    knots = rcs_knots(z.to_numpy(), 4)
+    basis = lambda v: np.column_stack([np.ones(len(v)), v, rcs_basis(v, knots)])  # noqa: E731
+    coef = np.linalg.lstsq(basis(z.to_numpy()), 0.8 * z.to_numpy() ** 2, rcond=None)[0]
+    truth = basis(grid) @ coef - basis(np.array([np.median(z)])) @ coef
+    np.testing.assert_allclose(curve, truth, atol=0.25)
+    flat = spline_curve(frame, "c_bry", grid, stem=True)
+    assert np.abs(flat).max() < 0.3
+    assert spline_curve(frame, "c_bry", [np.median(z)], stem=False)[0] == pytest.approx(0.0, abs=1e-12)

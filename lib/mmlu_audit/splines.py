@@ -25,7 +25,7 @@ from .features import INDICATORS
 from .inference import fit_ols, wald_test
 from .regression import estimated_items, indicator_design
 
-__all__ = ["HARRELL_QUANTILES", "rcs_knots", "rcs_basis", "nonlinearity_tests"]
+__all__ = ["HARRELL_QUANTILES", "rcs_knots", "rcs_basis", "nonlinearity_tests", "spline_curve"]
 
 #: Harrell's default knot quantiles by number of knots.
 HARRELL_QUANTILES = {
@@ -125,3 +125,34 @@ def _one_test(y, X: pd.DataFrame, column: str, clusters, n_knots: int, kind: str
     fit = fit_ols(y, np.column_stack([X.to_numpy(float), spline]), names, intercept=True)
     test = wald_test(fit, names[X.shape[1]:], kind=kind, clusters=clusters, form=form).iloc[0]
     return {**empty, **{k: float(test[k]) for k in ("wald", "stat", "df_num", "df_den", "p")}, "note": ""}
+
+
+def spline_curve(frame: pd.DataFrame, column: str, grid, *, stem: bool, n_knots: int = 4,
+                 columns: Sequence[str] = INDICATORS) -> np.ndarray:
+    """The fitted spline of ``column`` in one partition, the other indicators held at their mean.
+
+    Same model as :func:`nonlinearity_tests`; the curve is ``b1 x + sum_j g_j f_j(x)``
+    centred to 0 at the partition's median of ``column``, with ``grid`` and the knots on
+    the z-scored scale of :func:`mmlu_audit.regression.indicator_design`.
+
+    Returns
+    -------
+    ndarray, shape (len(grid),)
+        Logits of difficulty relative to the partition median.
+    """
+    frame = estimated_items(frame)
+    X = indicator_design(frame, list(columns))
+    mask = frame["stem"].to_numpy(bool) == stem
+    x = X.loc[mask, column].to_numpy()
+    knots = rcs_knots(x, n_knots)
+    if knots.size < 3:
+        raise DataError(column, f"only {knots.size} distinct knot values in this partition (ties)")
+    design = np.column_stack([X[mask].to_numpy(float), rcs_basis(x, knots)])
+    beta = fit_ols(frame["b_hat"].to_numpy(float)[mask], design, intercept=True).beta
+    slope, spline = beta[1 + list(X.columns).index(column)], beta[1 + X.shape[1]:]
+
+    def curve(values):
+        values = np.asarray(values, float)
+        return slope * values + rcs_basis(values, knots) @ spline
+
+    return curve(grid) - curve([np.median(x)])[0]
