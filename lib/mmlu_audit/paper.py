@@ -85,6 +85,16 @@ PAPER: dict[str, tuple[float, str]] = {
     "rho_2d": (0.965, "§4.3, Appendix C"),
     "heldout_gain_nats": (243.6, "§4.3, Appendix C"),
     "heldout_paired_z": (8.2, "§4.3, Appendix C"),
+    # Appendix A (robustness; issue 10a)
+    "n_perturbation_schemes": (123, "§3, Appendix A"),
+    "share_schemes_homogeneity_rejected": (1.0, "§3, Appendix A (all conclusions intact)"),
+    "share_schemes_d_ner_survives_holm": (1.0, "§3, Appendix A (all conclusions intact)"),
+    "share_schemes_stem_r2_exceeds": (1.0, "§3, Appendix A (all conclusions intact)"),
+    "rasch_conclusions_intact": (True, "§4.3, Appendix A"),
+    # Appendix B (option set and non-linearity; issue 10a)
+    "contrast_survives_options": (True, "§3, Appendix B"),
+    "c_bry_nonlinear_nonstem": (True, "§4.2, Appendix B"),
+    "homogeneity_rejected_common_support": (True, "§4.3, Appendix B"),
 }
 
 
