@@ -13,7 +13,7 @@ import pytest
 
 from mmlu_audit.errors import DataError
 from mmlu_audit.features import INDICATORS, WSCG, GraphBatch, default_tiers
-from mmlu_audit.inference import cv_r2, fold_ids, homogeneity_test
+from mmlu_audit.inference import cv_r2, fit_ols, fold_ids, homogeneity_test
 from mmlu_audit.regression import Design, contrast_terms, contrast_tests, cv_table, design_arrays, interaction_fit
 from mmlu_audit.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, gram_cv_r2, length_residualised,
                                    perturbation_study, primary_conclusions, section4_statistics, tier_schemes)
@@ -127,7 +127,13 @@ def test_section4_statistics_match_the_reference_functions():
 
 
 def test_planted_world_makes_all_three_conclusions_true():
-    stats = section4_statistics(world_frame(2, contrast=0.8), seed=1, n_folds=5, n_boot=199)
+    frame = world_frame(2, contrast=0.8)
+    stats = section4_statistics(frame, seed=1, n_folds=5, n_boot=199)
+    X, y, stem, subjects = design_arrays(frame)
+    boot = contrast_tests(interaction_fit(y, X, stem), subjects, contrast_terms(X.columns), kinds=("CR2",),
+                          seed=1, n_boot=199, boot_kind="CR2")
+    assert stats["d_ner_holm_boot"] == pytest.approx(boot.loc["STEM:d_ner", "holm_boot"])
+    assert stats["r2_stem"] == pytest.approx(fit_ols(y[stem], X[stem], intercept=True).r2, abs=1e-10)
     assert primary_conclusions(stats) == {c: True for c in [*CONCLUSIONS, "homogeneity_rejected_wcr"]}
 
 

@@ -37,8 +37,9 @@ import pandas as pd
 
 from .errors import DataError
 from .features import INDICATORS, GraphBatch
-from .inference import cluster_algebra, fit_ols, fold_ids, wald_test, wild_cluster_bootstrap
-from .regression import contrast_terms, contrast_tests, design_arrays, estimated_items, interaction_fit
+from .inference import (cluster_algebra, coef_table, fold_ids, wald_test, wild_bootstrap_table,
+                        wild_cluster_bootstrap)
+from .regression import contrast_terms, design_arrays, estimated_items, interaction_fit
 
 __all__ = [
     "CONCLUSIONS",
@@ -46,6 +47,7 @@ __all__ = [
     "active_tiers",
     "conclusion_shares",
     "gram_cv_r2",
+    "gram_r2",
     "length_residualised",
     "perturbation_study",
     "primary_conclusions",
@@ -104,27 +106,36 @@ def section4_statistics(frame: pd.DataFrame, *, seed, n_folds: int = 10, n_boot:
     hc3 = wald_test(fit, terms, kind="HC3").iloc[0]
     algebra = cluster_algebra(fit, subjects, "CR2")
     cr2 = wald_test(fit, terms, kind="CR2", clusters=subjects, form="HTZ", algebra=algebra).iloc[0]
-    contrasts = contrast_tests(fit, subjects, terms, kinds=("CR2",), seed=seed, n_boot=n_boot,
-                               boot_kind=boot_kind)
+    contrasts = coef_table(fit, "CR2", subjects, terms=terms, algebra=algebra).set_index("term").loc[terms]
+    entity = contrasts.loc[ENTITY_TERM]
     cv = {label: gram_cv_r2(y[mask], X[mask].to_numpy(float), fold_ids(int(mask.sum()), n_folds, seed=seed))
           for label, mask in (("STEM", stem), ("non-STEM", ~stem))}
     stats = {
         "w9_hc3": float(hc3["wald"]), "w9_cr2": float(cr2["wald"]), "htz_p": float(cr2["p"]),
         "wcr_p": float("nan"),
-        "d_ner_contrast": float(contrasts.loc[ENTITY_TERM, "estimate"]),
-        "d_ner_t_cr2": float(contrasts.loc[ENTITY_TERM, "t_CR2"]),
-        "d_ner_holm_cr2": float(contrasts.loc[ENTITY_TERM, "holm_CR2"]),
-        "holm_cr2_count": int((contrasts["holm_CR2"] < 0.05).sum()),
+        "d_ner_contrast": float(fit.beta[fit.names.index(ENTITY_TERM)]),
+        "d_ner_t_cr2": float(entity["stat"]), "d_ner_holm_cr2": float(entity["p_holm"]),
+        "holm_cr2_count": int((contrasts["p_holm"] < 0.05).sum()),
         "d_ner_holm_boot": float("nan"),
         "cv_r2_stem": float(cv["STEM"]), "cv_r2_nonstem": float(cv["non-STEM"]),
-        "r2_stem": fit_ols(y[stem], X[stem], intercept=True).r2,
-        "r2_nonstem": fit_ols(y[~stem], X[~stem], intercept=True).r2,
+        "r2_stem": gram_r2(y[stem], X[stem].to_numpy(float)),
+        "r2_nonstem": gram_r2(y[~stem], X[~stem].to_numpy(float)),
     }
     if n_boot > 0:
         joint = wild_cluster_bootstrap(fit, terms, clusters=subjects, seed=seed, kind=boot_kind, n_draws=n_boot)
+        per_term = wild_bootstrap_table(fit, terms, clusters=subjects, seed=seed, kind=boot_kind,
+                                        n_draws=n_boot).set_index("term")
         stats["wcr_p"] = float(joint.p)
-        stats["d_ner_holm_boot"] = float(contrasts.loc[ENTITY_TERM, "holm_boot"])
+        stats["d_ner_holm_boot"] = float(per_term.loc[ENTITY_TERM, "p_holm"])
     return stats
+
+
+def gram_r2(y: np.ndarray, X: np.ndarray) -> float:
+    """In-sample R² of OLS of ``y`` on ``[1, X]`` via the normal equations."""
+    Z = np.column_stack([np.ones(len(y)), X])
+    residual = y - Z @ np.linalg.solve(Z.T @ Z, Z.T @ y)
+    centred = y - y.mean()
+    return float(1.0 - residual @ residual / (centred @ centred))
 
 
 def gram_cv_r2(y: np.ndarray, X: np.ndarray, folds: np.ndarray) -> float:
