@@ -56,8 +56,8 @@ from mmlu_audit.features import GraphBatch, default_tiers, item_graphs
 from mmlu_audit.paper import paper_table
 from mmlu_audit.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import contrast_terms, contrast_tests, design_arrays, estimated_items, interaction_fit, \
-    recovery_slope
+from mmlu_audit.regression import (contrast_terms, contrast_tests, design_arrays, estimated_items, interaction_fit,
+                                   recovery_slope)
 from mmlu_audit.report import glue_values, population_note, source_banner
 from mmlu_audit.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, perturbation_study,
                                    primary_conclusions, refitted_frame, section4_statistics, tier_schemes)
