@@ -165,12 +165,12 @@ nonlinear.round(4)
 support, inside = common_support(frame, INDICATORS, trim=support_trim)
 restricted = frame[inside]
 full_stats = section4_statistics(frame, seed=seed, n_folds=cv_folds)
-support_stats_ = section4_statistics(restricted, seed=seed, n_folds=cv_folds)
+support_stats = section4_statistics(restricted, seed=seed, n_folds=cv_folds)
 comparison = pd.DataFrame({"all items": {**full_stats, **primary_conclusions(full_stats)},
-                           "common support": {**support_stats_, **primary_conclusions(support_stats_)}})
+                           "common support": {**support_stats, **primary_conclusions(support_stats)}})
 glue_values({"support_trim": support_trim, "support_top": 1 - support_trim, "support_share": inside.mean(),
              "support_n": int(inside.sum()), "support_n_stem": int(restricted["stem"].sum()),
-             "homogeneity_rejected_common_support": primary_conclusions(support_stats_)["homogeneity_rejected"]})
+             "homogeneity_rejected_common_support": primary_conclusions(support_stats)["homogeneity_rejected"]})
 display(support.round(4))
 comparison
 
