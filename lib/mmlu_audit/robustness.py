@@ -178,7 +178,7 @@ def primary_conclusions(stats: Mapping[str, float], alpha: float = 0.05) -> dict
 
 
 def active_tiers(graphs) -> list[str]:
-    """Tiers that at least one vertex of ``graphs`` sits on, in first-seen order sorted by name."""
+    """Tiers that at least one vertex of ``graphs`` sits on, sorted by name."""
     return sorted({tier for graph in graphs for tier in graph.tiers})
 
 
