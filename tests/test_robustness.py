@@ -16,7 +16,8 @@ from mmlu_audit.features import INDICATORS, WSCG, GraphBatch, default_tiers
 from mmlu_audit.inference import cv_r2, fit_ols, fold_ids, homogeneity_test
 from mmlu_audit.regression import Design, contrast_terms, contrast_tests, cv_table, design_arrays, interaction_fit
 from mmlu_audit.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, gram_cv_r2, length_residualised,
-                                   perturbation_study, primary_conclusions, section4_statistics, tier_schemes)
+                                   perturbation_study, primary_conclusions, refitted_frame, section4_statistics,
+                                   tier_schemes)
 
 TIERS = tuple(f"T{k}" for k in range(1, 9))
 
@@ -199,3 +200,28 @@ def test_conclusion_shares_by_hand():
     assert by_kind.loc["a", "stem_r2_exceeds"] == 0 and by_kind.loc["b", "schemes"] == 1
     with pytest.raises(DataError, match="missing"):
         conclusion_shares(study.drop(columns="stem_r2_exceeds"))
+
+
+def test_refitted_frame_swaps_in_the_new_calibration_only():
+    from types import SimpleNamespace
+
+    from mmlu_audit.data.responses import MISSING, ResponseMatrix
+    from mmlu_audit.irt import IRTSpec
+
+    rng = np.random.default_rng(9)
+    theta, b = rng.normal(size=80), rng.normal(size=25)
+    responses = (rng.random((80, 25)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(np.int8)
+    responses[:, 3] = MISSING  # nobody answered item 3
+    ids = np.array([f"i{k}" for k in range(25)])
+    matrix = ResponseMatrix(responses, pd.DataFrame({"model_id": [f"m{j}" for j in range(80)]}), ids,
+                            "test", simulated=True)
+    frame = pd.DataFrame({"b_hat": 9.0, "a_hat": 9.0, "b_sd": 9.0, "d_ner": np.arange(25.0)},
+                         index=pd.Index(ids, name="item_id"))
+    spec = IRTSpec(model="rasch", max_steps=60, min_steps=10, seed=0)
+    refit, fit = refitted_frame(SimpleNamespace(matrix=matrix, frame=frame), spec)
+    answered = np.arange(25) != 3
+    np.testing.assert_allclose(refit.loc[answered, "b_hat"], fit.b)
+    assert np.isnan(refit.loc["i3", ["b_hat", "a_hat", "b_sd"]]).all()
+    assert np.corrcoef(refit.loc[answered, "b_hat"], b[answered])[0, 1] > 0.8
+    pd.testing.assert_series_equal(refit["d_ner"], frame["d_ner"])
+    assert (frame["b_hat"] == 9.0).all()  # the input frame is not modified
