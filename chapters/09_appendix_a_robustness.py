@@ -169,7 +169,7 @@ study[study["kind"] != "tier shift"][["scheme", "w9_hc3", "htz_p", "d_ner_holm_c
 # %% tags=["remove-input"]
 fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
 shifts = study[study["kind"] == "tier shift"]
-for ax, (column, label) in zip(axes, [("htz_p", "CR2-HTZ p of W(9)"), ("d_ner_holm_cr2", "Holm CR2 p of D_ner")]):
+for ax, (column, label) in zip(axes, [("htz_p", "CR2-HTZ p of W(9)"), ("d_ner_holm_cr2", "Holm CR2 p of D_ner")], strict=True):
     for k, tier in enumerate(active):
         values = shifts.loc[shifts["tier"] == tier, column]
         ax.scatter(np.full(len(values), k) + np.random.default_rng(k).uniform(-0.2, 0.2, len(values)), values,

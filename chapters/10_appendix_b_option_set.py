@@ -186,7 +186,7 @@ comparison
 
 # %% tags=["remove-input"]
 fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
-for ax, column in zip(axes, ["c_bry", "d_ner"]):
+for ax, column in zip(axes, ["c_bry", "d_ner"], strict=True):
     z = (frame[column] - frame[column].mean()) / frame[column].std(ddof=0)
     low = (support.loc[column, "lower"] - frame[column].mean()) / frame[column].std(ddof=0)
     high = (support.loc[column, "upper"] - frame[column].mean()) / frame[column].std(ddof=0)

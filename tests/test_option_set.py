@@ -14,7 +14,8 @@ import pytest
 from mmlu_audit.errors import DataError
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.option_set import common_support, controlled_contrasts, option_controls
-from mmlu_audit.regression import contrast_terms, contrast_tests, design_arrays, interaction_fit, partition_fits
+from mmlu_audit.regression import (contrast_terms, contrast_tests, design_arrays, interaction_fit,
+                                   partition_fits)
 
 CONTROLS = ("opt_a", "opt_b")
 

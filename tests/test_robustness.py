@@ -14,10 +14,11 @@ import pytest
 from mmlu_audit.errors import DataError
 from mmlu_audit.features import INDICATORS, WSCG, GraphBatch, default_tiers
 from mmlu_audit.inference import cv_r2, fit_ols, fold_ids, homogeneity_test
-from mmlu_audit.regression import Design, contrast_terms, contrast_tests, cv_table, design_arrays, interaction_fit
-from mmlu_audit.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, gram_cv_r2, length_residualised,
-                                   perturbation_study, primary_conclusions, refitted_frame, section4_statistics,
-                                   tier_schemes)
+from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, design_arrays,
+                                   interaction_fit)
+from mmlu_audit.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, gram_cv_r2,
+                                   length_residualised, perturbation_study, primary_conclusions,
+                                   refitted_frame, section4_statistics, tier_schemes)
 
 TIERS = tuple(f"T{k}" for k in range(1, 9))
 
@@ -38,7 +39,7 @@ def test_batched_depths_equal_the_per_graph_programme():
     assert any(g.n_nodes == 0 for g in graphs) and any(len(g.edges) > 5 for g in graphs)
     tables = rng.uniform(0, 5, size=(6, len(TIERS)))
     depths = GraphBatch(graphs, TIERS).depths(tables)
-    expected = np.array([[g.depth(dict(zip(TIERS, row))) for g in graphs] for row in tables])
+    expected = np.array([[g.depth(dict(zip(TIERS, row, strict=True))) for g in graphs] for row in tables])
     np.testing.assert_allclose(depths, expected, rtol=0, atol=1e-12)
 
 
@@ -90,7 +91,8 @@ def test_active_tiers():
     assert "T8" not in active_tiers(graphs)
 
 
-def world_frame(seed: int, contrast: float = 0.8, n_subjects: int = 24, per_subject: int = 60) -> pd.DataFrame:
+def world_frame(seed: int, contrast: float = 0.8, n_subjects: int = 24,
+                per_subject: int = 60) -> pd.DataFrame:
     """Items in subjects (half STEM) with a planted STEM-only slope on d_ner."""
     rng = np.random.default_rng(seed)
     subjects = np.repeat([f"s{k:02d}" for k in range(n_subjects)], per_subject)

@@ -36,7 +36,8 @@ def test_basis_is_linear_outside_the_boundary_knots_and_smooth_inside():
     for t in knots:
         left = rcs_basis([t - 2 * h, t - h, t], knots)
         right = rcs_basis([t, t + h, t + 2 * h], knots)
-        np.testing.assert_allclose(np.diff(left, 2, axis=0) / h**2, np.diff(right, 2, axis=0) / h**2, atol=1e-3)
+        np.testing.assert_allclose(np.diff(left, 2, axis=0) / h**2, np.diff(right, 2, axis=0) / h**2,
+                                   atol=1e-3)
 
 
 @pytest.mark.parametrize("knots", [[0.0, 1.0, 3.0], [0.0, 1.0, 2.0, 3.0], [-1.0, 0.2, 0.5, 2.0, 2.5]])

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -41,7 +41,8 @@ def option_controls(frame: pd.DataFrame, columns: Sequence[str] = OPTION_COVARIA
 
 
 def controlled_contrasts(frame: pd.DataFrame, controls: pd.DataFrame | None, *, seed, n_boot: int = 0,
-                         boot_kind: str = "CR2", columns: Sequence[str] = INDICATORS) -> tuple[pd.DataFrame, dict]:
+                         boot_kind: str = "CR2",
+                         columns: Sequence[str] = INDICATORS) -> tuple[pd.DataFrame, dict]:
     """The nine slope contrasts and the joint W(9) with ``controls`` fully interacted.
 
     Parameters
@@ -75,7 +76,8 @@ def controlled_contrasts(frame: pd.DataFrame, controls: pd.DataFrame | None, *, 
         if clash:
             raise DataError("controls", f"columns {sorted(clash)} are already indicators")
         X = pd.concat([X, controls], axis=1)
-    y, stem, subjects = frame["b_hat"].to_numpy(float), frame["stem"].to_numpy(bool), frame["subject"].to_numpy()
+    y, stem = frame["b_hat"].to_numpy(float), frame["stem"].to_numpy(bool)
+    subjects = frame["subject"].to_numpy()
     fit = interaction_fit(y, X, stem)
     terms = contrast_terms(columns)
     table = contrast_tests(fit, subjects, terms, kinds=("HC3", "CR2"), seed=seed, n_boot=n_boot,

@@ -30,7 +30,7 @@ hierarchical-prior 2PL) for the estimator sensitivity.
 from __future__ import annotations
 
 from numbers import Integral
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -122,7 +122,8 @@ def section4_statistics(frame: pd.DataFrame, *, seed, n_folds: int = 10, n_boot:
         "r2_nonstem": gram_r2(y[~stem], X[~stem].to_numpy(float)),
     }
     if n_boot > 0:
-        joint = wild_cluster_bootstrap(fit, terms, clusters=subjects, seed=seed, kind=boot_kind, n_draws=n_boot)
+        joint = wild_cluster_bootstrap(fit, terms, clusters=subjects, seed=seed, kind=boot_kind,
+                                       n_draws=n_boot)
         per_term = wild_bootstrap_table(fit, terms, clusters=subjects, seed=seed, kind=boot_kind,
                                         n_draws=n_boot).set_index("term")
         stats["wcr_p"] = float(joint.p)
@@ -151,7 +152,7 @@ def gram_cv_r2(y: np.ndarray, X: np.ndarray, folds: np.ndarray) -> float:
     grams = np.stack([Z[folds == f].T @ Z[folds == f] for f in labels])
     crosses = np.stack([Z[folds == f].T @ y[folds == f] for f in labels])
     predicted = np.empty_like(y, dtype=float)
-    for f, gram, cross in zip(labels, grams, crosses):
+    for f, gram, cross in zip(labels, grams, crosses, strict=True):
         beta = np.linalg.solve(grams.sum(axis=0) - gram, crosses.sum(axis=0) - cross)
         predicted[folds == f] = Z[folds == f] @ beta
     centred = y - y.mean()
@@ -222,7 +223,7 @@ def tier_schemes(tiers: Mapping[str, float], active: Sequence[str], n_draws: int
                          "delta": float(delta), **weights})
     if clamp_tier is not None:
         rows.append({"scheme": f"clamp {clamp_tier} to 0", "kind": "clamp", "tier": clamp_tier,
-                     "delta": -float(tiers[clamp_tier]), **{**tiers, clamp_tier: 0.0}})
+                     "delta": -float(tiers[clamp_tier]), **tiers, clamp_tier: 0.0})
     return pd.DataFrame(rows)
 
 

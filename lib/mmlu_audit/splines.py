@@ -15,7 +15,7 @@ is linear exactly when every ``g_j`` is zero, which is the non-linearity test.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -105,7 +105,8 @@ def nonlinearity_tests(frame: pd.DataFrame, columns: Sequence[str] = INDICATORS,
     """
     frame = estimated_items(frame)
     X = indicator_design(frame, list(columns))
-    y, stem, subjects = frame["b_hat"].to_numpy(float), frame["stem"].to_numpy(bool), frame["subject"].to_numpy()
+    y, stem = frame["b_hat"].to_numpy(float), frame["stem"].to_numpy(bool)
+    subjects = frame["subject"].to_numpy()
     rows = []
     for column in columns:
         for label, mask in (("STEM", stem), ("non-STEM", ~stem)):

@@ -285,7 +285,7 @@ class GraphBatch:
         self.n_items = len(graphs)
         self.tier_index = np.array([column[t] for g in graphs for t in g.tiers], dtype=np.int64)
         sources, targets = [], []
-        for g, start in zip(graphs, self.offsets[:-1]):
+        for g, start in zip(graphs, self.offsets[:-1], strict=True):
             for source, target, _kind in g.edges:
                 sources.append(start + source)
                 targets.append(start + target)
