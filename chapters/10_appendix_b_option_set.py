@@ -41,12 +41,11 @@ cv_folds = 10  # K of the item-fold cross-validation in the three conclusions
 if fast:
     n_boot, cv_folds = min(n_boot, 199), min(cv_folds, 5)
 
-# %% tags=["hide-input"]
+# %%
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import display
-from myst_nb import glue
 
 from mmlu_audit.features import INDICATORS, OPTION_COVARIATES
 from mmlu_audit.option_set import common_support, controlled_contrasts, option_controls
@@ -54,7 +53,7 @@ from mmlu_audit.paper import paper_table
 from mmlu_audit.pipeline import analysis_inputs
 from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.regression import design_arrays, estimated_items, partition_fits
-from mmlu_audit.report import glue_values, population_note, source_banner
+from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
 from mmlu_audit.robustness import ENTITY_TERM, primary_conclusions, section4_statistics
 from mmlu_audit.splines import nonlinearity_tests, spline_curve
 
@@ -184,7 +183,7 @@ display(paper_table({"homogeneity_rejected_common_support": comparison.loc["homo
 display(support.round(4))
 comparison
 
-# %% tags=["remove-input"]
+# %%
 fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
 for ax, column in zip(axes, ["c_bry", "d_ner"], strict=True):
     z = (frame[column] - frame[column].mean()) / frame[column].std(ddof=0)
@@ -198,8 +197,7 @@ for ax, column in zip(axes, ["c_bry", "d_ner"], strict=True):
     ax.legend(fontsize=8)
 fig.suptitle(f"Restricted cubic spline fits · source {inputs.matrix.source}")
 stamp_source(fig, inputs.matrix)
-glue("fig_appendix_b_splines", fig, display=False)
-plt.close(fig)
+glue_figure("fig_appendix_b_splines", fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_appendix_b_splines
