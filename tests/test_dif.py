@@ -5,6 +5,7 @@ simulated responses (and not invented where none is planted)."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from statsmodels.stats.contingency_tables import StratifiedTable
 
@@ -117,3 +118,25 @@ def test_bad_groups_are_refused():
         mantel_haenszel_dif(y, focal.astype(int), strata=strata)
     with pytest.raises(DataError, match="1, 0 and -1"):
         mantel_haenszel_dif(y * 2, focal, strata=strata)
+
+
+def test_dif_counts_by_partition_and_direction():
+    from mmlu_audit.dif import dif_counts
+
+    table = pd.DataFrame({"delta": [2.0, -2.0, 1.2, 0.1, np.nan], "category": ["C", "C", "B", "A", ""]})
+    counts = dif_counts(table, ["STEM", "STEM", "non-STEM", "non-STEM", "non-STEM"])
+    assert counts.loc["STEM", "C+"] == 1 and counts.loc["STEM", "C-"] == 1
+    assert counts.loc["non-STEM", "B+"] == 1 and counts.loc["non-STEM", "A"] == 1
+    assert counts.loc["non-STEM", "not computable"] == 1
+    assert counts.loc["STEM", "share B or C"] == 1.0
+    assert counts.loc["non-STEM", "share B or C"] == pytest.approx(1 / 3)
+
+
+def test_large_models_split_at_median_and_refuse_unknown_sizes():
+    from mmlu_audit.dif import large_models
+
+    models = pd.DataFrame({"size_b": [1.0, 7.0, 13.0, 70.0]})
+    assert large_models(models).tolist() == [False, False, True, True]
+    assert large_models(models, threshold_b=10).tolist() == [False, False, True, True]
+    with pytest.raises(DataError, match="unknown size"):
+        large_models(pd.DataFrame({"size_b": [1.0, np.nan]}))

@@ -20,8 +20,8 @@ from scipy import stats
 from .data.responses import ResponseMatrix
 from .errors import DataError
 
-__all__ = ["DELTA_PER_LOG_ODDS", "ets_category", "mantel_haenszel_dif", "score_strata",
-           "stratum_counts"]
+__all__ = ["DELTA_PER_LOG_ODDS", "dif_counts", "ets_category", "large_models", "mantel_haenszel_dif",
+           "score_strata", "stratum_counts"]
 
 #: MH D-DIF = −2.35 ln α_MH puts the log odds ratio on the ETS delta scale
 #: (delta = 13 + 4z, and a logit is ≈ 1.7 probits, so 4 / 1.7 ≈ 2.35).
@@ -175,3 +175,46 @@ def mantel_haenszel_dif(data, focal, *, n_strata: int = 20, strata=None,
                          "chi2": pooled["chi2"], "p": p,
                          "category": ets_category(delta, se_delta, p)},
                         index=pd.Index(np.asarray(item_ids), name="item_id"))
+
+
+def large_models(models: pd.DataFrame, threshold_b: float | None = None) -> np.ndarray:
+    """True for models with more than ``threshold_b`` billion parameters (default: the median size).
+
+    Models of unknown size (NaN ``size_b``) are refused rather than put in a group.
+    """
+    if "size_b" not in models.columns:
+        raise DataError("large_models", "the models table has no size_b column")
+    size = models["size_b"].to_numpy(float)
+    if not np.isfinite(size).all():
+        raise DataError("large_models", f"{int((~np.isfinite(size)).sum())} model(s) of unknown size")
+    threshold = float(np.median(size)) if threshold_b is None else float(threshold_b)
+    return size > threshold
+
+
+def dif_counts(table: pd.DataFrame, partition) -> pd.DataFrame:
+    """Items per partition × ETS category × direction.
+
+    Parameters
+    ----------
+    table : DataFrame
+        From :func:`mantel_haenszel_dif`.
+    partition : array of str, shape (n_items,)
+        Partition of each row of ``table``.
+
+    Returns
+    -------
+    DataFrame
+        Rows: partition; columns: ``A``, ``B+``, ``B-``, ``C+``, ``C-`` (``+`` favours the
+        focal group, Δ > 0) and ``not computable``; plus ``share B or C``.
+    """
+    partition = np.asarray(partition)
+    if partition.shape != (len(table),):
+        raise DataError("dif_counts", f"need one partition per item ({len(table)})")
+    sign = np.where(table["delta"].to_numpy() > 0, "+", "-")
+    category = table["category"].to_numpy()
+    label = np.where(np.isin(category, ["B", "C"]), np.char.add(category.astype(str), sign),
+                     np.where(category == "", "not computable", category))
+    counts = pd.crosstab(pd.Series(partition, name="partition"), pd.Series(label, name="category"))
+    counts = counts.reindex(columns=["A", "B+", "B-", "C+", "C-", "not computable"], fill_value=0)
+    counts["share B or C"] = counts[["B+", "B-", "C+", "C-"]].sum(axis=1) / counts.sum(axis=1)
+    return counts

@@ -1,0 +1,74 @@
+"""Tests of mmlu_audit.redux: coverage counts by hand, the matrix without flagged items,
+the item–rest correlation against a direct per-item computation, the flagged/clean
+comparison against scipy, and the homogeneity summary against the inference layer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from mmlu_audit.data.responses import ResponseMatrix
+from mmlu_audit.errors import DataError
+from mmlu_audit.features import INDICATORS
+from mmlu_audit.redux import (flagged_vs_clean, homogeneity_summary, item_rest_correlation, redux_coverage,
+                              without_flagged)
+
+ITEMS = pd.DataFrame({"item_id": [f"i{k}" for k in range(6)],
+                      "partition": ["STEM", "STEM", "STEM", "non-STEM", "non-STEM", "non-STEM"]})
+REDUX = pd.DataFrame({"item_id": ["i0", "i1", "i3"], "is_error": [True, False, False]})
+
+
+def test_coverage_by_hand():
+    table = redux_coverage(ITEMS, REDUX)
+    assert table.loc["STEM"].to_dict() == {"items": 3, "annotated": 2, "flagged": 1, "share_annotated": 2 / 3,
+                                           "share_flagged_of_annotated": 0.5, "unchecked": 1}
+    assert table.loc["all", "annotated"] == 3 and table.loc["all", "flagged"] == 1
+    assert table.loc["non-STEM", "share_flagged_of_annotated"] == 0.0
+    with pytest.raises(DataError, match="unknown items"):
+        redux_coverage(ITEMS, pd.DataFrame({"item_id": ["zz"], "is_error": [True]}))
+
+
+def test_without_flagged_drops_exactly_the_flagged_columns():
+    responses = np.arange(12).reshape(2, 6) % 2
+    matrix = ResponseMatrix(responses.astype(np.int8), pd.DataFrame({"model_id": ["m0", "m1"]}),
+                            ITEMS["item_id"].to_numpy(), "test", False)
+    kept = without_flagged(matrix, REDUX)
+    assert kept.item_ids.tolist() == ["i1", "i2", "i3", "i4", "i5"]
+    np.testing.assert_array_equal(kept.responses, matrix.responses[:, 1:])
+
+
+def test_item_rest_correlation_matches_a_direct_loop():
+    rng = np.random.default_rng(0)
+    y = (rng.random((30, 8)) < rng.random(30)[:, None]).astype(np.int8)
+    y[rng.random(y.shape) < 0.1] = -1
+    ours = item_rest_correlation(y)
+    for i in range(y.shape[1]):
+        seen = y[:, i] != -1
+        rest = [(np.sum(y[j] == 1) - (y[j, i] == 1)) / (np.sum(y[j] != -1) - 1) for j in np.flatnonzero(seen)]
+        assert ours[i] == pytest.approx(np.corrcoef(y[seen, i], rest)[0, 1])
+
+
+def test_flagged_vs_clean_uses_mann_whitney():
+    values = pd.DataFrame({"accuracy": [0.2, 0.3, 0.9, 0.8, 0.85, 0.7]})
+    flag = [True, True, False, False, False, False]
+    row = flagged_vs_clean(values, flag).loc["accuracy"]
+    assert row["mean_flagged"] == pytest.approx(0.25) and row["n_clean"] == 4
+    assert row["mann_whitney_p"] == pytest.approx(stats.mannwhitneyu([0.2, 0.3], [0.9, 0.8, 0.85, 0.7]).pvalue)
+    with pytest.raises(DataError, match="both flagged and clean"):
+        flagged_vs_clean(values, [False] * 6)
+
+
+def test_homogeneity_summary_detects_a_planted_contrast():
+    rng = np.random.default_rng(1)
+    subjects = np.repeat(np.arange(30), 40).astype(str)
+    stem = np.repeat(np.arange(30) < 10, 40)
+    frame = pd.DataFrame(rng.normal(size=(subjects.size, len(INDICATORS))), columns=list(INDICATORS))
+    frame["b_hat"] = 0.8 * stem * frame[INDICATORS[0]] + rng.normal(size=subjects.size)
+    frame["stem"], frame["subject"] = stem, subjects
+    summary = homogeneity_summary(frame, seed=0, n_boot=199)
+    assert summary["n_items"] == 1200 and summary["p_hc3"] < 1e-6
+    assert summary["p_htz"] < 0.05 and summary["p_wcr"] < 0.05
+    frame["b_hat"] = rng.normal(size=subjects.size)
+    assert homogeneity_summary(frame, seed=0, n_boot=199)["p_hc3"] > 1e-3
