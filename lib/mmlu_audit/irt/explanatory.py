@@ -40,6 +40,7 @@ from numpyro.infer.autoguide import AutoNormal
 from numpyro.infer.initialization import init_to_value
 
 from ..errors import DataError
+from ..scaling import standardise
 from .data import _as_response_array, to_signs
 from .engine import elbo_converged
 from .models import factor_form, total_loglik
@@ -167,8 +168,7 @@ def _initial_values(signs: np.ndarray, guessing: float) -> dict:
         rate = np.clip(((r + 0.5) / (n + 1.0) - guessing) / (1 - guessing), 0.02, 0.98)
         return np.log(rate / (1 - rate))
 
-    theta = logit(right(1), seen(1))
-    theta = (theta - theta.mean()) / (theta.std() or 1.0)
+    theta = standardise(logit(right(1), seen(1)))
     b = -logit(right(0), seen(0)) * np.sqrt(1 + np.pi / 8)
     return {"theta": theta.astype(np.float32), "b": b.astype(np.float32),
             "a": np.ones(signs.shape[1], np.float32)}
