@@ -18,8 +18,8 @@ from .errors import DataError
 from .inference import homogeneity_test, wild_cluster_bootstrap
 from .regression import contrast_terms, design_arrays, interaction_fit
 
-__all__ = ["flagged_vs_clean", "homogeneity_summary", "item_rest_correlation", "redux_coverage",
-           "without_flagged"]
+__all__ = ["flagged_vs_clean", "homogeneity_summary", "item_rest_correlation", "recalibrated_without_flagged",
+           "redux_coverage", "without_flagged"]
 
 
 def redux_coverage(items: pd.DataFrame, redux: pd.DataFrame) -> pd.DataFrame:
@@ -54,6 +54,37 @@ def without_flagged(matrix: ResponseMatrix, redux: pd.DataFrame) -> ResponseMatr
     keep = ~np.isin(matrix.item_ids, list(flagged))
     return ResponseMatrix(matrix.responses[:, keep], matrix.models, matrix.item_ids[keep], matrix.source,
                           matrix.simulated, matrix.description, dict(matrix.meta))
+
+
+def recalibrated_without_flagged(frame: pd.DataFrame, matrix: ResponseMatrix, redux: pd.DataFrame, spec,
+                                 progress: bool = False) -> pd.DataFrame:
+    """The item frame without Redux-flagged items, with ``b_hat`` from a new calibration.
+
+    The flagged columns leave the response matrix before the IRT fit (cached by
+    :func:`~mmlu_audit.irt.fit_cached`), so they influence neither the abilities nor the
+    other items' difficulties. Items nobody answered stay out, as in the main analysis.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The analysis frame (indexed by ``item_id``) of the same source as ``matrix``.
+    matrix : ResponseMatrix
+    redux : DataFrame
+        From :func:`mmlu_audit.data.load_redux`.
+    spec : IRTSpec
+        The calibration to repeat.
+    """
+    from .irt import fit_cached
+
+    kept = without_flagged(matrix, redux)
+    answered = kept.observed.any(axis=0)
+    kept = ResponseMatrix(kept.responses[:, answered], kept.models, kept.item_ids[answered], kept.source,
+                          kept.simulated, kept.description, dict(kept.meta))
+    missing = ~np.isin(kept.item_ids, frame.index)
+    if missing.any():
+        raise DataError("recalibrated_without_flagged", f"{int(missing.sum())} item(s) of the matrix are not in the frame")
+    fit = fit_cached(kept, spec, progress=progress)
+    return frame.loc[kept.item_ids].assign(b_hat=fit.b, a_hat=fit.a)
 
 
 def homogeneity_summary(frame: pd.DataFrame, *, seed: int, n_boot: int, boot_kind: str = "CR2") -> dict:
