@@ -95,6 +95,12 @@ PAPER: dict[str, tuple[float, str]] = {
     "contrast_survives_options": (True, "§3, Appendix B"),
     "c_bry_nonlinear_nonstem": (True, "§4.2, Appendix B"),
     "homogeneity_rejected_common_support": (True, "§4.3, Appendix B"),
+    # Appendix C (issue 10): ρ posterior mass and the matched-length subscale correlation
+    "rho_2d_mass_above_0_99": (0.0, "§4.3, Appendix C (\"no posterior mass above 0.99\")"),
+    "subscale_r": (0.977, "§4.3, Appendix C"),
+    "subscale_r_ci_low": (0.974, "§4.3, Appendix C"),
+    "subscale_r_ci_high": (0.980, "§4.3, Appendix C"),
+    "subscale_share_at_least_one": (0.0, "§4.3, Appendix C (\"no replicate reaching unity\")"),
 }
 
 

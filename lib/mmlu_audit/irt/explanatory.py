@@ -38,6 +38,7 @@ import pandas as pd
 from numpyro.infer import SVI, Trace_ELBO
 from numpyro.infer.autoguide import AutoNormal
 from numpyro.infer.initialization import init_to_value
+from tqdm import tqdm
 
 from ..errors import DataError
 from ..scaling import standardise
@@ -45,7 +46,7 @@ from .data import _as_response_array, to_signs
 from .engine import elbo_converged
 from .models import factor_form, total_loglik
 
-__all__ = ["ExplanatorySpec", "ExplanatoryFit", "explanatory_model", "fit_explanatory",
+__all__ = ["ExplanatorySpec", "ExplanatoryFit", "explanatory_model", "fit_explanatory", "fit_explanatory_restarts",
            "identification_table", "is_identified", "REPLICATE_SD_RATIO"]
 
 #: Largest tolerated ratio of the across-restart SD of a parameter to its mean
@@ -120,7 +121,7 @@ class ExplanatoryFit:
     wall_s: float
 
 
-def explanatory_model(signs, X, stem, subject_index, n_subjects: int, guessing: float):
+def explanatory_model(signs, X, stem, subject_index, *, n_subjects: int, guessing: float):
     """NumPyro model of the module docstring (``signs``: +1 / −1 / 0 per cell)."""
     n_models, n_items = signs.shape
     n_features = X.shape[1]
@@ -135,7 +136,6 @@ def explanatory_model(signs, X, stem, subject_index, n_subjects: int, guessing: 
     sigma_b = numpyro.sample("sigma_b", dist.HalfNormal(2.0))
     mean_b = beta0 + delta * stem + X @ beta + stem * (X @ gamma) + tau * z[subject_index]
     b = numpyro.sample("b", dist.Normal(mean_b, sigma_b).to_event(1))
-    numpyro.deterministic("subject_effect", tau * z)
     numpyro.factor("responses", total_loglik(*factor_form(theta, b, a), signs, guessing))
 
 
@@ -174,6 +174,12 @@ def _initial_values(signs: np.ndarray, guessing: float) -> dict:
             "a": np.ones(signs.shape[1], np.float32)}
 
 
+def _check_seed(seed) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise DataError("fit_explanatory", f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
 def fit_explanatory(data, X, item_stem, subjects, *, seed: int, spec: ExplanatorySpec | None = None,
                     progress: bool = True) -> ExplanatoryFit:
     """Fit the explanatory IRT model by SVI.
@@ -190,27 +196,50 @@ def fit_explanatory(data, X, item_stem, subjects, *, seed: int, spec: Explanator
         Seed of the SVI noise and of the guide's initial draws (required).
     spec : ExplanatorySpec, optional
     progress : bool
-        NumPyro's progress bar.
+        A tqdm bar over the SVI steps.
 
     Returns
     -------
     ExplanatoryFit
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError("fit_explanatory", f"seed must be a non-negative integer, got {seed!r}")
+    return fit_explanatory_restarts(data, X, item_stem, subjects, seeds=[seed], spec=spec, progress=progress)[0]
+
+
+def fit_explanatory_restarts(data, X, item_stem, subjects, *, seeds, spec: ExplanatorySpec | None = None,
+                             progress: bool = True) -> list[ExplanatoryFit]:
+    """Fit the explanatory model once per seed, compiling the SVI step only once.
+
+    Parameters are those of :func:`fit_explanatory`, with ``seeds`` a sequence of
+    non-negative integers (one restart each; the same seed gives the same fit).
+
+    Returns
+    -------
+    list of ExplanatoryFit, in the order of ``seeds``
+    """
+    seeds = [_check_seed(s) for s in seeds]
+    if not seeds:
+        raise DataError("fit_explanatory", "need at least one seed")
     spec = spec or ExplanatorySpec()
     signs, X, stem, names, codes = _inputs(data, X, item_stem, subjects)
-    start = time.perf_counter()
     guide = AutoNormal(explanatory_model, init_loc_fn=init_to_value(values=_initial_values(signs, spec.guessing)),
                        init_scale=spec.init_scale)
     optimiser = numpyro.optim.Adam(lambda step: spec.learning_rate * spec.lr_decay**step)
     svi = SVI(explanatory_model, guide, optimiser, Trace_ELBO())
-    args = (jnp.asarray(signs), jnp.asarray(X.to_numpy(np.float32)), jnp.asarray(stem.astype(np.float32)),
-            jnp.asarray(codes), len(names), spec.guessing)
-    result = svi.run(jax.random.PRNGKey(int(seed)), spec.steps, *args, progress_bar=progress)
-    elbo = -np.asarray(result.losses, dtype=np.float64)
-    return _summarise(guide, result.params, X.columns, names, stem, codes, elbo, spec, int(seed),
-                      time.perf_counter() - start)
+    arrays = (jnp.asarray(signs), jnp.asarray(X.to_numpy(np.float32)), jnp.asarray(stem.astype(np.float32)),
+              jnp.asarray(codes))
+    static = {"n_subjects": len(names), "guessing": spec.guessing}
+    update = jax.jit(lambda state, *a: svi.update(state, *a, **static))
+    fits = []
+    for seed in seeds:
+        start = time.perf_counter()
+        state = svi.init(jax.random.PRNGKey(seed), *arrays, **static)
+        losses = np.empty(spec.steps)
+        for step in tqdm(range(spec.steps), disable=not progress, desc=f"explanatory SVI seed {seed}"):
+            state, loss = update(state, *arrays)
+            losses[step] = float(loss)
+        fits.append(_summarise(guide, svi.get_params(state), X.columns, names, stem, codes, -losses, spec, seed,
+                               time.perf_counter() - start))
+    return fits
 
 
 def _summarise(guide, params, features, names, stem, codes, elbo, spec, seed, wall_s) -> ExplanatoryFit:
