@@ -83,14 +83,18 @@ source_banner(matrix)
 # {glue:text}`rho_2d_sd:.4f`, 95 % interval [{glue:text}`rho_2d_low:.3f`, {glue:text}`rho_2d_high:.3f`]),
 # and {glue:text}`rho_2d_mass_above_0_99:.1%` of its posterior mass lies above 0.99. The mean-field
 # guide understates posterior spread, so read the interval as a lower bound on the uncertainty.
-# On the simulated world the planted correlation is {glue:text}`rho_planted:.3f`.
+# On a simulated source the estimate differs from the planted correlation by
+# {glue:text}`rho_bias:+.3f`; the fitted model is a 2PL while the simulated responses follow a 3PL
+# with a guessing floor, and the reasoning-tuned tail makes the planted abilities non-normal, so
+# an exact match is not expected.
 
 # %%
 fit_2d = fit_cached(matrix, spec_2d, item_stem=stem, progress=False)
 rho = fit_2d.scalar("rho")
 rho_stats = {"rho_2d": rho["mean"], "rho_2d_sd": rho["sd"], "rho_2d_low": np.quantile(rho["draws"], 0.025),
              "rho_2d_high": np.quantile(rho["draws"], 0.975),
-             "rho_2d_mass_above_0_99": float((rho["draws"] > 0.99).mean())}
+             "rho_2d_mass_above_0_99": float((rho["draws"] > 0.99).mean()),
+             "rho_bias": rho["mean"] - truth["rho"] if truth is not None else float("nan")}
 glue_values(rho_stats)
 display(paper_table({k: rho_stats[k] for k in ("rho_2d", "rho_2d_mass_above_0_99")}))
 
@@ -264,6 +268,6 @@ assert comparison["n"] == int(mask.sum()) and np.isfinite(comparison["z"])
 assert subscales.shape[0] == n_splits and subscales["r"].between(-1, 1).all()
 assert identification.shape[0] == 2 * len(INDICATORS) + 5 and len(restarts) == explanatory_restarts
 if truth is not None and not fast and not matrix.meta["spec"]["null_world"]:
-    assert rho_stats["rho_2d_high"] < 1 and abs(rho_stats["rho_2d"] - truth["rho"]) < 0.02
+    assert rho_stats["rho_2d_high"] < 0.995 and abs(rho_stats["rho_bias"]) < 0.05  # planted ρ = 0.965 < 1
     assert comparison["z"] > 2, "the planted second dimension should improve held-out prediction"
     assert summary["mean"] < 1
