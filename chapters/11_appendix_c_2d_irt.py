@@ -46,7 +46,7 @@ if fast:
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import display
 from myst_nb import glue
 
 from mmlu_audit.features import INDICATORS

@@ -46,8 +46,8 @@ from .data import _as_response_array, to_signs
 from .engine import elbo_converged
 from .models import factor_form, total_loglik
 
-__all__ = ["ExplanatorySpec", "ExplanatoryFit", "explanatory_model", "fit_explanatory", "fit_explanatory_restarts",
-           "identification_table", "is_identified", "REPLICATE_SD_RATIO"]
+__all__ = ["REPLICATE_SD_RATIO", "ExplanatoryFit", "ExplanatorySpec", "explanatory_model", "fit_explanatory",
+           "fit_explanatory_restarts", "identification_table", "is_identified"]
 
 #: Largest tolerated ratio of the across-restart SD of a parameter to its mean
 #: posterior SD for the parameter to count as identified. Mean-field SDs are too small,
