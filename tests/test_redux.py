@@ -72,3 +72,22 @@ def test_homogeneity_summary_detects_a_planted_contrast():
     assert summary["p_htz"] < 0.05 and summary["p_wcr"] < 0.05
     frame["b_hat"] = rng.normal(size=subjects.size)
     assert homogeneity_summary(frame, seed=0, n_boot=199)["p_hc3"] > 1e-3
+
+
+def test_recalibration_leaves_flagged_items_out_of_the_fit():
+    from mmlu_audit.irt import IRTSpec, fit_irt
+    from mmlu_audit.redux import recalibrated_without_flagged
+
+    rng = np.random.default_rng(2)
+    theta, b = rng.normal(size=60), rng.normal(size=6)
+    y = (rng.random((60, 6)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(np.int8)
+    matrix = ResponseMatrix(y, pd.DataFrame({"model_id": [f"m{k}" for k in range(60)]}),
+                            ITEMS["item_id"].to_numpy(), "test", False)
+    frame = ITEMS.set_index("item_id").assign(b_hat=0.0, a_hat=1.0)
+    spec = IRTSpec(max_steps=100)
+    refit = recalibrated_without_flagged(frame, matrix, REDUX, spec)
+    assert refit.index.tolist() == ["i1", "i2", "i3", "i4", "i5"]
+    direct = fit_irt(y[:, 1:], spec, progress=False)  # the same fit without column i0
+    np.testing.assert_allclose(refit["b_hat"].to_numpy(), direct.b, rtol=1e-6)
+    with pytest.raises(DataError, match="not in the frame"):
+        recalibrated_without_flagged(frame.iloc[:3], matrix, REDUX, spec)
