@@ -176,7 +176,7 @@ else:
 # %%
 if dif:
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
-    for ax, (label, table) in zip(axes, dif.items()):
+    for ax, (label, table) in zip(axes, dif.items(), strict=True):
         for part, colour in PARTITION_COLORS.items():
             values = table["delta"][partition == part]
             ax.hist(values[np.isfinite(values)].clip(-4, 4), bins=60, alpha=0.6, density=True,
@@ -242,7 +242,7 @@ by_type
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
-for ax, column in zip(axes, ["accuracy", "item-rest r"]):
+for ax, column in zip(axes, ["accuracy", "item-rest r"], strict=True):
     for label, mask, colour in [("clean", ~redux["is_error"].to_numpy(), "#888"),
                                 ("Redux-flagged", redux["is_error"].to_numpy(), "#c44")]:
         values = stats_by_item[column].to_numpy()[mask]

@@ -22,7 +22,8 @@ def responses_from_tables(tables):
     """One item's responses (and focal, strata) that realise the given 2 × 2 tables."""
     column, focal, strata = [], [], []
     for k, ((ref_r, ref_w), (foc_r, foc_w)) in enumerate(tables.astype(int)):
-        for value, count, is_focal in ((1, ref_r, False), (0, ref_w, False), (1, foc_r, True), (0, foc_w, True)):
+        cells = ((1, ref_r, False), (0, ref_w, False), (1, foc_r, True), (0, foc_w, True))
+        for value, count, is_focal in cells:
             column += [value] * count
             focal += [is_focal] * count
             strata += [k] * count

@@ -60,7 +60,8 @@ def test_restart_table_flags_gamma_as_identified(fits):
 
 def test_same_seed_same_fit_and_bad_inputs(world, fits):
     rows, columns = slice(0, 60), np.r_[0:120, 600:720]  # two STEM and three non-STEM subjects
-    tiny = (world["y"][rows, columns], world["X"].iloc[columns], world["stem"][columns], world["subjects"][columns])
+    tiny = (world["y"][rows, columns], world["X"].iloc[columns], world["stem"][columns],
+            world["subjects"][columns])
     spec = ExplanatorySpec(guessing=0.0, steps=200)
     first, again = fit_explanatory_restarts(*tiny, seeds=(3, 3), spec=spec, progress=False)
     pd.testing.assert_frame_equal(again.scalars, first.scalars)

@@ -82,7 +82,8 @@ def recalibrated_without_flagged(frame: pd.DataFrame, matrix: ResponseMatrix, re
                           kept.simulated, kept.description, dict(kept.meta))
     missing = ~np.isin(kept.item_ids, frame.index)
     if missing.any():
-        raise DataError("recalibrated_without_flagged", f"{int(missing.sum())} item(s) of the matrix are not in the frame")
+        raise DataError("recalibrated_without_flagged",
+                        f"{int(missing.sum())} item(s) of the matrix are not in the frame")
     fit = fit_cached(kept, spec, progress=progress)
     return frame.loc[kept.item_ids].assign(b_hat=fit.b, a_hat=fit.a)
 

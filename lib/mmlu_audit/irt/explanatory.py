@@ -156,7 +156,8 @@ def _inputs(data, X, item_stem, subjects):
     names, codes = np.unique(subjects.astype(str), return_inverse=True)
     mixed = pd.Series(stem).groupby(codes).nunique() > 1
     if mixed.any():
-        raise DataError("fit_explanatory", f"subject(s) {list(names[mixed.index[mixed]])} span both partitions")
+        spanning = list(names[mixed.index[mixed]])
+        raise DataError("fit_explanatory", f"subject(s) {spanning} span both partitions")
     return to_signs(responses), X, stem, names, codes
 
 
@@ -202,7 +203,8 @@ def fit_explanatory(data, X, item_stem, subjects, *, seed: int, spec: Explanator
     -------
     ExplanatoryFit
     """
-    return fit_explanatory_restarts(data, X, item_stem, subjects, seeds=[seed], spec=spec, progress=progress)[0]
+    fits = fit_explanatory_restarts(data, X, item_stem, subjects, seeds=[seed], spec=spec, progress=progress)
+    return fits[0]
 
 
 def fit_explanatory_restarts(data, X, item_stem, subjects, *, seeds, spec: ExplanatorySpec | None = None,
@@ -221,7 +223,8 @@ def fit_explanatory_restarts(data, X, item_stem, subjects, *, seeds, spec: Expla
         raise DataError("fit_explanatory", "need at least one seed")
     spec = spec or ExplanatorySpec()
     signs, X, stem, names, codes = _inputs(data, X, item_stem, subjects)
-    guide = AutoNormal(explanatory_model, init_loc_fn=init_to_value(values=_initial_values(signs, spec.guessing)),
+    start_values = _initial_values(signs, spec.guessing)
+    guide = AutoNormal(explanatory_model, init_loc_fn=init_to_value(values=start_values),
                        init_scale=spec.init_scale)
     optimiser = numpyro.optim.Adam(lambda step: spec.learning_rate * spec.lr_decay**step)
     svi = SVI(explanatory_model, guide, optimiser, Trace_ELBO())
@@ -237,18 +240,19 @@ def fit_explanatory_restarts(data, X, item_stem, subjects, *, seeds, spec: Expla
         for step in tqdm(range(spec.steps), disable=not progress, desc=f"explanatory SVI seed {seed}"):
             state, loss = update(state, *arrays)
             losses[step] = float(loss)
-        fits.append(_summarise(guide, svi.get_params(state), X.columns, names, stem, codes, -losses, spec, seed,
-                               time.perf_counter() - start))
+        fits.append(_summarise(guide, svi.get_params(state), X.columns, names, stem, codes, -losses, spec,
+                               seed, time.perf_counter() - start))
     return fits
 
 
 def _summarise(guide, params, features, names, stem, codes, elbo, spec, seed, wall_s) -> ExplanatoryFit:
     """Posterior means / SDs of the scalar parameters; medians of the item and model vectors."""
     median = {k: np.asarray(v) for k, v in guide.median(params).items()}
-    scale = {k.removesuffix("_auto_scale"): np.asarray(v) for k, v in params.items() if k.endswith("_auto_scale")}
+    scale = {k.removesuffix("_auto_scale"): np.asarray(v) for k, v in params.items()
+             if k.endswith("_auto_scale")}
     rows = {"beta0": (median["beta0"], scale["beta0"]), "delta": (median["delta"], scale["delta"])}
     for name in ("beta", "gamma"):
-        rows |= {f"{name}[{f}]": (m, s) for f, m, s in zip(features, median[name], scale[name])}
+        rows |= {f"{name}[{f}]": (m, s) for f, m, s in zip(features, median[name], scale[name], strict=True)}
     draws = guide.sample_posterior(jax.random.PRNGKey(seed + 1), params, sample_shape=(1000,))
     for name in ("tau", "sigma_b"):
         values = np.asarray(draws[name])
