@@ -104,7 +104,7 @@ coverage.round(4)
 # by the bootstrap after the removal ({glue:text}`verdict_all` on all items).
 
 # %%
-spec = calibration_spec(fast, seed)
+spec = calibration_spec(fast, seed, **({"max_steps": 100} if fast else {}))  # smoke runs: a rough refit
 frame_all = estimated_items(inputs.frame)
 frame_kept = estimated_items(recalibrated_without_flagged(inputs.frame, inputs.matrix, redux, spec))
 tests = pd.DataFrame({"all items": homogeneity_summary(frame_all, seed=seed, n_boot=n_boot, boot_kind=boot_kind),
