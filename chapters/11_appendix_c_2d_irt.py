@@ -47,7 +47,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import display
-from myst_nb import glue
 
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.irt import fit_cached, heldout_loglik, holdout_mask, paired_z
@@ -58,7 +57,7 @@ from mmlu_audit.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.regression import (contrast_terms, design_arrays, estimated_items, interaction_fit,
                                    planted_slopes)
-from mmlu_audit.report import glue_values, population_note, source_banner
+from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
 from mmlu_audit.subscales import matched_subscale_correlation, summarise_replicates
 
 use_style()
@@ -110,8 +109,7 @@ ax.axvline(0.99, color="#888", ls=":", label="0.99")
 ax.set(xlabel="ρ(θ_STEM, θ_nonSTEM)", ylabel="density")
 ax.legend(fontsize=8)
 stamp_source(fig, matrix)
-glue("fig_rho_posterior", fig, display=False)
-plt.close(fig)
+glue_figure("fig_rho_posterior", fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_rho_posterior
@@ -249,8 +247,7 @@ right.axhline(REPLICATE_SD_RATIO, color="k", ls=":", lw=1)
 right.set_xticks(np.arange(len(identification)), identification.index, rotation=90, fontsize=6)
 right.set(ylabel="restart SD / posterior SD", yscale="log", title="Identification by restarts")
 stamp_source(fig, matrix)
-glue("fig_explanatory", fig, display=False)
-plt.close(fig)
+glue_figure("fig_explanatory", fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_explanatory

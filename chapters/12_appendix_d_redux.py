@@ -53,7 +53,7 @@ from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.redux import (flagged_vs_clean, homogeneity_summary, item_rest_correlation,
                               recalibrated_without_flagged, redux_coverage)
 from mmlu_audit.regression import estimated_items
-from mmlu_audit.report import glue_values, population_note, source_banner
+from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -187,8 +187,7 @@ if dif:
     axes[0].set_ylabel("density")
     axes[0].legend(fontsize=8)
     stamp_source(fig, inputs.matrix)
-    glue("fig_dif_delta", fig, display=False)
-    plt.close(fig)
+    glue_figure("fig_dif_delta", fig)
 else:
     glue("fig_dif_delta", Markdown("*No DIF on a real source (see above).*"), display=False)
 
@@ -251,8 +250,7 @@ for ax, column in zip(axes, ["accuracy", "item-rest r"], strict=True):
 axes[0].set_ylabel("density")
 axes[0].legend(fontsize=8)
 stamp_source(fig, helm.matrix)
-glue("fig_redux_helm", fig, display=False)
-plt.close(fig)
+glue_figure("fig_redux_helm", fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_redux_helm
