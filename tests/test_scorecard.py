@@ -42,7 +42,7 @@ def banner_output(css):
 
 
 def write_chapter(folder: Path, stem, values, banner="sim-banner", params=None, failed=False,
-                  title="A chapter"):
+                  title="A chapter", finished=True):
     """A small executed notebook: title, parameters (+ injected), banner, glued values."""
     params = params or {"data_source": "simulated", "seed": 1, "fast": True}
     nb = nbformat.v4.new_notebook()
@@ -56,7 +56,8 @@ def write_chapter(folder: Path, stem, values, banner="sim-banner", params=None, 
     body.outputs = ([banner_output(banner)] if banner else []) + \
         [glue_output(k, v) for k, v in values.items()]
     nb.cells += [defaults, injected, body]
-    nb.metadata["papermill"] = {"exception": True if failed else None}
+    nb.metadata["papermill"] = {"exception": True if failed else None,
+                                "end_time": "2026-12-01T10:00:00" if finished else None}
     path = folder / f"{stem}.ipynb"
     nbformat.write(nb, path)
     return path
@@ -73,7 +74,8 @@ def test_read_chapter_recovers_values_source_parameters_and_title(tmp_path):
     assert record.values == {"b_sd": 2.2399, "n_items": 14042, "backend": "cpu (cpu)",
                              "bad": pytest.approx(float("nan"), nan_ok=True)}
     assert type(record.values["n_items"]) is int
-    assert record.source == "simulated" and record.title == "Calibration" and not record.failed
+    assert record.source == "simulated" and record.title == "Calibration"
+    assert record.finished and not record.failed
     assert record.parameters == EXPECT  # the computed default "knob" is not a parameter
 
 
@@ -95,6 +97,7 @@ def test_collect_keeps_first_chapter_and_skips_failed_stale_and_excluded(tmp_pat
     write_chapter(tmp_path, "04_pooled", {"pooled_r2": 0.0357}, failed=True)
     write_chapter(tmp_path, "05_stratified", {"cv_r2_stem": 0.07},
                   params={**EXPECT, "seed": 2})
+    write_chapter(tmp_path, "06_homogeneity", {"w9_cr2": 28.0}, finished=False)
     write_chapter(tmp_path, "98_scorecard", {"scorecard_reproduced": 3})
     got = collect(tmp_path, expect=EXPECT, exclude=("98_scorecard",))
     assert got.values["n_items"] == GluedValue("n_items", 14042, "01_data", "simulated")
@@ -102,8 +105,9 @@ def test_collect_keeps_first_chapter_and_skips_failed_stale_and_excluded(tmp_pat
     assert set(got.values) == {"n_items", "vif_max"}
     assert got.skipped["04_pooled"] == "its execution failed"
     assert "'seed': 2" in got.skipped["05_stratified"]
+    assert got.skipped["06_homogeneity"] == "its execution has not finished"
     assert [c.chapter for c in got.chapters] == ["01_data", "03_complexity", "04_pooled",
-                                                 "05_stratified"]
+                                                 "05_stratified", "06_homogeneity"]
 
 
 def test_collect_without_notebooks_names_the_folder(tmp_path):

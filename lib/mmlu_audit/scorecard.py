@@ -124,6 +124,7 @@ class ChapterRecord:
     source: str
     parameters: dict
     failed: bool
+    finished: bool
     values: dict = field(default_factory=dict)
 
 
@@ -215,8 +216,10 @@ def read_chapter(path: Path) -> ChapterRecord:
                 if text is not None:
                     values[glue["name"]] = _parse_repr(_text(text))
     source = "simulated" if "simulated" in sources else ("real" if sources else "not stated")
-    failed = bool(notebook.get("metadata", {}).get("papermill", {}).get("exception"))
-    return ChapterRecord(Path(path).stem, title, source, parameters, failed, values)
+    papermill = notebook.get("metadata", {}).get("papermill", {})
+    parameters.update(papermill.get("parameters") or {})  # what papermill injected, recorded
+    failed, finished = bool(papermill.get("exception")), bool(papermill.get("end_time"))
+    return ChapterRecord(Path(path).stem, title, source, parameters, failed, finished, values)
 
 
 def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Collection:
@@ -229,7 +232,8 @@ def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Co
     expect : dict, optional
         Run parameters (e.g. ``data_source``, ``seed``, ``fast``) every chapter must have
         run with; a chapter executed with other values — a stale notebook from an
-        earlier build — is skipped with the reason, as is a chapter that failed.
+        earlier build — is skipped with the reason, as is a chapter that failed or
+        is still executing.
     exclude : tuple of str
         Chapter stems to leave out (the scorecard itself).
 
@@ -252,6 +256,8 @@ def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Co
                  if k in record.parameters and record.parameters[k] != v}
         if record.failed:
             skipped[record.chapter] = "its execution failed"
+        elif not record.finished:  # papermill writes the notebook as it executes
+            skipped[record.chapter] = "its execution has not finished"
         elif stale:
             skipped[record.chapter] = f"it ran with other parameters {stale}, expected {expect}"
         if record.chapter in skipped:
