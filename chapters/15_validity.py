@@ -73,12 +73,12 @@ simulation_banner(
 # scale, < 1 compressed). θ is compared with the item-share-weighted mean of the two planted
 # abilities, the one-dimensional ability a 2PL estimates.
 #
-# The difficulty ordering is recovered well in every world — r(b̂, b) ranges from
+# The difficulty ordering is recovered in every world — r(b̂, b) ranges from
 # {glue:text}`validity_r_b_min:.3f` to {glue:text}`validity_r_b_max:.3f` — but the scale is
 # not: under the paper's N(0, 1) prior the slope of b̂ on b is
 # {glue:text}`validity_slope_b_paper_normal:.2f` in the normal 2PL world, against
 # {glue:text}`validity_slope_b_hier_normal:.2f` with the hierarchical prior. The skewed world is
-# the hardest: r(b̂, b) {glue:text}`validity_r_b_skewed_best:.3f` at best, since the extreme
+# the hardest: r(b̂, b) {glue:text}`validity_r_b_skewed_best:.3f` at best, presumably because the extreme
 # items of the long tail are answered by nearly every model or by none.
 
 # %% tags=["hide-input"]

@@ -188,3 +188,12 @@ def test_reads_a_real_myst_nb_glue(tmp_path):
     assert metadata["scrapbook"] == glue_output("pooled_r2", 0.0361)["metadata"]["scrapbook"]
     assert data == dict(glue_output("pooled_r2", 0.0361)["data"])
     json.dumps(data)
+
+
+def test_bookbuild_tells_only_the_scorecard_where_the_chapters_are():
+    import jupytext
+
+    from mmlu_audit.bookbuild import _declares, chapter_paths
+
+    declared = {p.stem for p in chapter_paths() if _declares(jupytext.read(p), "executed_dir")}
+    assert declared == {"98_scorecard"}
