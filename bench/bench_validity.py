@@ -41,7 +41,12 @@ def world_rows(name: str, changes: dict, args, items) -> tuple[list, list, list]
     from mmlu_audit.irt import B_PRIORS, fit_irt
     from mmlu_audit.pipeline import calibration_spec
     from mmlu_audit.simulate import WorldSpec, simulate_world
-    from mmlu_audit.validity import calibration_recovery, contrast_recovery, stem_residuals, tail_detection_auc
+    from mmlu_audit.validity import (
+        calibration_recovery,
+        contrast_recovery,
+        stem_residuals,
+        tail_detection_auc,
+    )
 
     spec = WorldSpec(**changes, **(QUICK if args.quick else {}))
     world = simulate_world(spec, seed=args.seed, items=items)

@@ -41,7 +41,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 

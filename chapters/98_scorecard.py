@@ -38,7 +38,7 @@ executed_dir = "../book/_executed"  # where bookbuild wrote the executed chapter
 import html
 
 import pandas as pd
-from IPython.display import HTML, Markdown, display
+from IPython.display import HTML, display
 
 from mmlu_audit.report import glue_values
 from mmlu_audit.scorecard import VERDICTS, collect, scorecard

@@ -12,7 +12,6 @@ from IPython.core.formatters import format_display_data
 
 from mmlu_audit.errors import DataError
 from mmlu_audit.paper import PAPER
-from mmlu_audit.report import banner_html  # noqa: F401  (the banner markup collect reads)
 from mmlu_audit.scorecard import (
     NOT_COMPUTABLE_REASONS,
     VERDICTS,
@@ -177,8 +176,8 @@ def test_scorecard_has_one_row_per_paper_key(tmp_path):
 
 def test_reads_a_real_myst_nb_glue(tmp_path):
     """The hand-built glue output matches what myst_nb.glue writes in a live kernel."""
-    from myst_nb.ext.glue import glue
     from IPython.core.interactiveshell import InteractiveShell
+    from myst_nb.ext.glue import glue
 
     shell = InteractiveShell.instance()
     captured = []
@@ -192,7 +191,6 @@ def test_reads_a_real_myst_nb_glue(tmp_path):
 
 def test_bookbuild_tells_only_the_scorecard_where_the_chapters_are():
     import jupytext
-
     from mmlu_audit.bookbuild import _declares, chapter_paths
 
     declared = {p.stem for p in chapter_paths() if _declares(jupytext.read(p), "executed_dir")}

@@ -23,9 +23,21 @@ import pandas as pd
 from .errors import DataError
 from .paper import PAPER
 
-__all__ = ["Tolerance", "TOLERANCE_RULES", "NOT_COMPUTABLE_REASONS", "VERDICTS", "GluedValue",
-           "ChapterRecord", "Collection", "read_chapter", "collect", "tolerance_for",
-           "not_computable_reason", "verdict", "scorecard"]
+__all__ = [
+    "NOT_COMPUTABLE_REASONS",
+    "TOLERANCE_RULES",
+    "VERDICTS",
+    "ChapterRecord",
+    "Collection",
+    "GluedValue",
+    "Tolerance",
+    "collect",
+    "not_computable_reason",
+    "read_chapter",
+    "scorecard",
+    "tolerance_for",
+    "verdict",
+]
 
 VERDICTS = ("reproduced", "differs", "not computable here")
 
@@ -89,8 +101,8 @@ NOT_COMPUTABLE_REASONS: list[tuple[str, str]] = [
     (r"§5", "the model-side analyses (§5) are planned pages; no chapter computes this yet"),
     (r"Appendix", "the appendix computing this is a planned page; no chapter computes it yet"),
     (r"§6", "the discussion (§6) is a planned page"),
-    (r".*", "no executed chapter of this build glued a value under this name (its chapter "
-            "was not executed, failed, ran with other parameters, or does not compute it yet)"),
+    (r".*", ("no executed chapter of this build glued a value under this name (its chapter "
+             "was not executed, failed, ran with other parameters, or does not compute it yet)")),
 ]
 
 

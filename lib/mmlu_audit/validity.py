@@ -22,8 +22,13 @@ from .errors import DataError
 from .inference import fit_ols, interaction_design
 from .irt import recovery_stats
 
-__all__ = ["pooled_theta", "calibration_recovery", "contrast_recovery", "stem_residuals",
-           "tail_detection_auc"]
+__all__ = [
+    "calibration_recovery",
+    "contrast_recovery",
+    "pooled_theta",
+    "stem_residuals",
+    "tail_detection_auc",
+]
 
 
 def pooled_theta(truth: dict) -> np.ndarray:
