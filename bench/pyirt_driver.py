@@ -1,7 +1,8 @@
 """Fit py-irt's 2PL (Pyro) on a saved matrix; run inside bench/.venv-pyirt.
 
 Invoked by ``bench_irt.py`` as a subprocess. Reproduces ``IrtModelTrainer.train``
-(py-irt's own model "2pl", priors "vague", its guide, Adam lr 0.1 with per-step
+(py-irt's own model "2pl", priors "vague" — its default — or "hierarchical", its
+best configuration here; its guide, Adam lr 0.1 with per-step
 ExponentialLR decay 0.9999, Trace_ELBO) on long-format tensors built straight from
 the matrix, and checks r(b̂, b) every ``--check-every`` steps; the time spent on
 those checks and on py-irt's per-step export of "best" parameters is *excluded*,
@@ -41,6 +42,7 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, default=600.0)
     parser.add_argument("--check-every", type=int, default=25)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--priors", choices=["vague", "hierarchical"], default="vague")
     args = parser.parse_args()
 
     start = time.perf_counter()
@@ -49,7 +51,7 @@ def main() -> None:
     pyro.set_rng_seed(args.seed)
     torch.set_num_threads(torch.get_num_threads())
     subjects, items, obs = long_format(responses)
-    model = IrtModel.from_name("2pl")(priors="vague", num_items=responses.shape[1],
+    model = IrtModel.from_name("2pl")(priors=args.priors, num_items=responses.shape[1],
                                       num_subjects=responses.shape[0], device="cpu")
     pyro.clear_param_store()
     scheduler = pyro.optim.ExponentialLR({"optimizer": torch.optim.Adam,
@@ -73,7 +75,7 @@ def main() -> None:
     print(json.dumps({"steps": steps, "setup_s": setup_s, "train_s": train_s,
                       "wall_s": setup_s + train_s, "per_step_ms": 1000 * train_s / max(steps, 1),
                       "r": r, "reached": bool(r >= args.target_r), "peak_rss_mb": peak_mb,
-                      "threads": torch.get_num_threads(), "torch": torch.__version__,
+                      "threads": torch.get_num_threads(), "priors": args.priors, "torch": torch.__version__,
                       "pyro": pyro.__version__, "trace": trace}))
 
 

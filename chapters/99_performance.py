@@ -51,38 +51,94 @@ def not_recorded(name):
 
 
 # %% [markdown]
-# ## IRT calibration: ours against py-irt
+# ## IRT calibration: ours against py-irt, over several world seeds
 #
-# The same simulated matrix is calibrated by our 2PL (hand-written SVI in JAX) and by py-irt's Pyro 2PL, each
-# until it reaches the target recovery r(b̂, b) or its step budget. Targets: our fit within the
-# wall-time target at r ≥ the target, and at least the target speed-up over py-irt.
+# Each world seed gives one simulated 2PL matrix (1,000 models × 14,042 items, difficulty SD
+# 2.24). On it our 2PL (hand-written SVI in JAX) runs under the benchmark's stopping rule (the configuration the
+# targets are about) and, on some seeds, under the chapters' rule; py-irt's Pyro 2PL runs in
+# its best configuration here (hierarchical priors) until r(b̂, b) reaches the target or its
+# time budget. The speed-up divides py-irt's time to the target r by our *whole* wall time
+# (at a higher r), a comparison that favours py-irt. A result marked incomplete was written
+# while the benchmark was still running.
 
 # %%
-def irt_rows(result):
-    """Wall time, steps, per-step time, accuracy and memory of each fit in one run."""
+def seed_table(result):
+    """One row per world seed: our fit under the benchmark's rule, and py-irt's best where run."""
+    rows = []
+    for run in result["runs"]:
+        ours, peer = run["ours_bench"], run.get("pyirt_best")
+        row = {"seed": run["world"]["world_seed"], "ours r(b̂, b)": ours["r"], "ours steps": ours["steps"],
+               "ours wall (s)": ours["wall_s"], "ours ms/step": ours["per_step_ms"]}
+        if "ours_chapters" in run:
+            row |= {"chapters' rule r": run["ours_chapters"]["r"], "chapters' rule steps": run["ours_chapters"]["steps"]}
+        if peer is not None:
+            row |= {"py-irt best r": peer["r"], "py-irt best wall (s)": peer["wall_s"],
+                    "py-irt reached target": peer["reached"], "speed-up": peer["wall_s"] / ours["wall_s"]}
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("seed")
+
+
+def rule_text(spec):
+    return (f"prior `{spec['b_prior']}`, Adam lr {spec['learning_rate']}, stop when the mean ELBO of the last "
+            f"{spec['window']} steps moves < {spec['rel_tol']:g} (relative) from the {spec['window']} before, "
+            f"at most {spec['max_steps']} steps")
+
+
+def describe_multi_seed(name, result):
+    summary, targets = result["summary"], result["targets"]
+    r, wall = summary["r_bench_rule"], summary["wall_s_bench_rule"]
+    text = (f"**`{name}`** ({'complete' if result.get('complete') else '**incomplete**'}; recorded "
+            f"{result['created']}, backend `{result['runs'][0]['ours_bench']['backend']}`, load average at the end "
+            f"{result['machine']['loadavg_at_end'][0]:.1f} on {result['machine']['cpus']} CPUs). "
+            f"Over seeds {summary['seeds']}: r(b̂, b) median {r['median']:.4f} (range {r['min']:.4f}–{r['max']:.4f}), "
+            f"wall time median {wall['median']:.1f} s (range {wall['min']:.1f}–{wall['max']:.1f} s). "
+            f"Targets: r ≥ {targets['r']} on every seed — {'met' if summary['ours_reaches_target_r_every_seed'] else '**missed**'}; "
+            f"≤ {targets['wall_s']:g} s — {'met' if summary['ours_within_wall_target_every_seed'] else '**missed** on this run'}")
+    if "speedup_vs_pyirt_best" in summary:
+        speed = summary["speedup_vs_pyirt_best"]
+        bound = summary["speedup_vs_pyirt_best_is_lower_bound"]
+        verdict = ("met" if speed["min"] >= targets["speedup"] else
+                   "not demonstrated by this run" if bound else "**missed**")
+        text += (f"; ≥ {targets['speedup']:g}× py-irt's best — {verdict}: speed-up median {speed['median']:.0f}× "
+                 f"(range {speed['min']:.0f}–{speed['max']:.0f}×"
+                 + (", a lower bound: py-irt missed the target r within its budget" if bound else "")
+                 + f"), per-step ratio median {summary['per_step_ratio_vs_pyirt_best']['median']:.0f}×")
+    rules = result["stopping_rules"]
+    text += (f". Benchmark rule: {rule_text(rules['bench'])}. Chapters' rule: {rule_text(rules['chapters'])}"
+             f" (fast mode: fewer steps).")
+    display(Markdown(text))
+    display(seed_table(result).round(4))
+
+
+def describe_single_seed(name, result):
+    """The one-world format of earlier runs (and of a GPU run recorded with it)."""
+    world, summary = result["world"], result["summary"]
+    versus = (f" Speed-up over py-irt ({result['pyirt'].get('priors', 'vague')} priors): **{summary['speedup_vs_pyirt']:.1f}×**"
+              + (" (a lower bound: py-irt never reached our r)" if summary["speedup_is_lower_bound"] else "")
+              + f"; per-step ratio {summary['per_step_ratio']:.1f}×." if result.get("pyirt") else "")
+    display(Markdown(
+        f"**`{name}`** — one world (seed {world['world_seed']}), {world['n_models']:,} models × {world['n_items']:,} items, "
+        f"backend `{result['ours']['backend']}`, recorded {result['created']}.{versus} Targets then: {result['targets']}."))
     fields = ["wall_s", "steps", "per_step_ms", "r", "peak_rss_mb"]
-    columns = {"ours (JAX SVI)": [result["ours"][f] for f in fields]}
-    if "pyirt" in result:  # a GPU run may skip the CPU-only peer (--skip-pyirt)
+    columns = {"ours (JAX SVI)": [result["ours"][f] for f in fields]}  # a GPU run may skip py-irt
+    if result.get("pyirt"):
         columns["py-irt (Pyro)"] = [result["pyirt"][f] for f in fields]
-    return pd.DataFrame(columns, index=["wall time (s)", "SVI steps", "ms per step", "r(b̂, b)", "peak RSS (MB)"])
+    display(pd.DataFrame(columns, index=["wall time (s)", "SVI steps", "ms per step", "r(b̂, b)", "peak RSS (MB)"]).round(3))
 
 
-for name in ("irt.json", "irt_gpu.json"):
+for name in ("irt.json", "irt_gpu.json", "irt_seed0_2026-11-29.json"):
     result = read_result(name)
     if result is None:
         not_recorded(name)
-        continue
-    world = result["world"]
-    summary = result["summary"]
-    versus = (f" Speed-up over py-irt: **{summary['speedup_vs_pyirt']:.1f}×**"
-              + (" (a lower bound: py-irt never reached our r)" if summary["speedup_is_lower_bound"] else "")
-              + f"; per-step ratio {summary['per_step_ratio']:.1f}×." if "pyirt" in result else "")
-    display(Markdown(
-        f"**`{name}`** — {world['n_models']:,} models × {world['n_items']:,} items "
-        f"({world['response_model'].upper()}, b SD {world['b_sd']}), backend "
-        f"`{result['ours']['backend']}`, recorded {result['created']}.{versus} "
-        f"Targets: {result['targets']}."))
-    display(irt_rows(result).round(3))
+    elif "runs" in result:
+        describe_multi_seed(name, result)
+    else:
+        describe_single_seed(name, result)
+
+# %% [markdown]
+# `irt_seed0_2026-11-29.json` is the earlier single-world run, kept because it holds py-irt's
+# *default* configuration (vague priors) at its 600 s budget, measured in the same run as our
+# fit of that time (paper prior, the same stopping rule).
 
 # %% [markdown]
 # ## Complexity features

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import mmlu_audit
-from mmlu_audit.inference.simulate import simulate_homogeneity_world, size_power_table
+from mmlu_audit.inference.simulate import homogeneity_rejections, simulate_homogeneity_world, size_power_table
 
 
 def _mmlu_subjects():
@@ -29,12 +29,22 @@ def test_simulated_world_has_mmlu_shape():
     assert np.unique(world["clusters"]).size == 57
 
 
+def test_rejections_include_the_block_permutation():
+    sizes, stem = _mmlu_subjects()
+    world = simulate_homogeneity_world(sizes, stem, seed=0, planted=0.5)
+    hits = homogeneity_rejections(world, seed=1, n_draws=99)
+    assert set(hits) == {"HC3 chi2", "CR1 chi2", "CR1 F", "CR2 chi2", "CR2 HTZ", "WCR(CR1)", "WCR(CR2)",
+                         "block permutation (LR)"}
+    assert hits["block permutation (LR)"]  # a shift of 0.5 on two slopes is unmistakable
+    assert homogeneity_rejections(world, seed=1, n_draws=99) == hits  # same seed, same answer
+
+
 @pytest.mark.slow
 def test_size_and_power_of_homogeneity_tests():
     sizes, stem = _mmlu_subjects()
     table = size_power_table(sizes, stem, seed=20261, n_reps=200, n_draws=399)
     rate = table.set_index(["world", "method"])["rejection_rate"]
-    for method in ("CR2 HTZ", "WCR(CR1)", "WCR(CR2)"):
+    for method in ("CR2 HTZ", "WCR(CR1)", "WCR(CR2)", "block permutation (LR)"):
         assert 0.01 <= rate["null", method] <= 0.10, method
         assert rate["planted", method] >= 0.8, method
     assert rate["null", "HC3 chi2"] >= 0.5

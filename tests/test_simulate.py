@@ -129,3 +129,20 @@ def test_bad_specs(small_items):
         WorldSpec(covariates="embeddings")
     with pytest.raises(DataError, match="no column for planted slope"):
         simulate_world(replace(WorldSpec(), slopes={"nope": (1.0, 0.0)}), items=small_items)
+
+
+def test_skewed_difficulty_noise(world, items):
+    from scipy import stats
+
+    skewed = simulate_world(WorldSpec(b_noise="skewed", **TEXT), seed=11, items=items)
+    b, normal_b = skewed.truth["b"], world.truth["b"]
+    assert np.std(b) == pytest.approx(world.spec.b_sd, rel=1e-6)  # same SD as the normal world
+    assert stats.skew(b) > 1.5 and abs(stats.skew(normal_b)) < 0.3
+    assert stats.kurtosis(b) > 3 > abs(stats.kurtosis(normal_b))
+    with pytest.raises(ValueError, match="b_noise must be one of"):
+        WorldSpec(b_noise="cauchy")
+
+
+def test_default_noise_keeps_the_cache_key_of_earlier_worlds():
+    assert "b_noise" not in WorldSpec().to_json()
+    assert '"b_noise": "skewed"' in WorldSpec(b_noise="skewed").to_json()

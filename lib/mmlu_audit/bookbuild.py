@@ -38,13 +38,26 @@ def chapter_paths(root: Path | None = None, only: list[str] | None = None) -> li
     return paths
 
 
+def _declares(notebook, name: str) -> bool:
+    """Whether the notebook's ``parameters`` cell assigns ``name``."""
+    return any(line.split("=")[0].strip() == name
+               for cell in notebook.cells if "parameters" in cell.metadata.get("tags", [])
+               for line in cell.source.splitlines() if "=" in line)
+
+
 def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str = "python3") -> Path:
-    """Execute one chapter with papermill and return the executed notebook's path."""
+    """Execute one chapter with papermill and return the executed notebook's path.
+
+    A chapter whose parameters cell declares ``executed_dir`` (the scorecard, which reads
+    the other executed chapters) is told ``out_dir``, where this build writes them.
+    """
     import jupytext
     import papermill
 
     notebook = jupytext.read(source)
     notebook.metadata.pop("jupytext", None)  # the executed copy is not paired
+    if _declares(notebook, "executed_dir") and "executed_dir" not in parameters:
+        parameters = {**parameters, "executed_dir": str(Path(out_dir).resolve())}
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{source.stem}.ipynb"
     with tempfile.TemporaryDirectory() as scratch:

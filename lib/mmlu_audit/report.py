@@ -10,7 +10,7 @@ from .data.responses import ResponseMatrix
 from .device import backend_name
 
 __all__ = ["FEW_MODELS", "banner_html", "glue_figure", "glue_values", "names_where", "population_note",
-           "source_banner", "text_banner"]
+           "simulation_banner", "source_banner", "text_banner"]
 
 _STYLE = {
     True: ("sim-banner", "Simulated responses — not a finding about MMLU"),
@@ -42,6 +42,13 @@ def text_banner(title: str, body_html: str):
     from IPython.display import HTML, display
 
     display(HTML(_banner("real-banner", title, body_html)))
+
+
+def simulation_banner(body_html: str):
+    """Display the simulated-source banner of a page built only from simulation results."""
+    from IPython.display import HTML, display
+
+    display(HTML(_banner(_STYLE[True][0], _STYLE[True][1], body_html)))
 
 
 def source_banner(matrix: ResponseMatrix):

@@ -31,6 +31,7 @@ from .scaling import standardise
 
 __all__ = [
     "COVARIATE_KINDS",
+    "B_NOISES",
     "DEFAULT_SLOPES",
     "TEXT_SLOPES",
     "WorldSpec",
@@ -64,6 +65,7 @@ TEXT_SLOPES: dict[str, tuple[float, float]] = {
     "n_sentences": (0.00, 0.00),
 }
 COVARIATE_KINDS = ("indicators", "text")
+B_NOISES = ("normal", "skewed")
 
 _FAMILIES = (
     "llama", "llama-2", "llama-3", "mistral", "mixtral", "qwen", "qwen1.5", "qwen2", "yi",
@@ -111,6 +113,10 @@ class WorldSpec:
         3PL with fixed guessing ``guessing`` or a 2PL.
     guessing : float
         Lower asymptote c of the 3PL.
+    b_noise : {"normal", "skewed"}
+        Distribution of the item-level difficulty noise: normal, or a standardised
+        log-normal (σ = 0.75: skewness ≈ 2.9, a heavy right tail), which makes the
+        difficulty distribution skewed and heavy-tailed at the same SD ``b_sd``.
     """
 
     n_models: int = 1000
@@ -129,6 +135,7 @@ class WorldSpec:
     a_log_sd: float = 0.35
     response_model: str = "3pl"
     guessing: float = 0.25
+    b_noise: str = "normal"
 
     def __post_init__(self):
         if self.slopes is None:
@@ -147,6 +154,8 @@ class WorldSpec:
             problems.append("response_model must be '3pl' or '2pl'")
         if not 0 <= self.guessing < 1:
             problems.append("guessing must lie in [0, 1)")
+        if self.b_noise not in B_NOISES:
+            problems.append(f"b_noise must be one of {B_NOISES}")
         if problems:
             raise ValueError("invalid WorldSpec: " + "; ".join(problems))
 
@@ -165,8 +174,15 @@ class WorldSpec:
         return table
 
     def to_json(self) -> str:
-        """Canonical JSON of the spec (used in cache keys and saved truth)."""
-        return json.dumps(asdict(self), sort_keys=True)
+        """Canonical JSON of the spec (used in cache keys and saved truth).
+
+        ``b_noise`` appears only when it is not the default, so worlds cached before the
+        field existed keep their keys.
+        """
+        fields = asdict(self)
+        if fields["b_noise"] == "normal":
+            del fields["b_noise"]
+        return json.dumps(fields, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -236,13 +252,23 @@ def _difficulties(spec: WorldSpec, items: pd.DataFrame, covariates: np.ndarray,
     systematic = systematic + spec.stem_shift * stem
     subjects, subject_idx = np.unique(items["subject"].to_numpy(str), return_inverse=True)
     effects = rng.normal(0, np.sqrt(spec.subject_share), len(subjects))
-    noise = rng.normal(0, np.sqrt(1 - spec.subject_share), len(items))
+    noise = np.sqrt(1 - spec.subject_share) * _standard_noise(spec.b_noise, len(items), rng)
     random_part = effects[subject_idx] + noise
     scale = _scale_for_sd(systematic, random_part, spec.b_sd)
     b = systematic + scale * random_part
     shift = b.mean()
     return {"b": b - shift, "subject_effect": scale * effects[subject_idx], "b_scale": scale,
             "b_shift": shift}
+
+
+def _standard_noise(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Mean-0, SD-1 noise: standard normal, or a standardised log-normal (σ = 0.75)."""
+    if kind == "normal":
+        return rng.normal(0, 1, n)
+    sigma = 0.75
+    draws = rng.lognormal(0, sigma, n)
+    mean, var = np.exp(sigma**2 / 2), (np.exp(sigma**2) - 1) * np.exp(sigma**2)
+    return (draws - mean) / np.sqrt(var)
 
 
 def _scale_for_sd(fixed: np.ndarray, random_part: np.ndarray, target_sd: float) -> float:

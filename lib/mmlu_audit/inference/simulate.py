@@ -18,6 +18,7 @@ from .bootstrap import wild_cluster_bootstrap
 from .covariance import cluster_algebra
 from .hypothesis import interaction_design, restriction_matrix, wald_test
 from .ols import fit_ols
+from .permutation import permutation_test
 
 __all__ = ["simulate_homogeneity_world", "homogeneity_rejections", "size_power_table"]
 
@@ -82,8 +83,11 @@ def simulate_homogeneity_world(
 def homogeneity_rejections(world: dict, *, seed, n_draws: int = 999, alpha: float = 0.05) -> dict:
     """Which tests of ``W(9)`` reject at ``alpha`` on one simulated world.
 
-    Methods: HC3 chi², CR1 chi² and F(q, G-1), CR2 chi² and HTZ, and the
-    null-imposed wild cluster bootstrap (Rademacher) with CR1 or CR2 inside.
+    Methods: HC3 chi², CR1 chi² and F(q, G-1), CR2 chi² and HTZ, the
+    null-imposed wild cluster bootstrap (Rademacher) with CR1 or CR2 inside, and
+    the subject-block permutation of the likelihood-ratio statistic for separate
+    partition slopes (``n_draws`` permutations; STEM is constant within subjects, so
+    whole subjects are relabelled).
 
     Returns
     -------
@@ -105,6 +109,9 @@ def homogeneity_rejections(world: dict, *, seed, n_draws: int = 999, alpha: floa
         boot = wild_cluster_bootstrap(fit, R, clusters=world["clusters"], seed=rng, kind=kind,
                                       n_draws=n_draws, algebra=algebra)
         out[f"WCR({kind})"] = boot.p < alpha
+    permuted = permutation_test(world["y"], world["X"], world["stem"], world["clusters"], seed=rng,
+                                scheme="block", statistic="lr", n_perm=n_draws)
+    out["block permutation (LR)"] = permuted.p < alpha
     return out
 
 
