@@ -21,6 +21,7 @@ ITEM_COLUMNS = (
     "choice_a", "choice_b", "choice_c", "choice_d", "answer",
 )
 N_ITEMS = 14_042
+BENCHMARKS = ("mmlu", "mmlu_pro")
 
 
 def read_parquet(path: str | Path, expected_sha256: str | None) -> pd.DataFrame:
@@ -82,19 +83,31 @@ def validate_items(items: pd.DataFrame, source: str | Path = "items",
         raise DataError(source, f"{int((stems == '').sum())} empty question stem(s), e.g. item {first!r}")
 
 
-def load_items(root: str | Path | None = None) -> pd.DataFrame:
+def load_items(root: str | Path | None = None, *, benchmark: str = "mmlu") -> pd.DataFrame:
     """Load the 14,042 MMLU test items in canonical order (subject A–Z, then row).
 
     Parameters
     ----------
     root : str or Path, optional
-        Data root; defaults to :func:`mmlu_audit.paths.data_root`.
+        Data root; defaults to :func:`mmlu_audit.paths.data_root`. A benchmark name in its
+        place is a shortcut: ``load_items("mmlu_pro")``.
+    benchmark : {"mmlu", "mmlu_pro"}
+        ``"mmlu_pro"`` loads the MMLU-Pro questions instead
+        (:func:`mmlu_audit.data.mmlu_pro.load_pro_items`).
 
     Returns
     -------
     DataFrame
         :data:`ITEM_COLUMNS` plus ``partition`` ("STEM"/"non-STEM") and ``stem`` (bool).
     """
+    if isinstance(root, str) and root in BENCHMARKS:  # load_items("mmlu_pro")
+        root, benchmark = None, root
+    if benchmark not in BENCHMARKS:
+        raise DataError("benchmark", f"unknown benchmark {benchmark!r}; choose one of {BENCHMARKS}")
+    if benchmark == "mmlu_pro":
+        from .mmlu_pro import load_pro_items
+
+        return load_pro_items(root)
     root = Path(root) if root is not None else data_root()
     path = root / ITEMS_FILE
     items = read_parquet(path, staged_manifest()[ITEMS_FILE])
