@@ -21,7 +21,8 @@ from .paper import MMLU_PRO_LEADERBOARD as PUBLISHED_ACCURACY
 
 __all__ = ["FAST_FEATURE_ITEMS", "ProInputs", "pro_inputs", "pair_members", "sample_rows",
            "origin_profile", "mmlu_difficulty_comparison", "redux_group", "REDUX_GROUPS",
-           "accuracy_table", "PUBLISHED_ACCURACY", "consensus_frame", "flagged_questions", "added_option_baselines"]
+           "accuracy_table", "PUBLISHED_ACCURACY", "consensus_frame", "flagged_questions", "added_option_baselines",
+           "homogeneity_summary"]
 
 #: Stems parsed in fast mode (seeded subsample).
 FAST_FEATURE_ITEMS = 1_500
@@ -275,3 +276,27 @@ def added_option_baselines(flags: pd.DataFrame, items: pd.DataFrame, panel: ProP
     distractors = sum(n_options[i] - 1 for i in np.flatnonzero(cleared))
     return {"added_share_scattered": added_votes / wrong_votes if wrong_votes else np.nan,
             "added_share_of_distractors": added / distractors if distractors else np.nan}
+
+
+def homogeneity_summary(frame: pd.DataFrame, cluster: str, *, seed: int, n_boot: int,
+                        boot_kind: str = "CR2") -> dict[str, float]:
+    """W(9) of the paper's homogeneity test on MMLU-Pro rows, clustered by ``cluster``.
+
+    The indicators are z-scored within ``frame``; the outcome is ``b_hat``; the partition
+    is ``stem``. Returns the CR2 χ² statistic, its HTZ F form with p, and the p-value of
+    the null-imposed wild cluster bootstrap (WCR) with ``boot_kind`` covariance inside.
+    """
+    from .features import INDICATORS
+    from .inference import homogeneity_test, wild_cluster_bootstrap
+    from .regression import contrast_terms, indicator_design, interaction_fit
+
+    rows = frame.dropna(subset=[*INDICATORS, "b_hat"])
+    X, y = indicator_design(rows), rows["b_hat"].to_numpy()
+    stem, clusters = rows["stem"].to_numpy(bool), rows[cluster].to_numpy()
+    wald = homogeneity_test(y, X, stem, clusters, kind="CR2", forms=("chi2", "HTZ")).set_index("form")
+    joint = wild_cluster_bootstrap(interaction_fit(y, X, stem), contrast_terms(X.columns),
+                                   clusters=clusters, seed=seed, kind=boot_kind, n_draws=n_boot)
+    return {"n_items": len(rows), "n_clusters": int(pd.unique(clusters).size),
+            "w9_cr2": float(wald.loc["chi2", "wald"]), "w9_cr2_p": float(wald.loc["chi2", "p"]),
+            "htz_F": float(wald.loc["HTZ", "stat"]), "htz_df": float(wald.loc["HTZ", "df_den"]),
+            "htz_p": float(wald.loc["HTZ", "p"]), "wcr_p": float(joint.p)}
