@@ -30,7 +30,7 @@ seed = 20240601  # unused: the audit has no random step
 fast = False  # smoke-run settings: a coarser threshold grid
 k = 10  # panel size: the k most accurate models
 m = 6  # votes needed on one non-key option
-download_dir = "../book/_executed"  # where the flagged-question CSV is written (beside this page)
+download_dir = ""  # folder for the flagged-question CSV (empty: beside the executed page)
 
 # %%
 if fast:
@@ -39,8 +39,6 @@ else:
     curve_ks, curve_ms = (5, 8, 10, 12, 15, 20, 29), tuple(range(2, 16))
 
 # %%
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -53,7 +51,7 @@ from mmlu_audit.paper import MMLU_PRO_SOURCES, source_table
 from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
                             flagged_questions)
-from mmlu_audit.report import glue_values, source_banner
+from mmlu_audit.report import glue_values, source_banner, write_download
 
 use_style()
 if data_source != "mmlu_pro_tiger29":
@@ -242,11 +240,7 @@ source_table({key: follow_up[key] for key in ("original_share_wrong_key_flags", 
 
 # %%
 table = flagged_questions(flags, list(members.index))
-target = Path(download_dir)
-target.mkdir(parents=True, exist_ok=True)
-partial = target / ".mmlu_pro_consensus_flags.csv.partial"
-table.to_csv(partial, index=False)
-partial.replace(target / "mmlu_pro_consensus_flags.csv")
+write_download(table, "mmlu_pro_consensus_flags.csv", download_dir)
 table.head(10)
 
 # %% [markdown]
