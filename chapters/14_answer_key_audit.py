@@ -178,7 +178,7 @@ for panel_k, part in curve.groupby("k"):
     left.plot(part["m"], part["n_flagged"], marker=".", label=f"k = {panel_k}", **style)
     right.plot(part["recall"], part["precision"], marker=".", label=f"k = {panel_k}", **style)
 left.set(xlabel="m (votes on one non-key option)", ylabel="questions flagged", yscale="log")
-right.set(xlabel="recall of Redux wrong keys", ylabel="precision (wrong keys among flagged reviewed)")
+right.set(xlabel="recall of Redux wrong keys", ylabel="precision on reviewed questions")
 right.scatter([MMLU_PRO_SOURCES["flag_rate_wrong_key"][0]], [MMLU_PRO_SOURCES["precision_wrong_key"][0]],
               color=SOURCE_COLORS["paper"], marker="s", zorder=5, label="source, k = 10, m = 6")
 right.legend(fontsize=7, ncol=2)

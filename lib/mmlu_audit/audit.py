@@ -208,16 +208,26 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
     return pred, models
 
 
-def benchmark_features(items: pd.DataFrame, progress: bool = True) -> pd.DataFrame:
+def benchmark_features(items: pd.DataFrame, progress: bool = True,
+                       timings: dict | None = None) -> pd.DataFrame:
     """The nine stem indicators and the option covariates of an item table with any option count.
 
     Parses go through the shared parse cache, so a rerun on the same stems does not parse
     again. Option covariates are computed over all of an item's options.
+
+    Parameters
+    ----------
+    items : DataFrame
+        ``item_id``, ``question`` and ``options`` (lists).
+    progress : bool
+        Show the parser's progress bar.
+    timings : dict, optional
+        Filled as by :func:`mmlu_audit.features.build_feature_table` (``from_cache`` …).
     """
     proxy = items[["item_id", "question"]].copy()
     for k, column in enumerate(("choice_a", "choice_b", "choice_c", "choice_d")):
         proxy[column] = [o[k] if k < len(o) else "" for o in items["options"]]
-    table = build_feature_table(proxy, progress=progress)
+    table = build_feature_table(proxy, progress=progress, timings=timings)
     options = pd.DataFrame([option_covariates(list(o), q) for o, q in
                             zip(items["options"], items["question"])], index=table.index)
     table = table.copy()
