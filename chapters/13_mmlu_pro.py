@@ -51,8 +51,8 @@ from mmlu_audit.pipeline import _answered_columns, calibration_spec
 from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.pro import (accuracy_table, homogeneity_summary, mmlu_difficulty_comparison,
                             origin_profile, pro_inputs)
-from mmlu_audit.regression import difficulty_reliability, indicator_design, partition_fits, population_note
-from mmlu_audit.report import glue_values, source_banner
+from mmlu_audit.regression import difficulty_reliability, indicator_design, partition_fits
+from mmlu_audit.report import glue_values, population_note, source_banner
 
 use_style()
 started = time.perf_counter()

@@ -256,6 +256,8 @@ def capacity_indices(features: pd.DataFrame, reference: pd.DataFrame | None = No
     DataError
         If an indicator is missing or has no spread in the reference.
     """
+    from .scaling import standardise
+
     reference = features if reference is None else reference
     out = pd.DataFrame(index=features.index)
     for name, columns in (("retrieval_index", RETRIEVAL_INDICATORS),
@@ -264,11 +266,11 @@ def capacity_indices(features: pd.DataFrame, reference: pd.DataFrame | None = No
         for column in columns:
             if column not in features.columns or column not in reference.columns:
                 raise DataError("features", f"missing indicator {column!r} for {name}")
-            sd = reference[column].astype(float).std(ddof=0)
+            _, mean, sd = standardise(reference[column], return_moments=True)
             if not sd > 0:
                 raise DataError("features", f"{column!r} has no spread in the reference items; "
                                 f"{name} cannot be standardised (audit more than one distinct item)")
-            zs.append((features[column].astype(float) - reference[column].astype(float).mean()) / sd)
+            zs.append((features[column].astype(float) - mean) / sd)
         out[name] = sum(zs) / len(zs)
     return out
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import os
+from pathlib import Path
 
 import numpy as np
 
@@ -119,7 +121,7 @@ def glue_figure(name: str, fig) -> None:
     plt.close(fig)
 
 
-def write_download(table, name: str, folder: str = "") -> "Path":
+def write_download(table, name: str, folder: str = "") -> Path:
     """Write ``table`` as CSV beside the executed page, for a MyST ``{download}`` link.
 
     Parameters
@@ -133,9 +135,6 @@ def write_download(table, name: str, folder: str = "") -> "Path":
 
     The file is written under a temporary name and renamed, so a reader never finds half a file.
     """
-    import os
-    from pathlib import Path
-
     from .bookbuild import OUT_ENV
 
     target = Path(folder or os.environ.get(OUT_ENV) or "../book/_executed")

@@ -10,7 +10,7 @@ import pandas as pd
 from ..errors import DataError
 from ..paths import data_root
 from ..taxonomy import SUBJECTS, check_subjects, partition_of
-from .checksums import staged_manifest, verify_file
+from .checksums import read_parquet, staged_manifest
 
 __all__ = ["ITEM_COLUMNS", "load_items", "load_redux", "validate_items", "read_parquet"]
 
@@ -22,25 +22,6 @@ ITEM_COLUMNS = (
 )
 N_ITEMS = 14_042
 BENCHMARKS = ("mmlu", "mmlu_pro")
-
-
-def read_parquet(path: str | Path, expected_sha256: str | None) -> pd.DataFrame:
-    """Read a Parquet file after checking its sha256 (when one is known).
-
-    Raises
-    ------
-    DataError
-        If the file is missing, fails its checksum or is not readable Parquet.
-    """
-    path = Path(path)
-    if expected_sha256 is not None:
-        verify_file(path, expected_sha256)
-    elif not path.is_file():
-        raise DataError(path, "file not found")
-    try:
-        return pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
-        raise DataError(path, f"not a readable Parquet file ({type(exc).__name__}: {exc})") from exc
 
 
 def validate_items(items: pd.DataFrame, source: str | Path = "items",

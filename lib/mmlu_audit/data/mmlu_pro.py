@@ -22,8 +22,7 @@ import pandas as pd
 from ..errors import DataError
 from ..paths import data_root
 from ..taxonomy import PRO_CATEGORIES, mmlu_subject_partition, pro_partition_of
-from .checksums import staged_manifest, verify_file
-from .items import read_parquet
+from .checksums import read_parquet, staged_manifest, verify_file
 from .responses import ResponseMatrix
 
 __all__ = ["PRO_ITEMS_FILE", "CROSSWALK_FILE", "PRO_RESPONSES_DIR", "PRO_ITEM_COLUMNS",
