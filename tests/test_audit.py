@@ -129,6 +129,13 @@ def test_with_responses_adds_difficulty_and_flags(tmp_path):
     answers.to_csv(path, index=False)
     choice, models = read_answers(path, items)
     assert models == [f"m{j}" for j in range(6)] and choice[4, 5] == -1 and choice[5, 0] == -2
+    beyond = tmp_path / "beyond.csv"
+    answers.assign(choice=["E"] + list(answers["choice"][1:])).to_csv(beyond, index=False)
+    assert read_answers(beyond, items)[0][0, 0] == -2  # q1 has four options: E is a wrong answer
+    garbage = tmp_path / "garbage.csv"
+    answers.assign(choice=["maybe"] + list(answers["choice"][1:])).to_csv(garbage, index=False)
+    with pytest.raises(DataError, match="line 2, field 'choice': 'maybe' is neither a letter"):
+        read_answers(garbage, items)
     out = run_audit(FIXTURE, tmp_path / "out", path, k=3, m=2, progress=False)
     table = pd.read_csv(out / "items.csv", index_col="item_id")
     assert table["consensus_flagged"].tolist() == [False, False, False, True, False, False]

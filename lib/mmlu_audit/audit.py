@@ -17,7 +17,7 @@ column          content
 
 MATRIX (optional) is a long table (JSONL, CSV or Parquet) of model answers with columns
 ``model``, ``id`` and ``choice`` (letter or 0-based index; empty = no extractable answer,
-graded wrong). With it the audit adds a 2PL difficulty per item and the consensus flags
+graded wrong; a letter past the item's last option is graded wrong too). With it the audit adds a 2PL difficulty per item and the consensus flags
 (:mod:`mmlu_audit.consensus`).
 
 The two indices are computable before any model is evaluated, as the audit paper
@@ -183,7 +183,8 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
     Returns
     -------
     pred : ndarray of int8, shape (J, I)
-        Chosen option; -2 = no extractable answer (graded wrong); -1 = no record.
+        Chosen option; -2 = no extractable answer or a letter past the last option (graded
+        wrong, no consensus vote); -1 = no record.
     models : list of str
     """
     path = Path(path)
@@ -203,8 +204,9 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
         column = position[item]
         if pred[row_of[model], column] != -1:
             raise DataError(path, f"line {line}: a second answer of {model!r} to item {item!r}")
-        index = _choice_index(choice, int(n_options[column]), path, line, "choice")
-        pred[row_of[model], column] = -2 if index < 0 else index
+        index = _choice_index(choice, None, path, line, "choice")
+        # a letter past the item's last option is a real (wrong) answer, not a malformed row
+        pred[row_of[model], column] = -2 if index < 0 or index >= n_options[column] else index
     return pred, models
 
 
