@@ -39,6 +39,8 @@ else:
     curve_ks, curve_ms = (5, 8, 10, 12, 15, 20, 29), tuple(range(2, 16))
 
 # %%
+import time
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -54,6 +56,7 @@ from mmlu_audit.pro import (REDUX_GROUPS, added_option_baselines, consensus_fram
 from mmlu_audit.report import glue_values, source_banner, write_download
 
 use_style()
+started = time.perf_counter()
 if data_source != "mmlu_pro_tiger29":
     display(Markdown(f"*The book-wide source `{data_source}` describes MMLU responses; this chapter "
                      "audits MMLU-Pro and always uses its real responses, `mmlu_pro_tiger29`.*"))
@@ -242,6 +245,16 @@ source_table({key: follow_up[key] for key in ("original_share_wrong_key_flags", 
 table = flagged_questions(flags, list(members.index))
 write_download(table, "mmlu_pro_consensus_flags.csv", download_dir)
 table.head(10)
+
+# %% [markdown]
+# ## Closing note
+#
+# This page took {glue:text}`chapter_seconds:.0f` s to execute ({glue:text}`run_mode`); the
+# full-settings time on the build machine is on the {ref}`chap-performance` page.
+
+# %%
+glue_values({"chapter_seconds": time.perf_counter() - started,
+             "run_mode": "fast mode" if fast else "full settings"})
 
 # %% [markdown]
 # ## Checks
