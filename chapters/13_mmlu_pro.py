@@ -19,9 +19,9 @@
 # to see "whether its construction resolves structural heterogeneity or merely displaces it
 # upward". MMLU-Pro keeps a filtered part of MMLU {cite}`hendrycks2021mmlu`, adds questions from
 # STEM websites, TheoremQA {cite}`chen2023theoremqa` and SciBench {cite}`wang2024scibench`, and
-# widens the options to up to ten. Here the responses are real: the published per-question
-# answers of 29 models. This chapter runs the complexity instrument on its stems, calibrates the
-# paper's 2PL {cite}`birnbaum1968` on the 29 models, and reruns the §4 homogeneity test.
+# widens the options to up to ten. Here the responses are real: the per-question answers
+# TIGER-Lab published for its models. This chapter runs the complexity instrument on its stems, calibrates the
+# paper's 2PL {cite}`birnbaum1968` on those models, and reruns the §4 homogeneity test.
 
 # %% tags=["parameters"]
 data_source = "mmlu_pro_tiger29"  # this chapter always uses the real MMLU-Pro responses
@@ -175,12 +175,12 @@ plt.close(fig)
 # posterior variance over the variance of b̂, is {glue:text}`pro_b_reliability:.3f`. Calibrating two
 # disjoint halves of the models ({glue:text}`split_cohort_size` each) gives
 # r = {glue:text}`pro_split_r:.3f` between their b̂ (Spearman–Brown {glue:text}`pro_split_sb:.3f`),
-# against the paper's {glue:text}`paper_split_cohort_r:.4f` with 500-model halves on MMLU. Where
+# against the paper's {glue:text}`paper_split_cohort_r:.4f` with {glue:text}`paper_cohort_size:,.0f`-model halves on MMLU. Where
 # the HELM matrix calibrates the same MMLU item, b̂ on MMLU-Pro correlates
 # r = {glue:text}`r_pro_mmlu_b:.3f` with MMLU's b̂ over {glue:text}`n_pro_mmlu_b:,` crosswalked
-# questions (20 HELM models, another prompt and another option set, so this is a floor on the
-# agreement of the two difficulty scales). Twenty-nine models rank questions coarsely: each b̂
-# rests on at most 29 binary answers, and the tests below have little power.
+# questions ({glue:text}`n_helm_models` HELM models, another prompt and another option set, so this is a floor on the
+# agreement of the two difficulty scales). So few models rank questions coarsely: each b̂
+# rests on at most {glue:text}`n_pro_models` binary answers, and the tests below have little power.
 
 # %%
 spec = calibration_spec(fast, seed)
@@ -202,7 +202,8 @@ calibration = {
     "pro_b_min": frame["b_hat"].min(), "pro_b_max": frame["b_hat"].max(), "pro_b_sd": frame["b_hat"].std(),
     "pro_b_reliability": difficulty_reliability(frame),
     "split_cohort_size": split["cohort_size"], "pro_split_r": split["r"], "pro_split_sb": split["spearman_brown"],
-    "paper_split_cohort_r": PAPER["split_cohort_r"][0],
+    "paper_split_cohort_r": PAPER["split_cohort_r"][0], "paper_cohort_size": PAPER["n_models"][0] / 2,
+    "n_helm_models": helm.shape[0], "n_pro_models": matrix.shape[0],
     "r_pro_mmlu_b": pairs["pro_b"].corr(pairs["mmlu_b"]), "n_pro_mmlu_b": len(pairs),
 }
 glue_values(calibration)
@@ -283,8 +284,8 @@ glue_values({"homogeneity_reading": (
 tests.astype({"n_items": int, "n_clusters": int}).round(4)
 
 # %% [markdown]
-# **Reading.** On these 29 models {glue:text}`homogeneity_reading`. A non-rejection would not
-# be evidence that MMLU-Pro resolved the paper's heterogeneity: with {glue:text}`n_categories` clusters and a 29-model outcome the test
+# **Reading.** On these {glue:text}`n_pro_models` models {glue:text}`homogeneity_reading`. A non-rejection would not
+# be evidence that MMLU-Pro resolved the paper's heterogeneity: with {glue:text}`n_categories` clusters and so few models behind the outcome the test
 # has little power (see {ref}`chap-homogeneity` for the size and power of these tests with 57
 # clusters). What the instrument does show is where MMLU-Pro moved the content
 # ({numref}`fig-pro-sources`): {glue:text}`depth_reading`. A leaderboard of hundreds of models on

@@ -21,7 +21,7 @@
 # same option other than the key **and** more of them choose it than the key. MMLU-Redux's
 # experts {cite}`gema2024redux` reviewed part of MMLU, and so, through the crosswalk, part of
 # MMLU-Pro's MMLU-derived questions: their labels are an independent check the models never saw.
-# This chapter applies the same rule (`mmlu_audit.consensus`) to the 29 staged models, whose
+# This chapter applies the same rule (`mmlu_audit.consensus`) to the staged models, whose
 # answers are real.
 
 # %% tags=["parameters"]
@@ -68,13 +68,14 @@ source_banner(panel.matrix)
 # %% [markdown]
 # ## The panel
 #
-# The source's panel was the 10 best of 45 archives, from {glue:text}`src_best:.1%` down to
-# {glue:text}`src_worst:.1%`. Ours is the {glue:text}`k` best of the 29 staged models, from
+# The source's panel was the {glue:text}`src_panel_size:.0f` best of {glue:text}`src_n_archives:.0f` archives, from {glue:text}`src_best:.1%` down to
+# {glue:text}`src_worst:.1%`. Ours is the {glue:text}`k` best of the {glue:text}`n_models` staged models, from
 # {glue:text}`panel_best:.1%` ({glue:text}`panel_best_name`) down to {glue:text}`panel_worst:.1%`
 # ({glue:text}`panel_worst_name`); its mean accuracy is {glue:text}`panel_mean:.1%`. A weaker
 # panel errs more often, and when several of its models err on a question they can agree on the
-# same distractor. Flags then fire more often on questions whose key is fine, and the
-# flag rates below are higher than the source's. {glue:text}`n_shared_families` of our panel
+# same distractor, while its agreement with a correct answer against the key is rarer. A weaker
+# panel should therefore flag more of the questions the experts cleared and catch fewer of their
+# wrong keys; {glue:text}`weaker_reading`. {glue:text}`n_shared_families` of our panel
 # slots come from one family (Llama 3 / 3.1), so the {glue:text}`k` votes are not independent.
 
 # %%
@@ -83,7 +84,7 @@ rows = panel_models(accuracy.to_numpy(), k)
 members = accuracy.iloc[rows].rename("accuracy").to_frame()
 members["no answer"] = panel.matrix.models.set_index("model_id").loc[members.index, "n_no_answer"]
 glue_values({
-    "k": k, "m": m, "panel_best": members["accuracy"].iloc[0], "panel_best_name": members.index[0],
+    "k": k, "m": m, "n_models": panel.matrix.shape[0], "n_questions": panel.matrix.shape[1], "panel_best": members["accuracy"].iloc[0], "panel_best_name": members.index[0],
     "panel_worst": members["accuracy"].iloc[-1], "panel_worst_name": members.index[-1],
     "panel_mean": members["accuracy"].mean(),
     "n_shared_families": int(members.index.str.startswith("Meta-Llama-3").sum()),
@@ -102,7 +103,7 @@ members.round(4)
 # The groups of the source's table: MMLU-derived questions whose MMLU item the experts labelled
 # a wrong key, another error, or fine; MMLU-derived questions they never reviewed; the
 # STEM-website questions; and all of MMLU-Pro. With k = {glue:text}`k` and m = {glue:text}`m`
-# the rule flags {glue:text}`n_flagged:,` of the 12,032 questions ({glue:text}`flag_rate_all:.1%`).
+# the rule flags {glue:text}`n_flagged:,` of the {glue:text}`n_questions:,` questions ({glue:text}`flag_rate_all:.1%`).
 # On questions the experts call miskeyed it fires {glue:text}`rate_ratio_wrong_key_vs_fine:.1f`
 # times as often as on questions they cleared (the source: {glue:text}`src_rate_ratio_wrong_key_vs_fine:.1f`).
 
@@ -119,15 +120,22 @@ ours = {key: rates.loc[group, "rate"] for group, key in keys.items()}
 ours["rate_ratio_wrong_key_vs_fine"] = ours["flag_rate_wrong_key"] / ours["flag_rate_fine"]
 ours["n_flagged"] = int(flags["flagged"].sum())
 glue_values(ours)
+versus = lambda key: "higher" if ours[key] > MMLU_PRO_SOURCES[key][0] else "lower"  # noqa: E731
+glue_values({"weaker_reading": (
+    f"on the cleared questions our flag rate is {versus('flag_rate_fine')} than the source's "
+    f"({ours['flag_rate_fine']:.1%} against {MMLU_PRO_SOURCES['flag_rate_fine'][0]:.1%}) and on the wrong keys "
+    f"{versus('flag_rate_wrong_key')} ({ours['flag_rate_wrong_key']:.1%} against "
+    f"{MMLU_PRO_SOURCES['flag_rate_wrong_key'][0]:.1%}), see the table below")})
 rates["source rate"] = [MMLU_PRO_SOURCES[keys[g]][0] if g in keys else np.nan for g in rates.index]
 rates.round(4)
 
 # %%
 labels = {v: k for k, v in keys.items()} | {"rate_ratio_wrong_key_vs_fine": "rate ratio, wrong key / fine",
                                              "n_flagged": "questions flagged"}
-display(Markdown(f"Source numbers: panel of the 10 best of 45 archives "
+display(Markdown(f"Source numbers: panel of the {MMLU_PRO_SOURCES['panel_size'][0]:.0f} best of "
+                 f"{MMLU_PRO_SOURCES['n_archives'][0]:.0f} archives "
                  f"({MMLU_PRO_SOURCES['panel_best_accuracy'][0]:.1%}–{MMLU_PRO_SOURCES['panel_worst_accuracy'][0]:.1%}); "
-                 f"ours: the {k} best of 29 ({members['accuracy'].iloc[0]:.1%}–{members['accuracy'].iloc[-1]:.1%})."))
+                 f"ours: the {k} best of {panel.matrix.shape[0]} ({members['accuracy'].iloc[0]:.1%}–{members['accuracy'].iloc[-1]:.1%})."))
 source_table(ours, labels).round(4)
 
 # %% [markdown]
@@ -195,9 +203,9 @@ plt.close(fig)
 # :name: fig-consensus-curve
 #
 # Left: questions flagged as the vote threshold m rises, for panels of the k most accurate
-# staged models (ours, k = 10, in bold). Right: precision against recall of the experts'
+# staged models (ours in bold). Right: precision against recall of the experts'
 # wrong-key label along each curve; the grey square is the source's operating point with its
-# stronger panel. Real responses of 29 models on MMLU-Pro.
+# stronger panel. Real responses of the staged models on MMLU-Pro.
 # ```
 
 # %% [markdown]

@@ -138,6 +138,8 @@ MMLU_PRO_SOURCES: dict[str, tuple[float, str]] = {
     "n_flagged_unanimous": (201, "consensus audit: all 10 agree (m = 10)"),
     "recall_unanimous": (21 / 55, "consensus audit: m = 10"),
     "share_flagged_error_unanimous": (0.364, "consensus audit: m = 10"),
+    "panel_size": (10, "consensus audit"),
+    "n_archives": (45, "consensus audit: usable TIGER-Lab archives"),
     "panel_best_accuracy": (0.911, "consensus audit: Gemini 3.1 Pro"),
     "panel_worst_accuracy": (0.703, "consensus audit: Gemini 1.5 Pro"),
     # consensus audit follow-up: original vs added options (questions keeping all 4 MMLU options)
