@@ -246,7 +246,7 @@ plt.close(fig)
 # HTZ p = {glue:text}`pro_htz_p:.3f` on {glue:text}`pro_htz_df:.1f` denominator df, WCR
 # p = {glue:text}`pro_wcr_p:.3f`. The paper's W(9) on MMLU under CR2 was
 # {glue:text}`paper_w9_cr2:.2f` with a WCR p of {glue:text}`paper_wcb_p:.3f`. The rows below
-# are the sensitivity runs.
+# are the sensitivity runs. {glue:text}`htz_undefined_note`
 
 # %%
 stratified = partition_fits(frame.dropna(subset=list(INDICATORS))["b_hat"].to_numpy(),
@@ -282,6 +282,10 @@ glue_values({"homogeneity_reading": (
     "duplicated pairs and the two-version questions do not change that" if not rejecting else
     f"{len(rejecting)} of {len(tests)} variants reject at the 5 % level under HTZ or WCR ("
     + "; ".join(rejecting) + ")")})
+undefined = tests.index[tests["htz_p"].isna()].tolist()
+glue_values({"htz_undefined_note": (
+    "The HTZ form is undefined (a non-positive denominator df) for: " + "; ".join(undefined) + "; "
+    "only the bootstrap speaks there." if undefined else "The HTZ form is defined in every variant.")})
 tests.astype({"n_items": int, "n_clusters": int}).round(4)
 
 # %% [markdown]
