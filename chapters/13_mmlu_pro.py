@@ -213,7 +213,7 @@ fig, ax = plt.subplots(figsize=(5, 4))
 for part, color in PARTITION_COLORS.items():
     sub = pairs[pairs["partition"] == part]
     ax.scatter(sub["mmlu_b"], sub["pro_b"], s=4, alpha=0.35, color=color, label=part)
-ax.set(xlabel="b̂ on MMLU (HELM, 20 models)", ylabel="b̂ on MMLU-Pro (29 models)",
+ax.set(xlabel=f"b̂ on MMLU (HELM, {helm.shape[0]} models)", ylabel=f"b̂ on MMLU-Pro ({matrix.shape[0]} models)",
        title=f"Same questions, two calibrations · source {matrix.source}")
 ax.legend(markerscale=3)
 stamp_source(fig, matrix)
@@ -224,9 +224,10 @@ plt.close(fig)
 # ```{glue:figure} fig_pro_vs_mmlu_b
 # :name: fig-pro-vs-mmlu-b
 #
-# Difficulty of MMLU-derived MMLU-Pro questions on MMLU-Pro (29 models, up to ten options)
-# against the difficulty of their MMLU item on MMLU (HELM, 20 models, four options). Real
-# responses on both axes.
+# Difficulty of MMLU-derived MMLU-Pro questions on MMLU-Pro (TIGER-Lab's models, up to ten
+# options) against the difficulty of their MMLU item on MMLU (HELM's models, four options). The
+# pile at the left is MMLU items nearly every HELM model answers correctly. Real responses on
+# both axes.
 # ```
 #
 # {numref}`fig-pro-vs-mmlu-b` shows how far the two difficulty scales agree.
