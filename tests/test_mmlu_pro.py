@@ -120,3 +120,14 @@ def test_item_table_problems(mutate, message):
     validate_pro_items(_pro_rows())
     with pytest.raises(DataError, match=message):
         validate_pro_items(mutate(_pro_rows()))
+
+
+def test_registered_as_a_real_source():
+    from mmlu_audit.data import REAL_SOURCES
+    from mmlu_audit.sources import SOURCES
+
+    assert "mmlu_pro_tiger29" in SOURCES
+    assert REAL_SOURCES["mmlu_pro_tiger29"].benchmark == "mmlu_pro"
+    assert REAL_SOURCES["helm20"].benchmark == "mmlu"
+    with pytest.raises(DataError, match="unknown benchmark 'gsm8k'"):
+        load_items(benchmark="gsm8k")
