@@ -100,7 +100,7 @@ glue_values(item_stats)
 glue_values({f"src_{name}": value for name, (value, _) in MMLU_PRO_SOURCES.items()})
 display(source_table({k: item_stats[k] for k in ("n_pro_items", "mean_options", "share_ten_options")}).round(3))
 pd.crosstab(items["category"], items["origin"], margins=True).assign(partition=lambda t: t.index.map(
-    dict(zip(items["category"], items["partition"]))))
+    dict(zip(items["category"], items["partition"], strict=True))))
 
 # %% [markdown]
 # ## Per-model accuracy beside the published figures
@@ -146,7 +146,7 @@ profile.rename(columns={"flag_top_tier": "top-tier share"}).round(3)
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.2))
-for ax, column in zip(axes, ("wscg_depth", "d_logic", "zipf_rarity")):
+for ax, column in zip(axes, ("wscg_depth", "d_logic", "zipf_rarity"), strict=True):
     groups = [parsed.loc[parsed["origin"] == o, column] for o in ("ori_mmlu", "stemez", "theoremQA", "scibench")]
     ax.boxplot(groups, showfliers=False)
     ax.set_xticks([1, 2, 3, 4], ["MMLU", "STEM web", "TheoremQA", "SciBench"], rotation=30, fontsize=8)

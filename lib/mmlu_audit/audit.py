@@ -17,8 +17,8 @@ column          content
 
 MATRIX (optional) is a long table (JSONL, CSV or Parquet) of model answers with columns
 ``model``, ``id`` and ``choice`` (letter or 0-based index; empty = no extractable answer,
-graded wrong; a letter past the item's last option is graded wrong too). With it the audit adds a 2PL difficulty per item and the consensus flags
-(:mod:`mmlu_audit.consensus`).
+graded wrong; a letter past the item's last option is graded wrong too). With it the audit
+adds a 2PL difficulty per item and the consensus flags (:mod:`mmlu_audit.consensus`).
 
 The two indices are computable before any model is evaluated, as the audit paper
 recommends (see :data:`INDEX_DEFINITIONS`). The output folder receives ``items.csv`` and
@@ -158,7 +158,7 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
     subject_field = "subject" if "subject" in table.columns else (
         "category" if "category" in table.columns else None)
     records = []
-    for line, row in zip(lines, table.to_dict("records")):
+    for line, row in zip(lines, table.to_dict("records"), strict=True):
         question = row["question"]
         if not isinstance(question, str) or not question.strip():
             raise DataError(path, f"line {line}, field 'question': empty or not text")
@@ -198,7 +198,7 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
     row_of = {m: j for j, m in enumerate(models)}
     pred = np.full((len(models), len(items)), -1, dtype=np.int8)
     for line, model, item, choice in zip(lines, table["model"].astype(str), table["id"].astype(str),
-                                         table["choice"]):
+                                         table["choice"], strict=True):
         if item not in position.index:
             raise DataError(path, f"line {line}, field 'id': {item!r} is not an item of the benchmark")
         column = position[item]
@@ -231,7 +231,7 @@ def benchmark_features(items: pd.DataFrame, progress: bool = True,
         proxy[column] = [o[k] if k < len(o) else "" for o in items["options"]]
     table = build_feature_table(proxy, progress=progress, timings=timings)
     options = pd.DataFrame([option_covariates(list(o), q) for o, q in
-                            zip(items["options"], items["question"])], index=table.index)
+                            zip(items["options"], items["question"], strict=True)], index=table.index)
     table = table.copy()
     table[options.columns] = options
     return table

@@ -12,7 +12,7 @@ question, or no extractable answer, casts no vote on it.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -202,7 +202,7 @@ def option_origin(choice, original_options) -> np.ndarray:
         ``"original"``, ``"added"`` or ``""`` (no choice).
     """
     out = np.full(len(choice), "", dtype=object)
-    for i, (c, originals) in enumerate(zip(np.asarray(choice), original_options)):
+    for i, (c, originals) in enumerate(zip(np.asarray(choice), original_options, strict=True)):
         if c >= 0:
             out[i] = "original" if c in set(int(o) for o in originals if o >= 0) else "added"
     return out

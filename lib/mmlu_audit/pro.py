@@ -21,8 +21,8 @@ from .paper import MMLU_PRO_LEADERBOARD as PUBLISHED_ACCURACY
 
 __all__ = ["FAST_FEATURE_ITEMS", "ProInputs", "pro_inputs", "pair_members", "sample_rows",
            "origin_profile", "mmlu_difficulty_comparison", "redux_group", "REDUX_GROUPS",
-           "accuracy_table", "PUBLISHED_ACCURACY", "consensus_frame", "flagged_questions", "added_option_baselines",
-           "homogeneity_summary"]
+           "accuracy_table", "PUBLISHED_ACCURACY", "consensus_frame", "flagged_questions",
+           "added_option_baselines", "homogeneity_summary"]
 
 #: Stems parsed in fast mode (seeded subsample).
 FAST_FEATURE_ITEMS = 1_500

@@ -56,7 +56,8 @@ def load_responses(source: str = "simulated", *, items: pd.DataFrame | None = No
     if source not in known:
         raise DataError("data_source", f"unknown response source {source!r}; choose one of {known}")
     if items is None:
-        benchmark = real_sources.REAL_SOURCES[source].benchmark if source in real_sources.REAL_SOURCES else "mmlu"
+        registered = real_sources.REAL_SOURCES.get(source)
+        benchmark = registered.benchmark if registered is not None else "mmlu"
         items = load_items(root, benchmark=benchmark)
     if source in SIMULATED_SOURCES:
         return load_world(source, items=items, seed=seed, spec=spec).matrix
