@@ -96,7 +96,8 @@ members.round(4)
 
 # %% [markdown]
 # A model that saw another text of a question (the README's item-status 3) casts no vote on
-# that question; a record with no extractable answer casts none either.
+# that question; a record with no extractable answer, or a letter past the question's last
+# option, casts none either.
 #
 # ## Flag rates by group
 #
@@ -177,7 +178,7 @@ pd.DataFrame({"wrong key": pr, "any expert error label": pr_any}).round(4)
 curve_groups = {"wrong_key": wrong_key, "reviewed": reviewed, "any_error": any_error}
 curve = threshold_curve(panel.comparable_pred(), items["key"].to_numpy(), accuracy.to_numpy(),
                         ks=sorted(set(curve_ks) | {k}), ms=sorted(set(curve_ms) | {m, k}),
-                        groups=curve_groups)
+                        groups=curve_groups, n_options=items["n_options"].to_numpy())
 curve["recall"] = curve["flagged_wrong_key"] / wrong_key.sum()
 curve["precision"] = (curve["flagged_wrong_key"] / curve["flagged_reviewed"]).where(curve["flagged_reviewed"] > 0)
 unanimous = curve.query("k == @k and m == @k").iloc[0]

@@ -166,3 +166,19 @@ def test_on_mmlu_pro(tmp_path):
     y[y < 0] = np.nan
     assert np.allclose(table["accuracy"], np.nanmean(y, axis=0))
     assert json.loads((out / "audit.json").read_text())["n_models"] == 29
+
+
+@pytest.mark.slow
+def test_full_mmlu_pro_audit_matches_the_chapter(tmp_path):
+    from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
+    from mmlu_audit.pro import consensus_frame
+
+    items = load_pro_items()
+    panel = load_pro_panel(items)
+    items_path, answers_path = write_benchmark(items, tmp_path / "in", panel.comparable_pred(),
+                                               panel.matrix.models["model_id"])
+    table = pd.read_csv(run_audit(items_path, tmp_path / "out", answers_path, progress=False) / "items.csv",
+                        index_col="item_id")
+    flags = consensus_frame(items, panel, load_crosswalk(items))
+    assert (table["consensus_flagged"].to_numpy() == flags["flagged"].to_numpy()).all()
+    assert (table["consensus_panel_choice"].to_numpy() == flags["panel_choice"].to_numpy()).all()

@@ -60,6 +60,13 @@ def test_both_conditions_matter():
     assert full == [True, False, False, False, False, False]
 
 
+def test_letters_past_the_last_option_are_not_votes():
+    # q0 has only 2 options here: the 4 votes on "option 2" are answers it does not have
+    flags = consensus_flags(PRED, KEY, ACCURACY, k=4, m=3, n_options=[2, 4, 4, 4, 4, 10])
+    assert flags.loc[0, "flagged"] == False and flags.loc[0, "n_voters"] == 0  # noqa: E712
+    assert flags["flagged"].tolist()[1:] == [False, False, True, False, True]
+
+
 def test_no_vote_questions():
     flags = consensus_flags(np.full((3, 2), -1), np.array([0, 1]), [0.1, 0.2, 0.3], k=3, m=1)
     assert flags["panel_choice"].tolist() == [-1, -1] and not flags["flagged"].any()

@@ -65,7 +65,8 @@ def vote_counts(pred: np.ndarray, n_options: int = MAX_OPTIONS) -> np.ndarray:
     return counts
 
 
-def consensus_flags(pred: np.ndarray, key, accuracy, k: int = 10, m: int = 6) -> pd.DataFrame:
+def consensus_flags(pred: np.ndarray, key, accuracy, k: int = 10, m: int = 6,
+                    n_options=None) -> pd.DataFrame:
     """Apply the consensus rule to every question.
 
     Parameters
@@ -80,6 +81,9 @@ def consensus_flags(pred: np.ndarray, key, accuracy, k: int = 10, m: int = 6) ->
         Panel size: the ``k`` most accurate models.
     m : int
         Minimum number of panel votes on one non-key option.
+    n_options : array-like of int, shape (I,), optional
+        Options per question; a choice past the last option (a letter the question does not
+        have) is a wrong answer but not a vote.
 
     Returns
     -------
@@ -97,7 +101,10 @@ def consensus_flags(pred: np.ndarray, key, accuracy, k: int = 10, m: int = 6) ->
         raise DataError("key", f"keys must be option indices 0–{MAX_OPTIONS - 1}")
     _check_k_m(k, m, pred.shape[0])
     panel = panel_models(accuracy, k)
-    counts = vote_counts(pred[panel])
+    votes = pred[panel]
+    if n_options is not None:
+        votes = np.where(votes < np.asarray(n_options)[None, :], votes, NO_VOTE)
+    counts = vote_counts(votes)
     rows = np.arange(len(key))
     key_votes = counts[rows, key]
     others = counts.copy()
@@ -117,13 +124,15 @@ def consensus_flags(pred: np.ndarray, key, accuracy, k: int = 10, m: int = 6) ->
 
 
 def threshold_curve(pred: np.ndarray, key, accuracy, ks: Iterable[int], ms: Iterable[int],
-                    groups: Mapping[str, np.ndarray]) -> pd.DataFrame:
+                    groups: Mapping[str, np.ndarray], n_options=None) -> pd.DataFrame:
     """Flag counts for every (k, m) with m ≤ k, overall and within each group.
 
     Parameters
     ----------
     groups : mapping of str → boolean mask of shape (I,)
         Question groups to count flags in (e.g. ``{"Redux wrong key": …}``).
+    n_options : array-like of int, optional
+        As for :func:`consensus_flags`.
 
     Returns
     -------
@@ -135,7 +144,8 @@ def threshold_curve(pred: np.ndarray, key, accuracy, ks: Iterable[int], ms: Iter
         for m in ms:
             if m > k:
                 continue
-            flagged = consensus_flags(pred, key, accuracy, k=k, m=m)["flagged"].to_numpy()
+            flags = consensus_flags(pred, key, accuracy, k=k, m=m, n_options=n_options)
+            flagged = flags["flagged"].to_numpy()
             row = {"k": k, "m": m, "n_flagged": int(flagged.sum())}
             row.update({f"flagged_{name}": int((flagged & mask).sum()) for name, mask in groups.items()})
             rows.append(row)

@@ -196,7 +196,8 @@ def consensus_frame(items: pd.DataFrame, panel: ProPanel, crosswalk: pd.DataFram
                     k: int = 10, m: int = 6) -> pd.DataFrame:
     """The consensus rule on MMLU-Pro, one row per question with everything the audit reports.
 
-    A model that saw another text of a question (``item_status`` 3) casts no vote on it.
+    A model that saw another text of a question (``item_status`` 3) casts no vote on it, nor
+    does a letter past the question's last option (graded wrong, as the staged ``Y`` does).
 
     Returns
     -------
@@ -209,7 +210,8 @@ def consensus_frame(items: pd.DataFrame, panel: ProPanel, crosswalk: pd.DataFram
     from .consensus import consensus_flags, option_origin
 
     flags = consensus_flags(panel.comparable_pred(), items["key"].to_numpy(),
-                            panel.matrix.accuracy().to_numpy(), k=k, m=m)
+                            panel.matrix.accuracy().to_numpy(), k=k, m=m,
+                            n_options=items["n_options"].to_numpy())
     flags.index = items["item_id"].to_numpy()
     walk = crosswalk.set_index("pro_item_id").reindex(flags.index)
     flags.insert(0, "question_id", items["question_id"].to_numpy())
@@ -268,7 +270,7 @@ def added_option_baselines(flags: pd.DataFrame, items: pd.DataFrame, panel: ProP
     pred = panel.comparable_pred()[rows]
     added_votes = wrong_votes = 0
     for i in np.flatnonzero(keep & ~flags["flagged"].to_numpy()):
-        votes = pred[:, i][(pred[:, i] >= 0) & (pred[:, i] != key[i])]
+        votes = pred[:, i][(pred[:, i] >= 0) & (pred[:, i] < n_options[i]) & (pred[:, i] != key[i])]
         wrong_votes += len(votes)
         added_votes += int((~np.isin(votes, originals.iloc[i])).sum())
     cleared = keep & flags["flagged"].to_numpy() & (flags["group"] == REDUX_GROUPS[2]).to_numpy()
