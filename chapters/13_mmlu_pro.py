@@ -41,7 +41,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
-from myst_nb import glue
 
 from mmlu_audit.data import load_helm20, load_items
 from mmlu_audit.features import INDICATORS
@@ -52,7 +51,7 @@ from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.pro import (accuracy_table, homogeneity_summary, mmlu_difficulty_comparison,
                             origin_profile, pro_inputs)
 from mmlu_audit.regression import difficulty_reliability, indicator_design, partition_fits
-from mmlu_audit.report import glue_values, population_note, source_banner
+from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
 
 use_style()
 started = time.perf_counter()
@@ -153,8 +152,7 @@ for ax, column in zip(axes, ("wscg_depth", "d_logic", "zipf_rarity"), strict=Tru
     ax.set_title(column)
 fig.suptitle(f"Three indicators by MMLU-Pro source · source {matrix.source}")
 stamp_source(fig, matrix)
-glue("fig_pro_sources", fig, display=False)
-plt.close(fig)
+glue_figure("fig_pro_sources", fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_pro_sources
@@ -217,8 +215,7 @@ ax.set(xlabel=f"b̂ on MMLU (HELM, {helm.shape[0]} models)", ylabel=f"b̂ on MML
        title=f"Same questions, two calibrations · source {matrix.source}")
 ax.legend(markerscale=3)
 stamp_source(fig, matrix)
-glue("fig_pro_vs_mmlu_b", fig, display=False)
-plt.close(fig)
+glue_figure("fig_pro_vs_mmlu_b", fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_pro_vs_mmlu_b

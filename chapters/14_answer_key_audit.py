@@ -45,7 +45,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
-from myst_nb import glue
 
 from mmlu_audit.consensus import flag_rates, panel_models, precision_recall, threshold_curve
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
@@ -53,7 +52,7 @@ from mmlu_audit.paper import MMLU_PRO_SOURCES, source_table
 from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
                             flagged_questions)
-from mmlu_audit.report import glue_values, source_banner, write_download
+from mmlu_audit.report import glue_figure, glue_values, source_banner, write_download
 
 use_style()
 started = time.perf_counter()
@@ -196,8 +195,7 @@ right.scatter([MMLU_PRO_SOURCES["flag_rate_wrong_key"][0]], [MMLU_PRO_SOURCES["p
 right.legend(fontsize=7, ncol=2)
 fig.suptitle(f"Consensus flags by threshold · source {panel.matrix.source}")
 stamp_source(fig, panel.matrix)
-glue("fig_consensus_curve", fig, display=False)
-plt.close(fig)
+glue_figure("fig_consensus_curve", fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_consensus_curve
