@@ -46,7 +46,7 @@ from mmlu_audit.data import load_helm20, load_items
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.irt import fit_cached, split_cohort_reliability
 from mmlu_audit.paper import MMLU_PRO_SOURCES, PAPER, source_table
-from mmlu_audit.pipeline import _answered_columns, calibration_spec
+from mmlu_audit.pipeline import answered_columns, calibration_spec
 from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.pro import (accuracy_table, homogeneity_summary, mmlu_difficulty_comparison,
                             origin_profile, pro_inputs)
@@ -193,7 +193,7 @@ if fast:  # only the crosswalked MMLU items
     helm_matrix = type(helm_matrix)(helm_matrix.responses[:, keep], helm_matrix.models,
                                     helm_matrix.item_ids[keep], helm_matrix.source, False, helm_matrix.description)
 answered = helm_matrix.observed.any(axis=0)
-helm_fit = fit_cached(_answered_columns(helm_matrix, answered), spec, progress=False)
+helm_fit = fit_cached(answered_columns(helm_matrix, answered), spec, progress=False)
 mmlu_b = pd.Series(helm_fit.b, index=helm_matrix.item_ids[answered])
 pairs = mmlu_difficulty_comparison(frame, inputs.crosswalk, mmlu_b)
 calibration = {
