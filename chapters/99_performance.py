@@ -197,3 +197,25 @@ if size_power_path.exists():
             .rename(columns={"null": "null world (size)", "planted": "planted world (power)"}))
 else:
     not_recorded("size_power.csv")
+
+# %% [markdown]
+# ## The MMLU-Pro chapters
+#
+# Chapters 13 and 14 executed once each at full settings (real responses, 12,032 questions), and
+# the stem features of all MMLU-Pro questions built twice: the rerun must come from the parse and
+# feature caches. The load average at the start says how busy the shared machine was.
+
+# %%
+pro = read_result("mmlu_pro.json")
+if pro is None:
+    not_recorded("mmlu_pro.json")
+else:
+    display(Markdown(f"Recorded {pro['created']} on {pro['machine']['cpus']} CPUs, 1-minute load "
+                     f"average {pro['machine']['load_1min']} at the start."))
+    display(pd.Series({
+        "chapter 13, full settings (s)": pro["chapters_s"]["13_mmlu_pro"],
+        "chapter 14, full settings (s)": pro["chapters_s"]["14_answer_key_audit"],
+        "MMLU-Pro stem features, first build (s)": pro["features"]["first"]["seconds"],
+        "MMLU-Pro stem features, rerun (s)": pro["features"]["rerun"]["seconds"],
+        "rerun came from the cache": pro["features"]["rerun"]["from_cache"],
+    }, name="value").to_frame())

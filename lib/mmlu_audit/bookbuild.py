@@ -26,7 +26,10 @@ from .device import DEVICES, jax_platforms, require_device
 from .errors import DeviceUnavailableError
 from .paths import project_root
 
-__all__ = ["chapter_paths", "execute_chapter", "main"]
+__all__ = ["OUT_ENV", "chapter_paths", "execute_chapter", "main"]
+
+#: Set while a chapter executes: the folder its executed notebook is written to.
+OUT_ENV = "MMLU_AUDIT_EXECUTED"
 
 
 def chapter_paths(root: Path | None = None, only: list[str] | None = None) -> list[Path]:
@@ -60,6 +63,7 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
         parameters = {**parameters, "executed_dir": str(Path(out_dir).resolve())}
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{source.stem}.ipynb"
+    os.environ[OUT_ENV] = str(out_dir.resolve())  # files a page links to go beside it
     with tempfile.TemporaryDirectory() as scratch:
         staged = Path(scratch) / f"{source.stem}.ipynb"
         jupytext.write(notebook, staged, fmt="ipynb")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["PAPER", "paper_value", "paper_table"]
+__all__ = ["PAPER", "MMLU_PRO_SOURCES", "MMLU_PRO_LEADERBOARD", "paper_value", "paper_table", "source_table"]
 
 PAPER: dict[str, tuple[float, str]] = {
     # §2 data
@@ -122,4 +122,57 @@ def paper_table(ours: dict[str, float], labels: dict[str, str] | None = None) ->
     labels = labels or {}
     rows = [{"quantity": labels.get(k, k), "paper": PAPER[k][0], "ours": v, "where": PAPER[k][1]}
             for k, v in ours.items()]
+    return pd.DataFrame(rows).set_index("quantity")
+
+
+# Numbers reported by the MMLU-Pro sources, NOT by the MMLU audit paper: the model-consensus
+# audit of MMLU-Pro's answer key (`mmlu_pro_consensus_audit.txt`, MV2 / Munim, panel = the 10
+# best of 45 archives, 91.1 % down to 70.3 %) and MMLU-Pro itself (Wang et al., 2024). Keys
+# match the glue names of our matching values in chapters 13 and 14.
+MMLU_PRO_SOURCES: dict[str, tuple[float, str]] = {
+    # consensus audit: flag rates by group (k = 10, m = 6)
+    "flag_rate_wrong_key": (36 / 55, "consensus audit: Redux wrong key, 36 of 55"),
+    "flag_rate_other_error": (29 / 117, "consensus audit: Redux other error, 29 of 117"),
+    "flag_rate_fine": (294 / 2_553, "consensus audit: Redux fine, 294 of 2,553"),
+    "flag_rate_unreviewed": (501 / 3_928, "consensus audit: MMLU-derived, never reviewed, 501 of 3,928"),
+    "flag_rate_stemez": (271 / 4_083, "consensus audit: STEM-website source, 271 of 4,083"),
+    "flag_rate_all": (1_210 / 12_032, "consensus audit: all of MMLU-Pro, 1,210 of 12,032"),
+    "n_flagged": (1_210, "consensus audit"),
+    "rate_ratio_wrong_key_vs_fine": (5.7, "consensus audit"),
+    "share_flagged_any_error": (65 / 359, "consensus audit: flagged expert-reviewed with an error label"),
+    "precision_wrong_key": (36 / 359, "consensus audit: flagged expert-reviewed that are wrong keys"),
+    "n_flagged_unanimous": (201, "consensus audit: all 10 agree (m = 10)"),
+    "recall_unanimous": (21 / 55, "consensus audit: m = 10"),
+    "share_flagged_error_unanimous": (0.364, "consensus audit: m = 10"),
+    "panel_size": (10, "consensus audit"),
+    "n_archives": (45, "consensus audit: usable TIGER-Lab archives"),
+    "panel_best_accuracy": (0.911, "consensus audit: Gemini 3.1 Pro"),
+    "panel_worst_accuracy": (0.703, "consensus audit: Gemini 1.5 Pro"),
+    # consensus audit follow-up: original vs added options (questions keeping all 4 MMLU options)
+    "added_share_fine_flags": (185 / 290, "consensus follow-up: Redux fine, flagged"),
+    "added_share_scattered": (0.567, "consensus follow-up: wrong answers elsewhere"),
+    "added_share_of_distractors": (0.641, "consensus follow-up: added among non-key options"),
+    "original_share_wrong_key_flags": (36 / 36, "consensus follow-up: Redux wrong key, flagged"),
+    # MMLU-Pro (Wang et al., 2024)
+    "n_pro_items": (12_032, "MMLU-Pro §3"),
+    "mean_options": (9.47, "MMLU-Pro §3"),
+    "share_ten_options": (0.83, "MMLU-Pro §3"),
+}
+
+#: The repository README's mini-leaderboard rows that name a staged model exactly
+#: (``responses/mmlu_pro_tiger29/README.md``, Verification), and the two Gemini rows that
+#: predate the staged ``-002`` files (orientation only).
+MMLU_PRO_LEADERBOARD: dict[str, tuple[float, str]] = {
+    "Meta-Llama-3-70B": (52.78, "Llama-3-70B"),
+    "Qwen1.5-72B-Chat": (52.64, "Qwen1.5-72B-Chat"),
+    "gemini-1.5-flash-002": (59.12, "Gemini-1.5-Flash (older version)"),
+    "gemini-1.5-pro-002": (69.03, "Gemini-1.5-Pro (older version)"),
+}
+
+
+def source_table(ours: dict[str, float], labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """A "quantity | source | ours" table against :data:`MMLU_PRO_SOURCES`."""
+    labels = labels or {}
+    rows = [{"quantity": labels.get(k, k), "source": MMLU_PRO_SOURCES[k][0], "ours": v,
+             "where": MMLU_PRO_SOURCES[k][1]} for k, v in ours.items()]
     return pd.DataFrame(rows).set_index("quantity")

@@ -53,9 +53,10 @@ def mirror_staged_data(source: Path, target: Path) -> list[str]:
             raise
         os.replace(partial, destination)
         copied.append(relative)
-    readme = source / "responses/helm_mmlu_top20_via_mmlu_redux/README.md"
-    if readme.exists():
-        shutil.copyfile(readme, target / "responses/helm_mmlu_top20_via_mmlu_redux/README.md")
+    for folder in ("responses/helm_mmlu_top20_via_mmlu_redux", "responses/mmlu_pro_tiger29"):
+        readme = source / folder / "README.md"
+        if readme.exists():
+            shutil.copyfile(readme, target / folder / "README.md")
     return copied
 
 

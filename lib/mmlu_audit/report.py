@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import os
+from pathlib import Path
 
 import numpy as np
 
@@ -10,7 +12,7 @@ from .data.responses import ResponseMatrix
 from .device import backend_name
 
 __all__ = ["FEW_MODELS", "banner_html", "glue_figure", "glue_values", "names_where", "population_note",
-           "simulation_banner", "source_banner", "text_banner"]
+           "simulation_banner", "source_banner", "text_banner", "write_download"]
 
 _STYLE = {
     True: ("sim-banner", "Simulated responses — not a finding about MMLU"),
@@ -124,3 +126,26 @@ def glue_figure(name: str, fig) -> None:
 
     glue(name, fig, display=False)
     plt.close(fig)
+
+
+def write_download(table, name: str, folder: str = "") -> Path:
+    """Write ``table`` as CSV beside the executed page, for a MyST ``{download}`` link.
+
+    Parameters
+    ----------
+    table : DataFrame
+    name : str
+        File name; the page links it as ``{download}`text <name>```.
+    folder : str
+        Target folder; by default the folder the book build executes the page into
+        (``bookbuild.OUT_ENV``), else ``../book/_executed`` relative to the chapter.
+
+    The file is written under a temporary name and renamed, so a reader never finds half a file.
+    """
+    from .bookbuild import OUT_ENV
+
+    target = Path(folder or os.environ.get(OUT_ENV) or "../book/_executed")
+    target.mkdir(parents=True, exist_ok=True)
+    partial = target / f".{name}.partial"
+    table.to_csv(partial, index=False)
+    return partial.replace(target / name)

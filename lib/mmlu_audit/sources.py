@@ -36,9 +36,10 @@ def load_responses(source: str = "simulated", *, items: pd.DataFrame | None = No
         ``simulated-null`` the null world with identical slopes; any key of
         :data:`mmlu_audit.data.sources.REAL_SOURCES` (``helm20``: the staged real
         20-model HELM matrix; ``leaderboard``: the Open LLM Leaderboard v1 matrix
-        built where the Hugging Face Hub is reachable).
+        built where the Hugging Face Hub is reachable; ``mmlu_pro_tiger29``: 29 models on the
+        MMLU-Pro questions).
     items : DataFrame, optional
-        Column order of the result; defaults to :func:`load_items`.
+        Column order of the result; defaults to :func:`load_items` of the source's benchmark.
     seed : int
         Seed of the simulated world.
     spec : WorldSpec, optional
@@ -54,7 +55,10 @@ def load_responses(source: str = "simulated", *, items: pd.DataFrame | None = No
     known = SIMULATED_SOURCES + tuple(real_sources.REAL_SOURCES)  # including any registered since import
     if source not in known:
         raise DataError("data_source", f"unknown response source {source!r}; choose one of {known}")
-    items = load_items(root) if items is None else items
+    if items is None:
+        registered = real_sources.REAL_SOURCES.get(source)
+        benchmark = registered.benchmark if registered is not None else "mmlu"
+        items = load_items(root, benchmark=benchmark)
     if source in SIMULATED_SOURCES:
         return load_world(source, items=items, seed=seed, spec=spec).matrix
     return real_sources.load_real_responses(source, items, root)

@@ -21,6 +21,10 @@ __all__ = [
     "is_stem",
     "partition_of",
     "check_subjects",
+    "PRO_CATEGORY_PARTITION",
+    "PRO_CATEGORIES",
+    "pro_partition_of",
+    "mmlu_subject_partition",
 ]
 
 # lm-evaluation-harness MMLU groups (stem, humanities, social_sciences, other).
@@ -83,3 +87,56 @@ def is_stem(subjects) -> np.ndarray:
 def partition_of(subjects) -> np.ndarray:
     """Array of ``"STEM"`` / ``"non-STEM"`` labels for the given subjects."""
     return np.where(is_stem(subjects), PARTITIONS[0], PARTITIONS[1])
+
+
+# MMLU-Pro (Wang et al., 2024) merges MMLU's 57 subjects into 14 categories and adds
+# questions from STEM websites, TheoremQA and SciBench. The partition below keeps MMLU's
+# line: a category is STEM when the MMLU subjects it absorbed are STEM subjects above.
+# - biology, chemistry, computer science, math, physics: every MMLU-derived item comes from
+#   a STEM subject (college/high-school sciences, elementary/abstract maths, machine learning,
+#   computer security), and the added sources are science and engineering problem sets.
+# - engineering: MMLU's electrical_engineering plus STEM-website engineering problems.
+# - health: non-STEM. 739 of its 818 items come from MMLU's "other" medical subjects
+#   (clinical_knowledge, college_medicine, nutrition, virology …); only the 79 anatomy items
+#   are STEM in MMLU. `mmlu_subject_partition` keeps the item-level MMLU label for a
+#   sensitivity check.
+# - business, economics, psychology: social sciences / "other" in MMLU, even where MMLU-Pro
+#   added STEM-website problems (accounting, economics, psychology exercises).
+# - history, law, philosophy, other: humanities and "other".
+PRO_CATEGORY_PARTITION: dict[str, str] = {
+    **dict.fromkeys(("biology", "chemistry", "computer science", "engineering", "math",
+                     "physics"), "STEM"),
+    **dict.fromkeys(("business", "economics", "health", "history", "law", "other",
+                     "philosophy", "psychology"), "non-STEM"),
+}
+PRO_CATEGORIES: tuple[str, ...] = tuple(sorted(PRO_CATEGORY_PARTITION))
+
+
+def pro_partition_of(categories) -> np.ndarray:
+    """``"STEM"`` / ``"non-STEM"`` for MMLU-Pro categories (see :data:`PRO_CATEGORY_PARTITION`).
+
+    Raises
+    ------
+    DataError
+        If a category is not one of MMLU-Pro's 14.
+    """
+    categories = np.asarray(categories, dtype=object)
+    unknown = sorted(set(pd.unique(categories)) - set(PRO_CATEGORIES))
+    if unknown:
+        raise DataError("categories", f"{len(unknown)} unknown MMLU-Pro categor(ies): "
+                        + ", ".join(map(repr, unknown[:5])))
+    return np.array([PRO_CATEGORY_PARTITION[c] for c in categories], dtype=object)
+
+
+def mmlu_subject_partition(src) -> np.ndarray:
+    """MMLU's own partition of an MMLU-Pro item's original subject, or ``""`` if not from MMLU.
+
+    ``src`` is MMLU-Pro's origin field, e.g. ``"ori_mmlu-anatomy"`` → ``"STEM"``,
+    ``"stemez-Physics"`` → ``""``.
+    """
+    src = pd.Series(np.asarray(src, dtype=object)).astype(str)
+    from_mmlu = src.str.startswith("ori_mmlu-")
+    out = np.full(len(src), "", dtype=object)
+    if from_mmlu.any():
+        out[from_mmlu.to_numpy()] = partition_of(src[from_mmlu].str[len("ori_mmlu-"):].to_numpy())
+    return out

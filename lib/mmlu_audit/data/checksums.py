@@ -7,9 +7,11 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+import pandas as pd
+
 from ..errors import DataError
 
-__all__ = ["sha256_of", "staged_manifest", "verify_file", "write_manifest", "read_manifest"]
+__all__ = ["sha256_of", "staged_manifest", "verify_file", "write_manifest", "read_manifest", "read_parquet"]
 
 _CHUNK = 1 << 20
 
@@ -76,3 +78,22 @@ def read_manifest(folder: str | Path) -> dict[str, str]:
         return dict(json.loads(target.read_text())["files"])
     except (json.JSONDecodeError, KeyError) as exc:
         raise DataError(target, f"manifest is not valid ({exc})") from exc
+
+
+def read_parquet(path: str | Path, expected_sha256: str | None) -> pd.DataFrame:
+    """Read a Parquet file after checking its sha256 (when one is known).
+
+    Raises
+    ------
+    DataError
+        If the file is missing, fails its checksum or is not readable Parquet.
+    """
+    path = Path(path)
+    if expected_sha256 is not None:
+        verify_file(path, expected_sha256)
+    elif not path.is_file():
+        raise DataError(path, "file not found")
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
+        raise DataError(path, f"not a readable Parquet file ({type(exc).__name__}: {exc})") from exc

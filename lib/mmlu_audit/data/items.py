@@ -10,7 +10,7 @@ import pandas as pd
 from ..errors import DataError
 from ..paths import data_root
 from ..taxonomy import SUBJECTS, check_subjects, partition_of
-from .checksums import staged_manifest, verify_file
+from .checksums import read_parquet, staged_manifest
 
 __all__ = ["ITEM_COLUMNS", "load_items", "load_redux", "validate_items", "read_parquet"]
 
@@ -21,25 +21,7 @@ ITEM_COLUMNS = (
     "choice_a", "choice_b", "choice_c", "choice_d", "answer",
 )
 N_ITEMS = 14_042
-
-
-def read_parquet(path: str | Path, expected_sha256: str | None) -> pd.DataFrame:
-    """Read a Parquet file after checking its sha256 (when one is known).
-
-    Raises
-    ------
-    DataError
-        If the file is missing, fails its checksum or is not readable Parquet.
-    """
-    path = Path(path)
-    if expected_sha256 is not None:
-        verify_file(path, expected_sha256)
-    elif not path.is_file():
-        raise DataError(path, "file not found")
-    try:
-        return pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
-        raise DataError(path, f"not a readable Parquet file ({type(exc).__name__}: {exc})") from exc
+BENCHMARKS = ("mmlu", "mmlu_pro")
 
 
 def validate_items(items: pd.DataFrame, source: str | Path = "items",
@@ -82,19 +64,31 @@ def validate_items(items: pd.DataFrame, source: str | Path = "items",
         raise DataError(source, f"{int((stems == '').sum())} empty question stem(s), e.g. item {first!r}")
 
 
-def load_items(root: str | Path | None = None) -> pd.DataFrame:
+def load_items(root: str | Path | None = None, *, benchmark: str = "mmlu") -> pd.DataFrame:
     """Load the 14,042 MMLU test items in canonical order (subject A–Z, then row).
 
     Parameters
     ----------
     root : str or Path, optional
-        Data root; defaults to :func:`mmlu_audit.paths.data_root`.
+        Data root; defaults to :func:`mmlu_audit.paths.data_root`. A benchmark name in its
+        place is a shortcut: ``load_items("mmlu_pro")``.
+    benchmark : {"mmlu", "mmlu_pro"}
+        ``"mmlu_pro"`` loads the MMLU-Pro questions instead
+        (:func:`mmlu_audit.data.mmlu_pro.load_pro_items`).
 
     Returns
     -------
     DataFrame
         :data:`ITEM_COLUMNS` plus ``partition`` ("STEM"/"non-STEM") and ``stem`` (bool).
     """
+    if isinstance(root, str) and root in BENCHMARKS:  # load_items("mmlu_pro")
+        root, benchmark = None, root
+    if benchmark not in BENCHMARKS:
+        raise DataError("benchmark", f"unknown benchmark {benchmark!r}; choose one of {BENCHMARKS}")
+    if benchmark == "mmlu_pro":
+        from .mmlu_pro import load_pro_items
+
+        return load_pro_items(root)
     root = Path(root) if root is not None else data_root()
     path = root / ITEMS_FILE
     items = read_parquet(path, staged_manifest()[ITEMS_FILE])

@@ -33,11 +33,14 @@ class RealSource:
     load : callable
         ``load(root)`` with ``root`` a data root (``None``: :func:`~mmlu_audit.paths.data_root`);
         returns the source's :class:`ResponseMatrix` in its own column order.
+    benchmark : str
+        Whose items the columns are: ``"mmlu"``, or e.g. ``"mmlu_pro"`` (``load_items(benchmark)``).
     """
 
     name: str
     description: str
     load: Callable[[Path | None], ResponseMatrix]
+    benchmark: str = "mmlu"
 
 
 def _load_helm20(root: Path | None) -> ResponseMatrix:
@@ -60,7 +63,8 @@ def _load_staged_leaderboard(root: Path | None) -> ResponseMatrix:
 REAL_SOURCES: dict[str, RealSource] = {}
 
 
-def register_source(name: str, description: str, load: Callable[[Path | None], ResponseMatrix]) -> None:
+def register_source(name: str, description: str, load: Callable[[Path | None], ResponseMatrix],
+                    benchmark: str = "mmlu") -> None:
     """Add a real source to :data:`REAL_SOURCES`.
 
     Raises
@@ -70,12 +74,22 @@ def register_source(name: str, description: str, load: Callable[[Path | None], R
     """
     if name in REAL_SOURCES or name.startswith("simulated"):
         raise DataError("data_source", f"source name {name!r} is already taken")
-    REAL_SOURCES[name] = RealSource(name, description, load)
+    REAL_SOURCES[name] = RealSource(name, description, load, benchmark)
 
 
 register_source("helm20", "HELM predictions of 20 frontier models (real)", _load_helm20)
 register_source("leaderboard", "Open LLM Leaderboard v1, built by `make data-leaderboard` (real)",
                 _load_staged_leaderboard)
+
+
+def _load_mmlu_pro(root: Path | None) -> ResponseMatrix:
+    from .mmlu_pro import load_pro_responses
+
+    return load_pro_responses(root=root)
+
+
+register_source("mmlu_pro_tiger29", "TIGER-Lab's 29 models on the 12,032 MMLU-Pro questions (real)",
+                _load_mmlu_pro, benchmark="mmlu_pro")
 
 
 def load_real_responses(source: str, items: pd.DataFrame, root: str | Path | None = None) -> ResponseMatrix:

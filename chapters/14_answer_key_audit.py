@@ -1,0 +1,278 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (chap-answer-key-audit)=
+# # Model consensus against MMLU-Pro's answer key
+#
+# A model-consensus audit of MMLU-Pro {cite}`wang2024mmlupro` asked whether agreement among the
+# strongest models finds wrong answer keys {cite}`mv2consensus2026`. Its rule: take the k most
+# accurate models of a panel (k = 10); flag a question when at least m of them (m = 6) choose the
+# same option other than the key **and** more of them choose it than the key. MMLU-Redux's
+# experts {cite}`gema2024redux` reviewed part of MMLU, and so, through the crosswalk, part of
+# MMLU-Pro's MMLU-derived questions: their labels are an independent check the models never saw.
+# This chapter applies the same rule (`mmlu_audit.consensus`) to the staged models, whose
+# answers are real.
+
+# %% tags=["parameters"]
+data_source = "mmlu_pro_tiger29"  # this chapter always uses the real MMLU-Pro responses
+seed = 20240601  # unused: the audit has no random step
+fast = False  # smoke-run settings: a coarser threshold grid
+k = 10  # panel size: the k most accurate models
+m = 6  # votes needed on one non-key option
+download_dir = ""  # folder for the flagged-question CSV (empty: beside the executed page)
+
+# %%
+if fast:
+    curve_ks, curve_ms = (5, 10, 20), tuple(range(3, 11))
+else:
+    curve_ks, curve_ms = (5, 8, 10, 12, 15, 20, 29), tuple(range(2, 16))
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import Markdown, display
+
+from mmlu_audit.consensus import flag_rates, panel_models, precision_recall, threshold_curve
+from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
+from mmlu_audit.paper import MMLU_PRO_SOURCES, source_table
+from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
+                            flagged_questions)
+from mmlu_audit.report import glue_figure, glue_values, source_banner, write_download
+
+use_style()
+started = time.perf_counter()
+if data_source != "mmlu_pro_tiger29":
+    display(Markdown(f"*The book-wide source `{data_source}` describes MMLU responses; this chapter "
+                     "audits MMLU-Pro and always uses its real responses, `mmlu_pro_tiger29`.*"))
+items = load_pro_items()
+panel = load_pro_panel(items)
+crosswalk = load_crosswalk(items)
+source_banner(panel.matrix)
+
+# %% [markdown]
+# ## The panel
+#
+# The source's panel was the {glue:text}`src_panel_size:.0f` best of {glue:text}`src_n_archives:.0f` archives, from {glue:text}`src_best:.1%` down to
+# {glue:text}`src_worst:.1%`. Ours is the {glue:text}`k` best of the {glue:text}`n_models` staged models, from
+# {glue:text}`panel_best:.1%` ({glue:text}`panel_best_name`) down to {glue:text}`panel_worst:.1%`
+# ({glue:text}`panel_worst_name`); its mean accuracy is {glue:text}`panel_mean:.1%`. A weaker
+# panel errs more often, and when several of its models err on a question they can agree on the
+# same distractor, while its agreement with a correct answer against the key is rarer. A weaker
+# panel should therefore flag more of the questions the experts cleared and catch fewer of their
+# wrong keys; {glue:text}`weaker_reading`. {glue:text}`n_shared_families` of our panel
+# slots come from one family (Llama 3 / 3.1), so the {glue:text}`k` votes are not independent.
+
+# %%
+accuracy = panel.matrix.accuracy()
+rows = panel_models(accuracy.to_numpy(), k)
+members = accuracy.iloc[rows].rename("accuracy").to_frame()
+members["no answer"] = panel.matrix.models.set_index("model_id").loc[members.index, "n_no_answer"]
+glue_values({
+    "k": k, "m": m, "n_models": panel.matrix.shape[0], "n_questions": panel.matrix.shape[1], "panel_best": members["accuracy"].iloc[0], "panel_best_name": members.index[0],
+    "panel_worst": members["accuracy"].iloc[-1], "panel_worst_name": members.index[-1],
+    "panel_mean": members["accuracy"].mean(),
+    "n_shared_families": int(members.index.str.startswith("Meta-Llama-3").sum()),
+    "src_best": MMLU_PRO_SOURCES["panel_best_accuracy"][0],
+    "src_worst": MMLU_PRO_SOURCES["panel_worst_accuracy"][0],
+})
+glue_values({f"src_{name}": value for name, (value, _) in MMLU_PRO_SOURCES.items()})
+members.round(4)
+
+# %% [markdown]
+# A model that saw another text of a question (the README's item-status 3) casts no vote on
+# that question; a record with no extractable answer, or a letter past the question's last
+# option, casts none either.
+#
+# ## Flag rates by group
+#
+# The groups of the source's table: MMLU-derived questions whose MMLU item the experts labelled
+# a wrong key, another error, or fine; MMLU-derived questions they never reviewed; the
+# STEM-website questions; and all of MMLU-Pro. With k = {glue:text}`k` and m = {glue:text}`m`
+# the rule flags {glue:text}`n_flagged:,` of the {glue:text}`n_questions:,` questions ({glue:text}`flag_rate_all:.1%`).
+# On questions the experts call miskeyed it fires {glue:text}`rate_ratio_wrong_key_vs_fine:.1f`
+# times as often as on questions they cleared (the source: {glue:text}`src_rate_ratio_wrong_key_vs_fine:.1f`).
+
+# %%
+flags = consensus_frame(items, panel, crosswalk, k=k, m=m)
+groups = {name: (flags["group"] == name).to_numpy() for name in REDUX_GROUPS}
+groups["TheoremQA / SciBench source"] = (flags["group"] == "TheoremQA / SciBench source").to_numpy()
+groups["all of MMLU-Pro"] = np.ones(len(flags), bool)
+rates = flag_rates(flags["flagged"], groups)
+keys = {"Redux: wrong key": "flag_rate_wrong_key", "Redux: other error": "flag_rate_other_error",
+        "Redux: fine": "flag_rate_fine", "MMLU-derived, never reviewed": "flag_rate_unreviewed",
+        "STEM-website source": "flag_rate_stemez", "all of MMLU-Pro": "flag_rate_all"}
+ours = {key: rates.loc[group, "rate"] for group, key in keys.items()}
+ours["rate_ratio_wrong_key_vs_fine"] = ours["flag_rate_wrong_key"] / ours["flag_rate_fine"]
+ours["n_flagged"] = int(flags["flagged"].sum())
+glue_values(ours)
+versus = lambda key: "higher" if ours[key] > MMLU_PRO_SOURCES[key][0] else "lower"  # noqa: E731
+glue_values({"weaker_reading": (
+    f"on the cleared questions our flag rate is {versus('flag_rate_fine')} than the source's "
+    f"({ours['flag_rate_fine']:.1%} against {MMLU_PRO_SOURCES['flag_rate_fine'][0]:.1%}) and on the wrong keys "
+    f"{versus('flag_rate_wrong_key')} ({ours['flag_rate_wrong_key']:.1%} against "
+    f"{MMLU_PRO_SOURCES['flag_rate_wrong_key'][0]:.1%}), see the table below")})
+rates["source rate"] = [MMLU_PRO_SOURCES[keys[g]][0] if g in keys else np.nan for g in rates.index]
+rates.round(4)
+
+# %%
+labels = {v: k for k, v in keys.items()} | {"rate_ratio_wrong_key_vs_fine": "rate ratio, wrong key / fine",
+                                             "n_flagged": "questions flagged"}
+display(Markdown(f"Source numbers: panel of the {MMLU_PRO_SOURCES['panel_size'][0]:.0f} best of "
+                 f"{MMLU_PRO_SOURCES['n_archives'][0]:.0f} archives "
+                 f"({MMLU_PRO_SOURCES['panel_best_accuracy'][0]:.1%}–{MMLU_PRO_SOURCES['panel_worst_accuracy'][0]:.1%}); "
+                 f"ours: the {k} best of {panel.matrix.shape[0]} ({members['accuracy'].iloc[0]:.1%}–{members['accuracy'].iloc[-1]:.1%})."))
+source_table(ours, labels).round(4)
+
+# %% [markdown]
+# ## Precision and recall against the experts' wrong-key label
+#
+# Among expert-reviewed MMLU-derived questions the rule flags {glue:text}`pr_n_flagged`;
+# {glue:text}`pr_n_hit` of them are wrong keys (precision {glue:text}`precision_wrong_key:.1%`;
+# the source: {glue:text}`src_precision_wrong_key:.1%`), and {glue:text}`share_flagged_any_error:.1%` carry any expert error label
+# (the source: {glue:text}`src_share_flagged_any_error:.1%`). The flag catches {glue:text}`pr_n_hit` of the {glue:text}`pr_n_positive`
+# wrong keys (recall {glue:text}`recall_wrong_key:.1%`; the source:
+# {glue:text}`src_flag_rate_wrong_key:.1%`). So most flags land
+# on questions the experts cleared, as in the source: model agreement is evidence for review,
+# not proof of an error.
+
+# %%
+reviewed = flags["redux_label"].ne("").to_numpy()
+wrong_key = flags["redux_label"].eq("wrong_groundtruth").to_numpy()
+any_error = reviewed & flags["redux_label"].ne("ok").to_numpy()
+pr = precision_recall(flags["flagged"], wrong_key, reviewed)
+pr_any = precision_recall(flags["flagged"], any_error, reviewed)
+glue_values({"pr_n_flagged": pr["n_flagged"], "pr_n_hit": pr["n_hit"], "pr_n_positive": pr["n_positive"],
+             "precision_wrong_key": pr["precision"], "recall_wrong_key": pr["recall"],
+             "share_flagged_any_error": pr_any["precision"]})
+display(source_table({"precision_wrong_key": pr["precision"], "share_flagged_any_error": pr_any["precision"]},
+                     {"precision_wrong_key": "wrong keys among flagged reviewed questions",
+                      "share_flagged_any_error": "any expert error label among flagged reviewed"}).round(4))
+pd.DataFrame({"wrong key": pr, "any expert error label": pr_any}).round(4)
+
+# %% [markdown]
+# ## The m × k threshold curve
+#
+# Requiring more agreement buys precision at the cost of recall ({numref}`fig-consensus-curve`).
+# With all {glue:text}`k` panel models agreeing (m = k) the rule flags
+# {glue:text}`n_flagged_unanimous:,` questions and catches {glue:text}`hits_unanimous` of the
+# wrong keys (the source, with its stronger panel: {glue:text}`src_n_flagged_unanimous:,.0f`
+# questions and a recall of {glue:text}`src_recall_unanimous:.1%`).
+
+# %%
+curve_groups = {"wrong_key": wrong_key, "reviewed": reviewed, "any_error": any_error}
+curve = threshold_curve(panel.comparable_pred(), items["key"].to_numpy(), accuracy.to_numpy(),
+                        ks=sorted(set(curve_ks) | {k}), ms=sorted(set(curve_ms) | {m, k}),
+                        groups=curve_groups, n_options=items["n_options"].to_numpy())
+curve["recall"] = curve["flagged_wrong_key"] / wrong_key.sum()
+curve["precision"] = (curve["flagged_wrong_key"] / curve["flagged_reviewed"]).where(curve["flagged_reviewed"] > 0)
+unanimous = curve.query("k == @k and m == @k").iloc[0]
+glue_values({"n_flagged_unanimous": int(unanimous["n_flagged"]), "hits_unanimous": int(unanimous["flagged_wrong_key"])})
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+for panel_k, part in curve.groupby("k"):
+    style = dict(lw=2.2, color=SOURCE_COLORS["ours"]) if panel_k == k else dict(lw=1, alpha=0.7)
+    left.plot(part["m"], part["n_flagged"], marker=".", label=f"k = {panel_k}", **style)
+    right.plot(part["recall"], part["precision"], marker=".", label=f"k = {panel_k}", **style)
+left.set(xlabel="m (votes on one non-key option)", ylabel="questions flagged", yscale="log")
+right.set(xlabel="recall of Redux wrong keys", ylabel="precision on reviewed questions")
+right.scatter([MMLU_PRO_SOURCES["flag_rate_wrong_key"][0]], [MMLU_PRO_SOURCES["precision_wrong_key"][0]],
+              color=SOURCE_COLORS["paper"], marker="s", zorder=5, label="source, k = 10, m = 6")
+right.legend(fontsize=7, ncol=2)
+fig.suptitle(f"Consensus flags by threshold · source {panel.matrix.source}")
+stamp_source(fig, panel.matrix)
+glue_figure("fig_consensus_curve", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_consensus_curve
+# :name: fig-consensus-curve
+#
+# Left: questions flagged as the vote threshold m rises, for panels of the k most accurate
+# staged models (ours in bold). Right: precision against recall of the experts'
+# wrong-key label along each curve; the grey square is the source's operating point with its
+# stronger panel. Real responses of the staged models on MMLU-Pro.
+# ```
+
+# %% [markdown]
+# ## Original or added option?
+#
+# MMLU-Redux's experts reviewed MMLU's four options; MMLU-Pro kept them and added up to six. On
+# flagged MMLU-derived questions that keep all four MMLU options, does the panel agree on one of
+# MMLU's own options or on one MMLU-Pro added? On the experts' wrong keys the panel's choice is
+# an original option in {glue:text}`original_wrong_key` of {glue:text}`n_wrong_key_flags` (the
+# control: the experts' answer is an MMLU option). On questions they cleared it is an added option
+# in {glue:text}`added_share_fine_flags:.1%` of {glue:text}`n_fine_flags` (the source: {glue:text}`src_added_share_fine_flags:.1%`).
+# Added options are {glue:text}`added_share_of_distractors:.1%` of the non-key options on those
+# questions, and the panel's scattered wrong votes elsewhere land on added options
+# {glue:text}`added_share_scattered:.1%` of the time (the source:
+# {glue:text}`src_added_share_of_distractors:.1%` and {glue:text}`src_added_share_scattered:.1%`).
+
+# %%
+classified = flags[flags["flagged"] & flags["all_mmlu_options"]]
+origin = pd.crosstab(classified["group"], classified["choice_origin"])
+fine = origin.loc[REDUX_GROUPS[2]] if REDUX_GROUPS[2] in origin.index else pd.Series({"added": 0, "original": 0})
+wrong = origin.loc[REDUX_GROUPS[0]] if REDUX_GROUPS[0] in origin.index else pd.Series({"added": 0, "original": 0})
+follow_up = {
+    "original_wrong_key": int(wrong.get("original", 0)), "n_wrong_key_flags": int(wrong.sum()),
+    "added_share_fine_flags": fine.get("added", 0) / fine.sum() if fine.sum() else float("nan"),
+    "n_fine_flags": int(fine.sum()),
+    **added_option_baselines(flags, items, panel, crosswalk, k=k),
+}
+follow_up["original_share_wrong_key_flags"] = (follow_up["original_wrong_key"] / follow_up["n_wrong_key_flags"]
+                                               if follow_up["n_wrong_key_flags"] else float("nan"))
+glue_values(follow_up)
+display(origin)
+source_table({key: follow_up[key] for key in ("original_share_wrong_key_flags", "added_share_fine_flags",
+                                              "added_share_of_distractors", "added_share_scattered")}).round(4)
+
+# %% [markdown]
+# ## Every flagged question
+#
+# {download}`Download the flagged questions (CSV) <mmlu_pro_consensus_flags.csv>`. Its
+# {glue:text}`n_flagged:,` rows list MMLU-Pro's question id, the key, the panel's choice, the votes for each, the Redux label
+# and whether the panel's choice is one of MMLU's original options or one MMLU-Pro added. Like
+# the source's lists, it holds ids, letters and counts only. It is a list to review, not a list
+# of errors. The first rows:
+
+# %%
+table = flagged_questions(flags, list(members.index))
+write_download(table, "mmlu_pro_consensus_flags.csv", download_dir)
+table.head(10)
+
+# %% [markdown]
+# ## Closing note
+#
+# This page took {glue:text}`chapter_seconds:.0f` s to execute ({glue:text}`run_mode`); the
+# full-settings time on the build machine is on the {ref}`chap-performance` page.
+
+# %%
+glue_values({"chapter_seconds": time.perf_counter() - started,
+             "run_mode": "fast mode" if fast else "full settings"})
+
+# %% [markdown]
+# ## Checks
+#
+# The assertions below stop the build if a key result changes character: the rule flags
+# miskeyed questions more often than cleared ones, the control of the follow-up holds, and the
+# downloadable table has one row per flag.
+
+# %%
+assert ours["rate_ratio_wrong_key_vs_fine"] > 2, ours
+assert follow_up["original_share_wrong_key_flags"] >= 0.9, follow_up
+assert len(table) == ours["n_flagged"] == int(curve.query("k == @k and m == @m")["n_flagged"].iloc[0])
+assert (table["choice_votes"] >= m).all() and (table["choice_votes"] > table["key_votes"]).all()
+assert not panel.matrix.simulated

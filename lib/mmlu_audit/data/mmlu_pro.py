@@ -1,0 +1,235 @@
+"""MMLU-Pro (Wang et al., 2024): items, the 29-model TIGER-Lab response matrix, the MMLU crosswalk.
+
+All three files are staged and checked against their published sha256 before
+they are read (``mmlu_pro/README`` and ``responses/mmlu_pro_tiger29/README.md``
+in the data root describe them). Conventions taken from those READMEs:
+
+- the key is the ``answer`` letter (qid 3983 has ``answer`` C but ``answer_index`` 1;
+  the repository's scorer and the staged ``Y`` use the letter);
+- ``Y`` = -1 where a model has no record of the item *or* saw a different text of it
+  (``item_status`` 3); those cells are unobserved, never wrong;
+- a record with no extractable answer (``pred`` -2) counts as wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+from ..paths import data_root
+from ..taxonomy import PRO_CATEGORIES, mmlu_subject_partition, pro_partition_of
+from .checksums import read_parquet, staged_manifest, verify_file
+from .responses import ResponseMatrix
+
+__all__ = ["PRO_ITEMS_FILE", "CROSSWALK_FILE", "PRO_RESPONSES_DIR", "PRO_ITEM_COLUMNS",
+           "ORIGINS", "NO_ANSWER", "ProPanel", "load_pro_items", "validate_pro_items",
+           "load_pro_panel", "load_pro_responses", "load_crosswalk", "pro_item_id", "LETTERS"]
+
+PRO_ITEMS_FILE = "mmlu_pro/test.parquet"
+CROSSWALK_FILE = "mmlu_pro/mmlu_crosswalk.parquet"
+PRO_RESPONSES_DIR = "responses/mmlu_pro_tiger29"
+PRO_ITEM_COLUMNS = ("question_id", "question", "options", "answer", "category", "src")
+LETTERS = "ABCDEFGHIJ"
+#: MMLU-Pro's four origins, as the prefix of ``src``.
+ORIGINS = {"ori_mmlu": "original MMLU", "stemez": "STEM websites", "theoremQA": "TheoremQA",
+           "scibench": "SciBench"}
+NO_ANSWER = -2
+_CROSSWALK_COLUMNS = ("question_id", "item_id", "subject", "mmlu_choices_in_pro",
+                      "n_mmlu_choices_in_pro", "key_is_mmlu_key", "n_pro_items_same_mmlu",
+                      "redux_error_type")
+
+
+def pro_item_id(question_id) -> np.ndarray:
+    """The project's item id of an MMLU-Pro question: ``"mmlu_pro/<question_id>"``."""
+    return np.char.add("mmlu_pro/", np.asarray(question_id).astype(str))
+
+
+def validate_pro_items(items: pd.DataFrame, source: str | Path = "items") -> None:
+    """Check an MMLU-Pro item table (as stored) for schema and content.
+
+    Raises
+    ------
+    DataError
+        On a missing column, a duplicate ``question_id``, an option list outside 1–10
+        entries, a key letter outside the item's options, an unknown category or origin,
+        or an empty stem.
+    """
+    missing = [c for c in PRO_ITEM_COLUMNS if c not in items.columns]
+    if missing:
+        raise DataError(source, f"missing column(s) {missing}; expected {list(PRO_ITEM_COLUMNS)}")
+    dupes = items["question_id"][items["question_id"].duplicated()]
+    if len(dupes):
+        raise DataError(source, f"{len(dupes)} duplicate question_id(s), e.g. {dupes.iloc[0]!r}")
+    n_options = items["options"].map(lambda o: len(o) if hasattr(o, "__len__") else -1)
+    bad = ~n_options.between(1, len(LETTERS))
+    if bad.any():
+        raise DataError(source, f"{int(bad.sum())} item(s) without 1–10 options, e.g. question_id "
+                        f"{items.loc[bad, 'question_id'].iloc[0]}")
+    key = items["answer"].map(lambda a: LETTERS.find(a) if isinstance(a, str) and len(a) == 1 else -1)
+    bad = (key < 0) | (key >= n_options)
+    if bad.any():
+        raise DataError(source, f"{int(bad.sum())} key(s) not among the item's options, e.g. "
+                        f"question_id {items.loc[bad, 'question_id'].iloc[0]}")
+    unknown = sorted(set(items["category"]) - set(PRO_CATEGORIES))
+    if unknown:
+        raise DataError(source, f"unknown categor(ies) {unknown[:3]}; expected MMLU-Pro's 14")
+    origin = items["src"].astype(str).str.split("-").str[0]
+    if not origin.isin(list(ORIGINS)).all():
+        first = items.loc[~origin.isin(list(ORIGINS)), "src"].iloc[0]
+        raise DataError(source, f"unknown origin {first!r}; expected a prefix in {list(ORIGINS)}")
+    stems = items["question"].fillna("").astype(str).str.strip()
+    if (stems == "").any():
+        first = items.loc[stems == "", "question_id"].iloc[0]
+        raise DataError(source, f"{int((stems == '').sum())} empty question stem(s), e.g. "
+                        f"question_id {first}")
+
+
+def load_pro_items(root: str | Path | None = None) -> pd.DataFrame:
+    """Load the 12,032 MMLU-Pro test questions in ``question_id`` order.
+
+    Parameters
+    ----------
+    root : str or Path, optional
+        Data root; defaults to :func:`mmlu_audit.paths.data_root`.
+
+    Returns
+    -------
+    DataFrame
+        The stored columns plus ``item_id`` (``mmlu_pro/<qid>``), ``key`` (0-based index of
+        the ``answer`` letter), ``origin`` (``ori_mmlu``, ``stemez``, ``theoremQA``,
+        ``scibench``), ``mmlu_subject`` (the original MMLU subject, or ``""``), ``partition``
+        (the category partition of :data:`mmlu_audit.taxonomy.PRO_CATEGORY_PARTITION`),
+        ``stem`` (bool) and ``mmlu_partition`` (MMLU's own label of the original subject).
+    """
+    root = Path(root) if root is not None else data_root()
+    path = root / PRO_ITEMS_FILE
+    items = read_parquet(path, staged_manifest()[PRO_ITEMS_FILE])
+    validate_pro_items(items, path)
+    items = items.sort_values("question_id", kind="stable").reset_index(drop=True)
+    items["options"] = items["options"].map(list)
+    items.insert(0, "item_id", pro_item_id(items["question_id"]))
+    items["key"] = items["answer"].map(LETTERS.index).astype(np.int8)
+    items["origin"] = items["src"].str.split("-").str[0]
+    from_mmlu = items["origin"].eq("ori_mmlu")
+    items["mmlu_subject"] = np.where(from_mmlu, items["src"].str[len("ori_mmlu-"):], "")
+    items["partition"] = pro_partition_of(items["category"])
+    items["stem"] = items["partition"].eq("STEM")
+    items["mmlu_partition"] = mmlu_subject_partition(items["src"])
+    return items
+
+
+@dataclass(frozen=True)
+class ProPanel:
+    """The 29-model MMLU-Pro responses with the chosen options kept beside the grades.
+
+    Attributes
+    ----------
+    matrix : ResponseMatrix
+        ``Y`` graded against the staged key; -1 = no record or a different item text.
+    pred : ndarray of int8, shape (J, I)
+        Chosen option 0–9; -2 no extractable answer; -1 no record.
+    item_status : ndarray of int8, shape (J, I)
+        -1 no record; 0 identical item; 1 whitespace only; 2 the file's key differs;
+        3 different text (``Y`` is -1 there).
+    """
+
+    matrix: ResponseMatrix
+    pred: np.ndarray
+    item_status: np.ndarray
+
+    def comparable_pred(self) -> np.ndarray:
+        """``pred`` with cells of another item text (status 3) set to -1 (unobserved)."""
+        out = self.pred.copy()
+        out[self.item_status == 3] = -1
+        return out
+
+
+def load_pro_panel(items: pd.DataFrame | None = None, root: str | Path | None = None) -> ProPanel:
+    """Load the staged 29 × 12,032 MMLU-Pro matrices and check them against the items.
+
+    Parameters
+    ----------
+    items : DataFrame, optional
+        From :func:`load_pro_items`; loaded when omitted.
+    root : str or Path, optional
+        Data root.
+
+    Raises
+    ------
+    DataError
+        If a file is missing or altered, an array is absent, or the columns, keys or option
+        counts disagree with the item table.
+    """
+    root = Path(root) if root is not None else data_root()
+    items = load_pro_items(root) if items is None else items
+    manifest = staged_manifest()
+    npz_path = verify_file(root / PRO_RESPONSES_DIR / "responses.npz",
+                           manifest[f"{PRO_RESPONSES_DIR}/responses.npz"])
+    csv_path = verify_file(root / PRO_RESPONSES_DIR / "models.csv",
+                           manifest[f"{PRO_RESPONSES_DIR}/models.csv"])
+    names = ("Y", "pred", "item_status", "answer", "n_options", "model_ids", "question_id")
+    try:
+        with np.load(npz_path, allow_pickle=False) as npz:
+            y, pred, status, answer, n_options, model_ids, qid = (npz[k] for k in names)
+    except (KeyError, ValueError, OSError) as exc:
+        raise DataError(npz_path, f"not the expected npz archive ({exc})") from exc
+    if not np.array_equal(qid, items["question_id"].to_numpy()):
+        raise DataError(npz_path, "question_id order differs from the MMLU-Pro item table")
+    if not np.array_equal(answer, items["key"].to_numpy()):
+        raise DataError(npz_path, "answer keys differ from the MMLU-Pro item table")
+    if not np.array_equal(n_options, items["n_options"].to_numpy()):
+        raise DataError(npz_path, "option counts differ from the MMLU-Pro item table")
+    models = pd.read_csv(csv_path)
+    if list(models["model_id"]) != list(model_ids):
+        raise DataError(csv_path, "model order differs from responses.npz")
+    matrix = ResponseMatrix(
+        y.astype(np.int8), models, items["item_id"].to_numpy().astype(str), "mmlu_pro_tiger29",
+        False,
+        "Real per-question answers of 29 models on the 12,032 MMLU-Pro test questions "
+        "(TIGER-Lab's published 5-shot chain-of-thought runs); no-answer counted wrong, "
+        "cells where a model saw another text of the item left unobserved.",
+    )
+    return ProPanel(matrix, pred.astype(np.int8), status.astype(np.int8))
+
+
+def load_pro_responses(items: pd.DataFrame | None = None,
+                       root: str | Path | None = None) -> ResponseMatrix:
+    """The graded 29 × 12,032 MMLU-Pro :class:`ResponseMatrix` (see :func:`load_pro_panel`)."""
+    return load_pro_panel(items, root).matrix
+
+
+def load_crosswalk(items: pd.DataFrame | None = None, root: str | Path | None = None) -> pd.DataFrame:
+    """MMLU-Pro's 6,810 MMLU-derived questions matched to MMLU items (and Redux labels).
+
+    Returns
+    -------
+    DataFrame
+        The stored columns plus ``pro_item_id``; ``mmlu_choices_in_pro`` as a list of four
+        MMLU-Pro option indices (-1 where MMLU's choice is not among the options) and
+        ``redux_error_type`` null where the experts did not review the MMLU item.
+
+    Raises
+    ------
+    DataError
+        If the file is altered, lacks a column, or names a question absent from the items.
+    """
+    root = Path(root) if root is not None else data_root()
+    items = load_pro_items(root) if items is None else items
+    path = root / CROSSWALK_FILE
+    walk = read_parquet(path, staged_manifest()[CROSSWALK_FILE])
+    missing = [c for c in _CROSSWALK_COLUMNS if c not in walk.columns]
+    if missing:
+        raise DataError(path, f"missing column(s) {missing}")
+    unknown = ~walk["question_id"].isin(items["question_id"])
+    if unknown.any():
+        raise DataError(path, f"{int(unknown.sum())} row(s) name MMLU-Pro questions not in the items")
+    if walk["question_id"].duplicated().any():
+        raise DataError(path, "duplicate question_id rows")
+    walk = walk.copy()
+    walk["mmlu_choices_in_pro"] = walk["mmlu_choices_in_pro"].map(lambda v: [int(x) for x in v])
+    walk.insert(0, "pro_item_id", pro_item_id(walk["question_id"]))
+    return walk.sort_values("question_id").reset_index(drop=True)

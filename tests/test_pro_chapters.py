@@ -1,0 +1,72 @@
+"""Library helpers of the MMLU-Pro chapters, on the staged real data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mmlu_audit import DataError
+from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
+from mmlu_audit.pro import (REDUX_GROUPS, accuracy_table, consensus_frame, flagged_questions,
+                            pair_members, redux_group, sample_rows)
+
+
+@pytest.fixture(scope="module")
+def staged():
+    items = load_pro_items()
+    return items, load_pro_panel(items), load_crosswalk(items)
+
+
+def test_duplicated_pairs(staged):
+    items, _, crosswalk = staged
+    pairs = pair_members(items, crosswalk)
+    assert pairs["in_pair"].sum() == 548 and pairs["pair_second"].sum() == 274
+    members = items.loc[pairs["in_pair"], ["question_id", "question"]]
+    firsts = members[~pairs.loc[pairs["in_pair"], "pair_second"].to_numpy()]
+    seconds = items.loc[pairs["pair_second"], ["question_id", "question"]]
+    # the second member follows the first directly and repeats its stem (README)
+    follows = firsts.assign(question_id=firsts["question_id"] + 1).merge(seconds, on="question_id")
+    assert len(follows) == 274 and (follows["question_x"] == follows["question_y"]).all()
+
+
+def test_redux_groups(staged):
+    items, _, crosswalk = staged
+    counts = pd.Series(redux_group(items, crosswalk)).value_counts()
+    assert counts[REDUX_GROUPS[0]] == 61 and counts[REDUX_GROUPS[2]] == 2_717
+    assert counts[REDUX_GROUPS[1]] == 2_915 - 2_717 - 61
+    assert counts[REDUX_GROUPS[3]] == 6_810 - 2_915 and counts[REDUX_GROUPS[4]] == 4_083
+    assert counts.sum() == 12_032
+
+
+def test_sample_rows_is_seeded():
+    first, again = sample_rows(100, 10, 7), sample_rows(100, 10, 7)
+    assert first.sum() == 10 and (first == again).all() and not (first == sample_rows(100, 10, 8)).all()
+    assert sample_rows(5, 10, 0).all()
+    with pytest.raises(DataError, match="seed: must be an integer"):
+        sample_rows(100, 10, None)
+
+
+def test_consensus_frame_and_table(staged):
+    items, panel, crosswalk = staged
+    flags = consensus_frame(items, panel, crosswalk, k=10, m=6)
+    assert len(flags) == 12_032 and flags["n_voters"].max() == 10
+    flagged = flags[flags["flagged"]]
+    assert (flagged["choice_votes"] >= 6).all() and (flagged["panel_choice"] != flagged["key"]).all()
+    # option origin only for MMLU-derived questions; the experts' wrong keys point at MMLU's options
+    assert (flags.loc[flags["origin"] != "ori_mmlu", "choice_origin"] == "").all()
+    wrong = flagged[(flagged["group"] == REDUX_GROUPS[0]) & flagged["all_mmlu_options"]]
+    assert len(wrong) > 0 and (wrong["choice_origin"] == "original").all()
+    table = flagged_questions(flags, [])
+    assert len(table) == len(flagged)
+    assert set(table["key"]) <= set("ABCDEFGHIJ") and (table["key"] != table["panel_choice"]).all()
+    assert set(table.columns) >= {"question_id", "key", "panel_choice", "choice_votes", "redux_label",
+                                  "option_origin"}
+
+
+def test_accuracy_table(staged):
+    table = accuracy_table(staged[1])
+    assert table["ours (%)"].is_monotonic_decreasing
+    llama = table.loc["Meta-Llama-3-70B"]
+    assert round(llama["repo-style (%)"], 2) == llama["published (%)"]
+    assert np.isnan(table.loc["Yi-34B", "published (%)"])
