@@ -6,7 +6,7 @@ sources are dispatched above this layer, by :func:`mmlu_audit.sources.load_respo
 
 from .checksums import sha256_of, verify_file
 from .items import ITEM_COLUMNS, load_items, load_redux, validate_items
-from .helm import load_helm20
+from .helm import load_helm20, load_helm_subjects
 from .responses import MISSING, ResponseMatrix, load_matrix, save_matrix
 from .sources import REAL_SOURCES, RealSource, load_real_responses, register_source
 
@@ -34,6 +34,7 @@ __all__ = [
     "REAL_SOURCES",
     "RealSource",
     "load_helm20",
+    "load_helm_subjects",
     "load_real_responses",
     "load_items",
     "load_matrix",
