@@ -8,7 +8,7 @@ import pytest
 
 from mmlu_audit.errors import DataError
 from mmlu_audit.modelside import (ability_gap, displacement_bootstrap, displacement_null, duplicate_pairs,
-                                  item_blocks, leaderboard_rank, matched_subsample_tau, one_per_checkpoint,
+                                  item_blocks, leaderboard_rank, matched_subsample_tau, near_tie_pairs, one_per_checkpoint,
                                   random_item_sets, rank_shifts, retention_table, subject_block_sets,
                                   subject_blocks, subscores, top_k_retention, weighted_tau)
 
@@ -131,6 +131,9 @@ def test_duplicates_checkpoints_and_rank_shifts():
     assert shifts["aggregate shift"].tolist() == [1, 0]
     assert shifts["STEM shift"].tolist() == [5, 1]
     np.testing.assert_array_equal(leaderboard_rank([3.0, 1.0, 3.0]), [0, 2, 0])
+    # Neighbours 0.5005 / 0.5 are the same checkpoint: skipped; 0.31 / 0.3 are 0.01 apart.
+    assert near_tie_pairs(aggregate, checkpoint, tol=0.001).tolist() == []
+    assert near_tie_pairs(aggregate, np.arange(6), tol=0.001).tolist() == [[1, 0], [3, 4]]
 
 
 def test_ability_gap_is_standardised_and_sorted():

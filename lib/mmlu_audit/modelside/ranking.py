@@ -31,7 +31,7 @@ __all__ = [
     "Blocks", "item_blocks", "subject_blocks", "subscores", "leaderboard_rank", "weighted_tau",
     "rank_agreement", "top_k_retention", "retention_table", "matched_subsample_tau",
     "displacement_bootstrap", "random_item_sets", "subject_block_sets", "displacement_null",
-    "one_per_checkpoint", "duplicate_pairs", "rank_shifts", "ability_gap",
+    "one_per_checkpoint", "duplicate_pairs", "near_tie_pairs", "rank_shifts", "ability_gap",
 ]
 
 
@@ -286,6 +286,20 @@ def duplicate_pairs(checkpoint, aggregate, tol: float = 0.001) -> np.ndarray:
         pairs += [(i, j) for n, i in enumerate(rows) for j in rows[n + 1:]
                   if abs(aggregate[i] - aggregate[j]) <= tol]
     return np.array(pairs, dtype=int).reshape(-1, 2)
+
+
+def near_tie_pairs(aggregate, checkpoint, tol: float = 0.001) -> np.ndarray:
+    """Neighbours on the aggregate leaderboard from different checkpoints within ``tol`` accuracy.
+
+    A noise floor where duplicates are exact copies (as in the simulated world):
+    each model is paired with the next one down if they are different checkpoints
+    and their aggregate accuracies differ by at most ``tol``.
+    """
+    aggregate, checkpoint = np.asarray(aggregate, float), np.asarray(checkpoint)
+    order = np.argsort(-aggregate, kind="stable")
+    first, second = order[:-1], order[1:]
+    keep = (checkpoint[first] != checkpoint[second]) & (aggregate[first] - aggregate[second] <= tol)
+    return np.stack([first[keep], second[keep]], axis=1).reshape(-1, 2)
 
 
 def rank_shifts(scores: pd.DataFrame, pairs) -> pd.DataFrame:

@@ -19,7 +19,7 @@ import pandas as pd
 from ..data.responses import validate_response_values
 from ..errors import DataError
 
-__all__ = ["EXCLUSIONS", "reasoning_sensitivity", "beta_theta_correlations", "standardise"]
+__all__ = ["EXCLUSIONS", "reasoning_sensitivity", "beta_theta_correlations", "standardise", "column_submatrix"]
 
 #: The three model samples of the paper: all models, without the bottom quartile of
 #: θ̂, without the bottom half.
@@ -131,3 +131,14 @@ def beta_theta_correlations(beta, theta) -> dict[str, float]:
         rows = theta > np.quantile(theta, share) if share else np.ones(len(theta), bool)
         out[name] = float(np.corrcoef(beta[rows], theta[rows])[0, 1]) if rows.sum() > 2 else float("nan")
     return out
+
+
+def column_submatrix(matrix, columns):
+    """The :class:`ResponseMatrix` restricted to the items where ``columns`` is True (e.g. STEM)."""
+    from dataclasses import replace
+
+    columns = np.asarray(columns, bool)
+    if columns.shape != (matrix.shape[1],) or not columns.any():
+        raise DataError(matrix.source, f"column mask of shape {columns.shape} selects no items of "
+                        f"a {matrix.shape[1]}-item matrix")
+    return replace(matrix, responses=matrix.responses[:, columns], item_ids=matrix.item_ids[columns])
