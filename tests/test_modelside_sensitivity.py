@@ -6,7 +6,8 @@ import statsmodels.api as sm
 
 from mmlu_audit.errors import DataError
 from mmlu_audit.modelside import (beta_theta_correlations, construct_consistency, null_correlations,
-                                  null_summary, reasoning_sensitivity, simulate_3pl, standardise)
+                                  null_summary, reasoning_sensitivity, simulate_3pl)
+from mmlu_audit.scaling import standardise
 
 
 def _logistic_world(n_models=12, n_items=400, seed=0, missing=0.2):

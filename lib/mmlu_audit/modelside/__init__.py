@@ -18,8 +18,7 @@ from .ranking import (Blocks, ability_gap, displacement_bootstrap, displacement_
                       random_item_sets, rank_agreement, rank_shifts, retention_table, subject_block_sets,
                       subject_blocks, subscores, top_k_retention, weighted_tau)
 from .seeds import check_seed
-from .sensitivity import (EXCLUSIONS, beta_theta_correlations, column_submatrix, reasoning_sensitivity,
-                          standardise)
+from .sensitivity import EXCLUSIONS, beta_theta_correlations, column_submatrix, reasoning_sensitivity
 
 __all__ = [
     "EXCLUSIONS", "Blocks", "ability_gap", "beta_theta_correlations", "bootstrap_gammas", "check_seed", "column_submatrix", "near_tie_pairs",
@@ -27,6 +26,6 @@ __all__ = [
     "gamma_summary", "interaction_spec", "interval_table", "item_blocks", "leaderboard_rank",
     "matched_subsample_tau", "null_correlations", "null_spec", "null_summary", "one_per_checkpoint",
     "random_item_sets", "rank_agreement", "rank_shifts", "reasoning_sensitivity", "retention_table",
-    "simulate_3pl", "standardise", "subject_block_sets", "subject_blocks", "subscores",
+    "simulate_3pl", "subject_block_sets", "subject_blocks", "subscores",
     "top_k_retention", "weighted_tau",
 ]

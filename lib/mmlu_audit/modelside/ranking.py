@@ -25,6 +25,7 @@ from scipy import stats
 from tqdm.auto import tqdm
 
 from ..errors import DataError
+from ..scaling import standardise
 from .seeds import check_seed
 
 __all__ = [
@@ -331,7 +332,7 @@ def ability_gap(theta_2d, models, band: float = 0.25) -> dict:
     theta = np.asarray(theta_2d, float)
     if theta.ndim != 2 or theta.shape[1] != 2 or len(models) != len(theta):
         raise DataError("theta_2d", f"needs shape (J, 2) matching {len(models)} models, got {theta.shape}")
-    z = (theta - theta.mean(0)) / theta.std(0)
+    z = standardise(theta)
     gap = pd.Series(z[:, 0] - z[:, 1], index=pd.Index(models, name="model_id"), name="gap")
     return {"gap": gap.sort_values(ascending=False), "sd": float(gap.std(ddof=0)),
             "share_within": float((gap.abs() <= band).mean())}

@@ -18,8 +18,9 @@ import pandas as pd
 
 from ..data.responses import validate_response_values
 from ..errors import DataError
+from ..scaling import standardise
 
-__all__ = ["EXCLUSIONS", "reasoning_sensitivity", "beta_theta_correlations", "standardise", "column_submatrix"]
+__all__ = ["EXCLUSIONS", "reasoning_sensitivity", "beta_theta_correlations", "column_submatrix"]
 
 #: The three model samples of the paper: all models, without the bottom quartile of
 #: θ̂, without the bottom half.
@@ -30,14 +31,14 @@ _TOL = 1e-10
 _MAX_ABS_LOGIT = 30.0
 
 
-def standardise(values) -> np.ndarray:
+def _covariate_z(values) -> np.ndarray:
     """z-scores (population SD) of a finite, non-constant vector."""
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1 or not np.isfinite(x).all():
         raise DataError("covariate", "needs a one-dimensional vector of finite values")
     if x.std() == 0:
         raise DataError("covariate", "is constant; it cannot be standardised")
-    return (x - x.mean()) / x.std()
+    return standardise(x)
 
 
 def _check_inputs(responses: np.ndarray, covariate: np.ndarray) -> None:
@@ -86,7 +87,7 @@ def reasoning_sensitivity(responses, covariate, *, standardise_covariate: bool =
         ``n_items`` answered, ``accuracy`` and ``converged``.
     """
     responses = np.asarray(responses)
-    x = standardise(covariate) if standardise_covariate else np.asarray(covariate, dtype=np.float64)
+    x = _covariate_z(covariate) if standardise_covariate else np.asarray(covariate, dtype=np.float64)
     _check_inputs(responses, x)
     seen = (responses >= 0).astype(np.float64)
     y = (responses == 1).astype(np.float64)
