@@ -7,7 +7,7 @@ chapters 07 and 08 at full settings (target ≤ 10 min together on 2 cores).
 
 Writes bench/results/modelside.json.
 
-Usage:  python bench/bench_modelside.py [--repeats 3] [--chapters]
+Usage:  python bench/bench_modelside.py [--repeats 3] [--chapters 07 08]
 """
 
 from __future__ import annotations
@@ -64,23 +64,28 @@ def time_statsmodels(y, depth, n_models: int) -> float:
     return (time.perf_counter() - start) / n_models
 
 
-def time_chapters() -> dict:
-    """Wall time of chapters 07 and 08 at full settings (fresh process each)."""
-    out = {}
+def time_chapter(chapter: str) -> float:
+    """Wall time of one chapter at full settings, in a fresh process."""
     with tempfile.TemporaryDirectory() as folder:
-        for chapter in ("07", "08"):
-            start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "mmlu_audit.bookbuild", chapter, "--out", folder],
-                           check=True, cwd=ROOT)
-            out[chapter] = time.perf_counter() - start
-    return out
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "mmlu_audit.bookbuild", chapter, "--out", folder],
+                       check=True, cwd=ROOT)
+        return time.perf_counter() - start
+
+
+def write_result(result: dict) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / "modelside.json"
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    return path
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--peer-models", type=int, default=20)
-    parser.add_argument("--chapters", action="store_true")
+    parser.add_argument("--chapters", nargs="*", default=[], metavar="NN",
+                        help="also time these chapters at full settings (e.g. 07 08)")
     args = parser.parse_args(argv)
     y, depth = stem_sized_world()
     ours = time_ours(y, depth, args.repeats)
@@ -96,17 +101,17 @@ def main(argv=None) -> int:
                     "load_1min": os.getloadavg()[0]},
         "versions": {"numpy": np.__version__, "statsmodels": statsmodels.__version__},
     }
-    if args.chapters:
-        result["chapters_full_s"] = time_chapters()
-        result["chapters_target_s"] = 600.0
-    RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "modelside.json"
     previous = json.loads(path.read_text()) if path.exists() else {}
-    if not args.chapters and "chapters_full_s" in previous:
-        result["chapters_full_s"] = previous["chapters_full_s"]  # keep the last chapter timing
-        result["chapters_target_s"] = previous.get("chapters_target_s", 600.0)
-        result["chapters_note"] = previous.get("chapters_note", "")
-    path.write_text(json.dumps(result, indent=2) + "\n")
+    for key in ("chapters_full_s", "chapters_load_1min"):
+        if key in previous:
+            result[key] = previous[key]  # keep the last chapter timing unless re-measured
+    write_result(result)
+    for chapter in args.chapters:
+        seconds = time_chapter(chapter)
+        result.setdefault("chapters_full_s", {})[chapter] = seconds
+        result.setdefault("chapters_load_1min", {})[chapter] = os.getloadavg()[0]
+        write_result(result)  # after each chapter, so a partial run still records what it measured
     print(json.dumps(result, indent=2))
     return 0
 

@@ -165,7 +165,6 @@ else:
     }
     for chapter, seconds in modelside.get("chapters_full_s", {}).items():
         rows[f"chapter {chapter}, full settings (s)"] = seconds
+        rows[f"chapter {chapter}: 1-min load average at the end"] = modelside["chapters_load_1min"][chapter]
     glue_values({"modelside_beta_s": modelside["beta_1000_s"]})
     display(pd.Series(rows, name="value").round(2).to_frame())
-    if modelside.get("chapters_note"):
-        display(Markdown(modelside["chapters_note"]))
