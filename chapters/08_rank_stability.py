@@ -70,7 +70,7 @@ matrix, frame = inputs.matrix, inputs.frame
 stem = frame["stem"].to_numpy(bool)
 blocks = item_blocks(matrix.responses, stem, frame["subject"].to_numpy(str), matrix.models["model_id"])
 scores = subscores(blocks)
-k_main, k_small = top_k
+k_main, k_small = (min(k, len(scores)) for k in top_k)  # a source with fewer models than k
 simulated = inputs.truth is not None
 
 # %% [markdown]
@@ -114,7 +114,7 @@ paper_table(tau_values).round(4)
 # {glue:text}`displacement_distinct:.1%`.
 
 # %%
-retention = retention_table(scores, top_k)
+retention = retention_table(scores, [k_main, k_small])
 boot = displacement_bootstrap(blocks, k_main, replicates=boot_replicates, seed=seed)
 random_null = displacement_null(blocks, random_item_sets(len(stem), int(stem.sum()), n_draws=null_draws,
                                                          seed=seed), k_main)
