@@ -144,3 +144,11 @@ def test_ability_gap_is_standardised_and_sorted():
     gap = ability_gap(theta, [f"m{k}" for k in range(200)])
     assert gap["gap"].index[0] == "m0" and gap["gap"].iloc[0] > 1
     assert gap["share_within"] > 0.9 and gap["sd"] < 0.3
+
+
+def test_inconsistent_blocks_are_refused():
+    blocks, y = _blocks()
+    with pytest.raises(DataError, match="inconsistent shapes"):
+        item_blocks(y, blocks.stem[:-1], blocks.subject, blocks.models)
+    with pytest.raises(DataError, match="both partitions"):
+        item_blocks(y, np.zeros(y.shape[1], bool), blocks.subject, blocks.models)

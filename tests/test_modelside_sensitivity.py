@@ -1,6 +1,7 @@
 """β per model: batched Newton against statsmodels Logit, truth recovery, the 3PL null."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import statsmodels.api as sm
 
@@ -106,3 +107,17 @@ def test_construct_consistency_is_a_pair_of_correlations():
     t, b = rng.normal(size=50), rng.normal(size=80)
     out = construct_consistency(t, 2 * t + 1, b, b + rng.normal(0, 1e-9, 80))
     assert out["theta"] == pytest.approx(1.0) and out["b"] == pytest.approx(1.0)
+
+
+def test_column_submatrix_keeps_models_and_refuses_an_empty_selection():
+    from mmlu_audit.data.responses import ResponseMatrix
+    from mmlu_audit.modelside import column_submatrix
+
+    y, _, _, _ = _logistic_world(n_models=3, n_items=5)
+    models = pd.DataFrame({"model_id": ["m0", "m1", "m2"]})
+    matrix = ResponseMatrix(y, models, np.array([f"i{k}" for k in range(5)]), "test", True, "test matrix")
+    part = column_submatrix(matrix, [True, False, True, False, False])
+    assert part.shape == (3, 2) and list(part.item_ids) == ["i0", "i2"]
+    np.testing.assert_array_equal(part.responses, y[:, [0, 2]])
+    with pytest.raises(DataError, match="selects no items"):
+        column_submatrix(matrix, np.zeros(5, bool))
