@@ -52,3 +52,15 @@ def test_inconsistent_grids_are_refused(scores, mutate, message):
     counts = scores.drop_duplicates("subject").set_index("subject")["n_items"]
     with pytest.raises(DataError, match=message):
         _check_subject_grid("scores.parquet", mutate(scores.copy()), counts)
+
+
+def test_make_data_mirrors_the_subject_scores_with_their_readme(tmp_path):
+    from mmlu_audit.data.checksums import staged_manifest
+    from mmlu_audit.prepare import mirror_staged_data
+
+    copied = mirror_staged_data(data_root(), tmp_path)
+    assert f"{HELM_SUBJECTS_DIR}/helm_mmlu_subject_scores.parquet" in copied
+    assert sorted(copied) == sorted(staged_manifest())
+    assert (tmp_path / HELM_SUBJECTS_DIR / "README.md").exists()
+    assert load_helm_subjects(tmp_path).shape == (79 * 57, 5)
+    assert mirror_staged_data(data_root(), tmp_path) == []  # verified copies are left alone
