@@ -32,6 +32,7 @@ from mmlu_audit.modelside import reasoning_sensitivity
 from mmlu_audit.scaling import standardise
 
 RESULTS = Path(__file__).parent / "results"
+CHAPTER_KEYS = ("chapters_full_s", "chapters_full_cpu_s", "chapters_load_1min")
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -83,9 +84,16 @@ def time_chapter(chapter: str) -> tuple[float, float]:
 
 
 def write_result(result: dict) -> Path:
+    """Write the result, keeping chapter timings that another run recorded meanwhile."""
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "modelside.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
+    current = json.loads(path.read_text()) if path.exists() else {}
+    for key in CHAPTER_KEYS:
+        if key in current or key in result:
+            result[key] = current.get(key, {}) | result.get(key, {})
+    partial = path.with_name(".modelside.json.partial")
+    partial.write_text(json.dumps(result, indent=2) + "\n")
+    os.replace(partial, path)
     return path
 
 
@@ -110,12 +118,7 @@ def main(argv=None) -> int:
                     "load_1min": os.getloadavg()[0]},
         "versions": {"numpy": np.__version__, "statsmodels": statsmodels.__version__},
     }
-    path = RESULTS / "modelside.json"
-    previous = json.loads(path.read_text()) if path.exists() else {}
-    for key in ("chapters_full_s", "chapters_full_cpu_s", "chapters_load_1min"):
-        if key in previous:
-            result[key] = previous[key]  # keep the last chapter timing unless re-measured
-    write_result(result)
+    write_result(result)  # keeps the last chapter timings unless re-measured below
     for chapter in args.chapters:
         wall, cpu = time_chapter(chapter)
         result.setdefault("chapters_full_s", {})[chapter] = wall
