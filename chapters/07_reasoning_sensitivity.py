@@ -36,12 +36,11 @@ boot_max_steps = None  # refits use the full stopping rule
 if fast:
     null_replicates, boot_replicates, boot_max_steps = min(null_replicates, 3), min(boot_replicates, 2), 40
 
-# %% tags=["hide-input"]
+# %%
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
-from myst_nb import glue
+from IPython.display import display
 
 from mmlu_audit import load_responses
 from mmlu_audit.irt import fit_cached
@@ -51,7 +50,7 @@ from mmlu_audit.modelside import (EXCLUSIONS, beta_theta_correlations, bootstrap
 from mmlu_audit.paper import paper_table
 from mmlu_audit.pipeline import analysis_inputs
 from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.report import glue_values, source_banner
+from mmlu_audit.report import glue_figure, glue_values, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -120,7 +119,7 @@ null_table = paper_table({k: v for k, v in null_values.items() if k != "null_rep
                           "null_theta_r_2pl": "r(θ 3PL, θ̂ 2PL)", "null_b_r_2pl": "r(b 3PL, b̂ 2PL), STEM"})
 null_table.round(3)
 
-# %% tags=["hide-input"]
+# %%
 example = simulate_3pl(fit_3pl.theta, fit_3pl.a, fit_3pl.b, 0.25, observed_cells,
                        np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]))
 example_beta = reasoning_sensitivity(example, depth)["beta"]
@@ -128,7 +127,7 @@ fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
 panels = [(theta_hat, betas["beta"], f"observed: r = {observed_r['all']:.3f}", SOURCE_COLORS["ours"]),
           (fit_3pl.theta, example_beta, f"3PL null replicate: r = {null['all'].iloc[0]:.3f}",
            SOURCE_COLORS["paper"])]
-for ax, (x, y, title, color) in zip(axes, panels):
+for ax, (x, y, title, color) in zip(axes, panels, strict=True):
     ax.scatter(x, y, s=6, alpha=0.5, color=color)
     for share in (0.25, 0.5):
         ax.axvline(np.nanquantile(x, share), color="k", lw=0.6, ls=":")
@@ -136,8 +135,7 @@ for ax, (x, y, title, color) in zip(axes, panels):
     ax.set(xlabel="ability θ", title=title)
 axes[0].set_ylabel("β (log-odds per SD of WSCG Depth)")
 stamp_source(fig, inputs.matrix)
-glue("fig_rs_beta_theta", fig, display=False)
-plt.close(fig)
+glue_figure("fig_rs_beta_theta", fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_rs_beta_theta

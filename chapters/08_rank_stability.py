@@ -42,12 +42,11 @@ noise_tol = 0.001  # "agree within 0.1 % aggregate accuracy"
 if fast:
     matched_draws, boot_replicates, null_draws = (min(v, 20) for v in (matched_draws, boot_replicates, null_draws))
 
-# %% tags=["hide-input"]
+# %%
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
-from myst_nb import glue
+from IPython.display import display
 
 from mmlu_audit import load_responses
 from mmlu_audit.data import load_helm_subjects
@@ -60,7 +59,7 @@ from mmlu_audit.modelside import (ability_gap, displacement_bootstrap, displacem
 from mmlu_audit.paper import paper_table, paper_value
 from mmlu_audit.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.report import glue_values, source_banner
+from mmlu_audit.report import glue_figure, glue_values, source_banner
 from mmlu_audit.taxonomy import is_stem
 
 use_style()
@@ -143,7 +142,7 @@ glue_values(selection | {"k_main": k_main, "k_small": k_small, "boot_replicates"
                          "n_distinct": len(distinct)})
 paper_table(selection).round(3)
 
-# %% tags=["hide-input"]
+# %%
 fig, ax = plt.subplots(figsize=(7, 3.6))
 bins = np.linspace(0, max(random_null.max(), block_null.max(), boot["estimate"]) + 0.04, 25)
 ax.hist(random_null, bins=bins, alpha=0.6, color=PARTITION_COLORS["non-STEM"], label="random items, size-matched")
@@ -152,8 +151,7 @@ ax.axvline(boot["estimate"], color=PARTITION_COLORS["STEM"], lw=2, label="STEM (
 ax.set(xlabel=f"Top-{k_main} displacement", ylabel="draws")
 ax.legend(fontsize=8)
 stamp_source(fig, matrix)
-glue("fig_rs_displacement_null", fig, display=False)
-plt.close(fig)
+glue_figure("fig_rs_displacement_null", fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_rs_displacement_null

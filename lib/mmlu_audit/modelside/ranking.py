@@ -69,7 +69,7 @@ class Blocks:
         """Items per block (the most any model saw)."""
         return self.seen.max(axis=0)
 
-    def subset(self, models=None, blocks=None) -> "Blocks":
+    def subset(self, models=None, blocks=None) -> Blocks:
         """The same counts restricted to some models (rows) and blocks (columns)."""
         rows = slice(None) if models is None else np.asarray(models)
         cols = slice(None) if blocks is None else np.asarray(blocks)
