@@ -80,6 +80,7 @@ bench: $(VENV)/.installed $(PYIRT)  ## benchmarks (long); results land in bench/
 	$(PY) bench/bench_inference.py --size-power
 	$(PY) bench/bench_validity.py
 	$(PY) bench/bench_mmlu_pro.py
+	$(PY) bench/bench_modelside.py --chapters 07 08
 
 lock: $(VENV)/.installed  ## re-pin requirements.txt from the current environment
 	$(PY) -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu/torch==\1/' > requirements.txt

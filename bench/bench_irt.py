@@ -8,7 +8,8 @@ Usage (from the repository root)::
 
 For each world seed the matrix is saved to a temporary ``.npz`` and every fit runs as
 its own subprocess (our benchmark fits of every seed first, then the slow peers, with the
-result file rewritten after each step so a long run keeps what it measured), so peak resident memory (``VmHWM``, which sees XLA's and torch's
+result file rewritten after each step so a long run keeps what it measured), so peak resident
+memory (``VmHWM``, which sees XLA's and torch's
 native allocations; not ``ru_maxrss``, which children inherit from this parent) is
 measured per fit. Ours runs twice: with the benchmark's stopping rule (``BENCH_SPEC``,
 the configuration the targets are about) and with the chapters' rule (the calibration
@@ -180,7 +181,8 @@ def summarise(runs: list[dict]) -> dict:
 
 def write_result(out_path: Path, args, runs: list[dict], complete: bool) -> None:
     """Write the runs so far (after every seed, so a long run keeps what it measured)."""
-    result = {"benchmark": "2PL SVI calibration, ours (hand-written SVI in JAX) vs py-irt (Pyro), several world seeds",
+    result = {"benchmark": ("2PL SVI calibration, ours (hand-written SVI in JAX) vs py-irt (Pyro), "
+                            "several world seeds"),
               "quick": args.quick, "complete": complete, "seeds_requested": args.seeds,
               "runs": runs, "summary": summarise(runs),
               "stopping_rules": {"bench": BENCH_SPEC,
@@ -226,12 +228,12 @@ def main() -> None:
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         matrices = [Path(tmp) / f"matrix_{seed}.npz" for seed in args.seeds]
-        for seed, matrix_path in zip(args.seeds, matrices):  # the target fits first: minutes
+        for seed, matrix_path in zip(args.seeds, matrices, strict=False):  # the target fits first: minutes
             runs.append({"world": simulate_matrix(args.quick, seed, matrix_path),
                          "ours_bench": ours_run(matrix_path, "bench")})
             print(progress_line(runs[-1]), flush=True)
             write_result(out_path, args, runs, complete=False)
-        for run, matrix_path in zip(runs, matrices):  # then the peers: up to hours
+        for run, matrix_path in zip(runs, matrices, strict=False):  # then the peers: up to hours
             add_peer_runs(args, run, matrix_path)
             print(progress_line(run), flush=True)
             write_result(out_path, args, runs, complete=False)

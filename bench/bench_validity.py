@@ -79,10 +79,10 @@ def main() -> None:
     start = time.perf_counter()
     tables = ([], [], [])
     for name, changes in tqdm(WORLDS.items(), desc="worlds"):
-        for table, rows in zip(tables, world_rows(name, changes, args, items)):
+        for table, rows in zip(tables, world_rows(name, changes, args, items), strict=False):
             table += rows
     args.out.mkdir(parents=True, exist_ok=True)
-    for stem, rows in zip(("validity_recovery", "validity_contrasts", "validity_tail"), tables):
+    for stem, rows in zip(("validity_recovery", "validity_contrasts", "validity_tail"), tables, strict=False):
         partial = args.out / f"{stem}.csv.tmp"
         pd.DataFrame(rows).to_csv(partial, index=False)
         partial.replace(args.out / f"{stem}.csv")

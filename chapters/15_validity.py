@@ -104,7 +104,7 @@ calibration_stats = {
 glue_values(calibration_stats)
 
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
-for ax, column in zip(axes, ("r", "slope")):
+for ax, column in zip(axes, ("r", "slope"), strict=False):
     table = b_rows.pivot(index="world", columns="prior", values=column)
     table.plot.barh(ax=ax, width=0.8, legend=column == "slope")
     ax.set_xlabel(f"{column} of b̂ on b")

@@ -219,3 +219,30 @@ else:
         "MMLU-Pro stem features, rerun (s)": pro["features"]["rerun"]["seconds"],
         "rerun came from the cache": pro["features"]["rerun"]["from_cache"],
     }, name="value").to_frame())
+# ## Model-side analyses (§5)
+#
+# The Reasoning Sensitivity Coefficient for 1,000 models × 3,153 STEM-sized items (5 % missing
+# cells) by one batched Newton iteration, against statsmodels `Logit` fitted model by model in
+# the same run (timed on a few models and scaled to 1,000); target ≤ 5 s. With
+# `bench_modelside.py --chapters`, also the wall time of chapters 07 and 08 at full settings
+# (target ≤ 10 min together on 2 cores) and their CPU time, which depends far less on what else
+# shares the machine (idle wall time lies between half the CPU time and the CPU time); the load
+# average at the time is recorded, since the build machines are shared.
+
+# %%
+modelside = read_result("modelside.json")
+if modelside is None:
+    not_recorded("modelside.json")
+else:
+    rows = {
+        "β, 1,000 models (s)": modelside["beta_1000_s"],
+        "statsmodels Logit, 1,000 models, extrapolated (s)": modelside["statsmodels_1000_s_extrapolated"],
+        "speed-up over statsmodels": modelside["speedup_vs_statsmodels"],
+        "1-min load average during the run": modelside["machine"]["load_1min"],
+    }
+    for chapter, seconds in modelside.get("chapters_full_s", {}).items():
+        rows[f"chapter {chapter}, full settings, wall (s)"] = seconds
+        rows[f"chapter {chapter}, full settings, CPU (s)"] = modelside["chapters_full_cpu_s"][chapter]
+        rows[f"chapter {chapter}: 1-min load average at the end"] = modelside["chapters_load_1min"][chapter]
+    glue_values({"modelside_beta_s": modelside["beta_1000_s"]})
+    display(pd.Series(rows, name="value").round(2).to_frame())

@@ -34,7 +34,8 @@ def oracle_fit(world):
 def test_pooled_theta_weights_by_item_share(world):
     truth = world.truth
     share = truth["stem"].mean()
-    np.testing.assert_allclose(pooled_theta(truth), share * truth["theta"][:, 0] + (1 - share) * truth["theta"][:, 1])
+    expected = share * truth["theta"][:, 0] + (1 - share) * truth["theta"][:, 1]
+    np.testing.assert_allclose(pooled_theta(truth), expected)
     with pytest.raises(DataError, match="expected shape \\(J, 2\\)"):
         pooled_theta({"theta": np.zeros(3), "stem": np.ones(3, bool)})
 

@@ -24,6 +24,10 @@ from .paths import project_root
 
 __all__ = ["mirror_staged_data", "prepare_worlds", "main"]
 
+#: Staged folders whose provenance README is mirrored beside the data.
+_README_FOLDERS = ("responses/helm_mmlu_top20_via_mmlu_redux", "responses/mmlu_pro_tiger29",
+                   "helm_mmlu_subjects")
+
 
 def mirror_staged_data(source: Path, target: Path) -> list[str]:
     """Copy every staged file listed in the manifest from ``source`` to ``target``.
@@ -53,7 +57,7 @@ def mirror_staged_data(source: Path, target: Path) -> list[str]:
             raise
         os.replace(partial, destination)
         copied.append(relative)
-    for folder in ("responses/helm_mmlu_top20_via_mmlu_redux", "responses/mmlu_pro_tiger29"):
+    for folder in _README_FOLDERS:
         readme = source / folder / "README.md"
         if readme.exists():
             shutil.copyfile(readme, target / folder / "README.md")

@@ -6,7 +6,7 @@ sources are dispatched above this layer, by :func:`mmlu_audit.sources.load_respo
 
 from .checksums import sha256_of, verify_file
 from .items import ITEM_COLUMNS, load_items, load_redux, validate_items
-from .helm import load_helm20
+from .helm import load_helm20, load_helm_subjects
 from .mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel, load_pro_responses
 from .responses import MISSING, ResponseMatrix, load_matrix, save_matrix
 from .sources import REAL_SOURCES, RealSource, load_real_responses, register_source
@@ -39,6 +39,7 @@ __all__ = [
     "load_pro_items",
     "load_pro_panel",
     "load_pro_responses",
+    "load_helm_subjects",
     "load_real_responses",
     "load_items",
     "load_matrix",

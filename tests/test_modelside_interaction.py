@@ -1,0 +1,61 @@
+"""The native interaction model: recovery of a planted γ, the model bootstrap, bad inputs."""
+
+import numpy as np
+import pytest
+
+from mmlu_audit.errors import DataError
+from mmlu_audit.irt import IRTSpec, fit_irt
+from mmlu_audit.modelside import bootstrap_gammas, gamma_summary, interval_table
+from mmlu_audit.scaling import standardise
+
+GAMMA0, GAMMA1 = -0.4, -0.3
+
+
+@pytest.fixture(scope="module")
+def world():
+    rng = np.random.default_rng(11)
+    n_models, n_items = 300, 400
+    theta = rng.normal(size=n_models)
+    b, a = rng.normal(0, 1, n_items), np.exp(rng.normal(0, 0.2, n_items))
+    w = standardise(rng.gamma(2.0, 1.0, n_items))
+    eta = a * (theta[:, None] - b) + w * (GAMMA0 + GAMMA1 * theta[:, None])
+    y = (rng.random(eta.shape) < 0.25 + 0.75 / (1 + np.exp(-eta))).astype(np.int8)
+    return y, w
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return IRTSpec(model="interaction", guessing=0.25, seed=0, max_steps=600)
+
+
+@pytest.fixture(scope="module")
+def fit(world, spec):
+    y, w = world
+    return fit_irt(y, spec, item_covariate=w, progress=False)
+
+
+def test_planted_interaction_is_recovered(fit):
+    # 120,000 cells; the N(0, 1) priors on b and γ compete with the per-item a and b for
+    # the depth signal, so the tolerance is loose: sign and rough size, not decimals.
+    summary = gamma_summary(fit)
+    assert summary.loc["gamma1", "estimate"] == pytest.approx(GAMMA1, abs=0.12)
+    assert summary.loc["gamma0", "estimate"] < 0
+    assert (summary["low"] <= summary["estimate"]).all() and (summary["estimate"] <= summary["high"]).all()
+
+
+def test_model_bootstrap_is_seeded_and_side_by_side(world, spec, fit):
+    y, w = world
+    quick = spec.with_(max_steps=150)
+    boot = bootstrap_gammas(y, w, quick, replicates=2, seed=5, progress=False)
+    again = bootstrap_gammas(y, w, quick, replicates=2, seed=5, progress=False)
+    assert boot.equals(again) and list(boot.columns) == ["gamma0", "gamma1", "converged"]
+    table = interval_table(fit, boot)
+    assert list(table.index) == ["gamma0", "gamma1"] and (table["width ratio"] > 0).all()
+
+
+def test_bootstrap_refuses_other_models_and_missing_seed(world, spec):
+    y, w = world
+    with pytest.raises(DataError, match="interaction"):
+        bootstrap_gammas(y, w, spec.with_(model="3pl"), replicates=1, seed=0, progress=False)
+    with pytest.raises(DataError, match="seed"):
+        bootstrap_gammas(y, w, spec, replicates=1, seed=None, progress=False)

@@ -1,0 +1,157 @@
+"""Rank stability: weighted τ against a brute-force reference, retention by hand, null sizes, seeds."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mmlu_audit.errors import DataError
+from mmlu_audit.modelside import (ability_gap, displacement_bootstrap, displacement_null, duplicate_pairs,
+                                  item_blocks, leaderboard_rank, matched_subsample_tau, near_tie_pairs,
+                                  one_per_checkpoint, random_item_sets, rank_shifts, retention_table,
+                                  subject_block_sets, subject_blocks, subscores, top_k_retention,
+                                  weighted_tau)
+
+
+def _brute_force_weighted_tau(reference, other):
+    """Vigna's τ_w without ties: additive hyperbolic weights on the reference position."""
+    position = np.argsort(np.argsort(-reference))
+    weight = 1.0 / (position + 1.0)
+    num = den = 0.0
+    for i, j in itertools.combinations(range(len(reference)), 2):
+        w = weight[i] + weight[j]
+        num += w * np.sign(reference[i] - reference[j]) * np.sign(other[i] - other[j])
+        den += w
+    return num / den
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_weighted_tau_matches_the_definition_on_hand_made_rankings(seed):
+    rng = np.random.default_rng(seed)
+    reference = rng.permutation(12).astype(float)
+    other = reference + rng.normal(0, 3, 12)
+    assert weighted_tau(reference, other) == pytest.approx(_brute_force_weighted_tau(reference, other))
+
+
+def test_weighted_tau_puts_the_weight_on_the_reference_top():
+    reference = np.arange(10, 0, -1.0)  # model 0 is best
+    swap_top, swap_bottom = reference.copy(), reference.copy()
+    swap_top[[0, 1]] = swap_top[[1, 0]]
+    swap_bottom[[8, 9]] = swap_bottom[[9, 8]]
+    assert weighted_tau(reference, reference) == pytest.approx(1.0)
+    assert weighted_tau(reference, -reference) == pytest.approx(-1.0)
+    assert weighted_tau(reference, swap_top) < weighted_tau(reference, swap_bottom) < 1.0
+    with pytest.raises(DataError):
+        weighted_tau(reference, reference[:-1])
+
+
+def test_top_k_retention_by_hand():
+    aggregate = np.array([10, 9, 8, 7, 6, 5.0])
+    stem = np.array([10, 1, 8, 9, 6, 5.0])  # model 1 drops out, model 3 climbs in
+    assert top_k_retention(aggregate, stem, 3) == pytest.approx(2 / 3)
+    assert top_k_retention(aggregate, stem, 1) == 1.0
+    assert top_k_retention(aggregate, stem, 6) == 1.0
+    with pytest.raises(DataError, match="top-k"):
+        top_k_retention(aggregate, stem, 0)
+    scores = pd.DataFrame({"aggregate": aggregate, "STEM": stem, "non-STEM": aggregate})
+    table = retention_table(scores, [1, 3])
+    assert table.loc[3, "STEM"] == pytest.approx(2 / 3) and table.loc[3, "non-STEM"] == 1.0
+
+
+def _blocks(n_models=40, n_items=300, seed=0):
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=n_models)
+    b = rng.normal(size=n_items)
+    y = (rng.random((n_models, n_items)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(np.int8)
+    y[rng.random(y.shape) < 0.05] = -1
+    subject = np.repeat([f"s{k:02d}" for k in range(10)], n_items // 10)
+    stem = np.isin(subject, ["s00", "s01", "s02"])
+    return item_blocks(y, stem, subject, [f"m{j}" for j in range(n_models)]), y
+
+
+def test_subscores_are_item_weighted_accuracies_skipping_missing_cells():
+    blocks, y = _blocks()
+    scores = subscores(blocks)
+    j = 5
+    stem_cells = y[j, blocks.stem]
+    assert scores["STEM"].iloc[j] == pytest.approx((stem_cells == 1).sum() / (stem_cells >= 0).sum())
+    assert scores["aggregate"].iloc[j] == pytest.approx((y[j] == 1).sum() / (y[j] >= 0).sum())
+
+
+def test_subject_blocks_equal_item_blocks_summed_by_subject():
+    blocks, y = _blocks()
+    long = pd.DataFrame([{"model_id": m, "subject": s, "n_items": blocks.seen[j, blocks.subject == s].sum(),
+                          "n_correct": blocks.correct[j, blocks.subject == s].sum()}
+                         for j, m in enumerate(blocks.models) for s in np.unique(blocks.subject)])
+    by_subject = subject_blocks(long, lambda names: np.isin(names, ["s00", "s01", "s02"]))
+    pd.testing.assert_frame_equal(subscores(by_subject), subscores(blocks).loc[by_subject.models], atol=1e-6)
+
+
+def test_null_generators_preserve_the_sizes_they_claim():
+    blocks, _ = _blocks()
+    sets = random_item_sets(300, 90, n_draws=20, seed=1)
+    assert all(len(s) == 90 and len(np.unique(s)) == 90 for s in sets)
+    subject_sets = subject_block_sets(blocks.subject, 90, n_draws=20, seed=1)
+    for chosen in subject_sets:
+        picked = np.unique(blocks.subject[chosen])
+        assert np.isin(blocks.subject, picked).sum() == len(chosen)  # whole subjects only
+        assert 90 <= len(chosen) < 90 + 30
+    chosen_subjects = [set(blocks.subject[s]) for s in subject_sets]
+    assert len({frozenset(s) for s in chosen_subjects}) > 1  # the draws differ
+
+
+def test_same_seed_same_numbers_and_none_is_refused():
+    blocks, _ = _blocks()
+    first = matched_subsample_tau(blocks, n_draws=15, seed=3)
+    again = matched_subsample_tau(blocks, n_draws=15, seed=3)
+    np.testing.assert_array_equal(first["draws"], again["draws"])
+    assert 0 < first["p"] <= 1 and first["n_matched"] == blocks.stem.sum()
+    boot = displacement_bootstrap(blocks, 10, replicates=30, seed=3)
+    again = displacement_bootstrap(blocks, 10, replicates=30, seed=3)
+    np.testing.assert_array_equal(boot["draws"], again["draws"])
+    assert boot["low"] <= boot["high"]
+    with pytest.raises(DataError, match="seed"):
+        displacement_bootstrap(blocks, 10, replicates=3, seed=None)
+
+
+def test_displacement_null_with_stem_itself_equals_the_observed_displacement():
+    blocks, _ = _blocks()
+    scores = subscores(blocks)
+    observed = 1 - top_k_retention(scores["aggregate"], scores["STEM"], 10)
+    assert displacement_null(blocks, [np.flatnonzero(blocks.stem)], 10)[0] == pytest.approx(observed)
+
+
+def test_duplicates_checkpoints_and_rank_shifts():
+    checkpoint = np.array([0, 0, 1, 2, 2, 2])
+    aggregate = np.array([0.5, 0.5005, 0.7, 0.3, 0.3, 0.31])
+    pairs = duplicate_pairs(checkpoint, aggregate, tol=0.001)
+    assert pairs.tolist() == [[0, 1], [3, 4]]
+    np.testing.assert_array_equal(one_per_checkpoint(checkpoint), [0, 2, 3])
+    scores = pd.DataFrame({"aggregate": aggregate, "STEM": [0.1, 0.9, 0.5, 0.2, 0.3, 0.4]},
+                          index=[f"m{k}" for k in range(6)])
+    shifts = rank_shifts(scores, pairs)
+    assert shifts["aggregate shift"].tolist() == [1, 0]
+    assert shifts["STEM shift"].tolist() == [5, 1]
+    np.testing.assert_array_equal(leaderboard_rank([3.0, 1.0, 3.0]), [0, 2, 0])
+    # Neighbours 0.5005 / 0.5 are the same checkpoint: skipped; 0.31 / 0.3 are 0.01 apart.
+    assert near_tie_pairs(aggregate, checkpoint, tol=0.001).tolist() == []
+    assert near_tie_pairs(aggregate, np.arange(6), tol=0.001).tolist() == [[1, 0], [3, 4]]
+
+
+def test_ability_gap_is_standardised_and_sorted():
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=200)
+    theta = np.stack([3 * base + 1, base], axis=1)
+    theta[0, 0] += 6.0  # one model far above the identity line
+    gap = ability_gap(theta, [f"m{k}" for k in range(200)])
+    assert gap["gap"].index[0] == "m0" and gap["gap"].iloc[0] > 1
+    assert gap["share_within"] > 0.9 and gap["sd"] < 0.3
+
+
+def test_inconsistent_blocks_are_refused():
+    blocks, y = _blocks()
+    with pytest.raises(DataError, match="inconsistent shapes"):
+        item_blocks(y, blocks.stem[:-1], blocks.subject, blocks.models)
+    with pytest.raises(DataError, match="both partitions"):
+        item_blocks(y, np.zeros(y.shape[1], bool), blocks.subject, blocks.models)

@@ -1,0 +1,123 @@
+"""β per model: batched Newton against statsmodels Logit, truth recovery, the 3PL null."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+
+from mmlu_audit.errors import DataError
+from mmlu_audit.modelside import (beta_theta_correlations, construct_consistency, null_correlations,
+                                  null_summary, reasoning_sensitivity, simulate_3pl)
+from mmlu_audit.scaling import standardise
+
+
+def _logistic_world(n_models=12, n_items=400, seed=0, missing=0.2):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n_items)
+    alpha, beta = rng.normal(0, 1, n_models), rng.normal(-0.3, 0.3, n_models)
+    p = 1 / (1 + np.exp(-(alpha[:, None] + beta[:, None] * standardise(x)[None, :])))
+    y = (rng.random(p.shape) < p).astype(np.int8)
+    y[rng.random(p.shape) < missing] = -1
+    return y, x, alpha, beta
+
+
+def test_beta_equals_statsmodels_logit_with_missing_cells_skipped():
+    y, x, _, _ = _logistic_world()
+    ours = reasoning_sensitivity(y, x)
+    z = standardise(x)
+    for j in range(4):
+        seen = y[j] >= 0
+        ref = sm.Logit(y[j, seen].astype(float), sm.add_constant(z[seen])).fit(disp=0, tol=1e-12)
+        np.testing.assert_allclose(ours.loc[j, ["alpha", "beta"]].to_numpy(float), ref.params, atol=1e-6)
+        assert ours.loc[j, "n_items"] == seen.sum()
+
+
+def test_beta_recovers_planted_slopes():
+    y, x, _, beta = _logistic_world(n_models=30, n_items=20_000, missing=0.0, seed=3)
+    est = reasoning_sensitivity(y, x)["beta"].to_numpy()
+    # SE of a logistic slope with 20,000 cells is ≈ 0.016–0.02: 5 SE bound.
+    assert np.max(np.abs(est - beta)) < 0.1
+    assert np.corrcoef(est, beta)[0, 1] > 0.97
+
+
+def test_degenerate_models_get_nan_not_a_number_that_looks_real():
+    y, x, _, _ = _logistic_world(n_models=3)
+    y[0] = np.where(y[0] >= 0, 1, -1)  # every answered item right: no finite maximum
+    out = reasoning_sensitivity(y, x)
+    assert np.isnan(out.loc[0, "beta"]) and not out.loc[0, "converged"]
+    assert out.loc[1:, "converged"].all()
+
+
+def test_bad_inputs_raise_one_clear_error():
+    y, x, _, _ = _logistic_world()
+    with pytest.raises(DataError, match="does not match"):
+        reasoning_sensitivity(y, x[:-1])
+    with pytest.raises(DataError, match="constant"):
+        reasoning_sensitivity(y, np.ones_like(x))
+    with pytest.raises(DataError):
+        reasoning_sensitivity(np.full_like(y, 3), x)
+
+
+def test_correlations_drop_the_weakest_models_by_theta_quantile():
+    theta = np.arange(100, dtype=float)
+    beta = np.where(theta < 50, theta - 50, 0.0) + np.sin(theta)  # structure only in the bottom half
+    r = beta_theta_correlations(beta, theta)
+    assert r["all"] > 0.7 and abs(r["excl_bottom_half"]) < 0.3
+    top = theta > 49.5
+    assert r["excl_bottom_half"] == pytest.approx(np.corrcoef(beta[top], theta[top])[0, 1])
+    q = theta > np.quantile(theta, 0.25)
+    assert r["excl_bottom_quartile"] == pytest.approx(np.corrcoef(beta[q], theta[q])[0, 1])
+
+
+def test_guessing_floor_alone_makes_beta_fall_with_ability():
+    """The paper's artefact: a 3PL with no interaction still gives r(β, θ) < 0."""
+    rng = np.random.default_rng(1)
+    n_models, n_items = 200, 1500
+    theta = rng.normal(size=n_models)
+    depth = rng.normal(size=n_items)
+    b = 0.5 * standardise(depth) + rng.normal(0, 1, n_items)
+    a = np.exp(rng.normal(0, 0.3, n_items))
+    observed = np.ones((n_models, n_items), bool)
+    null = null_correlations(theta, a, b, depth, observed, replicates=3, seed=4, progress=False)
+    assert (null["all"] < -0.3).all()
+    again = null_correlations(theta, a, b, depth, observed, replicates=3, seed=4, progress=False)
+    assert null.equals(again)
+    table = null_summary({"all": -0.7, "excl_bottom_quartile": -0.5, "excl_bottom_half": -0.4}, null)
+    assert table.loc["all", "share of observed"] == pytest.approx(null["all"].mean() / -0.7)
+
+
+def test_simulate_3pl_keeps_missing_cells_missing_and_respects_the_floor():
+    observed = np.ones((50, 40), bool)
+    observed[:, :5] = False
+    y = simulate_3pl(np.full(50, -8.0), np.ones(40), np.zeros(40), 0.25, observed, np.random.default_rng(0))
+    assert (y[:, :5] == -1).all()
+    assert abs(y[:, 5:].mean() - 0.25) < 0.05  # far below every item: the guessing rate
+    with pytest.raises(DataError):
+        simulate_3pl(np.zeros(3), np.ones(4), np.zeros(4), 0.25, observed, np.random.default_rng(0))
+
+
+def test_seed_none_is_refused():
+    with pytest.raises(DataError, match="seed"):
+        null_correlations(np.zeros(3), np.ones(4), np.zeros(4), np.arange(4.0), np.ones((3, 4), bool),
+                          replicates=1, seed=None, progress=False)
+
+
+def test_construct_consistency_is_a_pair_of_correlations():
+    rng = np.random.default_rng(0)
+    t, b = rng.normal(size=50), rng.normal(size=80)
+    out = construct_consistency(t, 2 * t + 1, b, b + rng.normal(0, 1e-9, 80))
+    assert out["theta"] == pytest.approx(1.0) and out["b"] == pytest.approx(1.0)
+
+
+def test_column_submatrix_keeps_models_and_refuses_an_empty_selection():
+    from mmlu_audit.data.responses import ResponseMatrix
+    from mmlu_audit.modelside import column_submatrix
+
+    y, _, _, _ = _logistic_world(n_models=3, n_items=5)
+    models = pd.DataFrame({"model_id": ["m0", "m1", "m2"]})
+    matrix = ResponseMatrix(y, models, np.array([f"i{k}" for k in range(5)]), "test", True, "test matrix")
+    part = column_submatrix(matrix, [True, False, True, False, False])
+    assert part.shape == (3, 2) and list(part.item_ids) == ["i0", "i2"]
+    np.testing.assert_array_equal(part.responses, y[:, [0, 2]])
+    with pytest.raises(DataError, match="selects no items"):
+        column_submatrix(matrix, np.zeros(5, bool))
