@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["DataError", "MissingDependencyError"]
+__all__ = ["DataError", "MissingDependencyError", "ParameterError"]
 
 
 class DataError(ValueError):
@@ -27,6 +27,26 @@ class DataError(ValueError):
         self.source = str(source)
         self.problem = problem
         super().__init__(f"{self.source}: {problem}")
+
+
+class ParameterError(ValueError):
+    """An invalid option or argument (a bad seed, an unknown chapter, a wrong knob).
+
+    Bad *options* are kept apart from bad *data* (:class:`DataError`) so a caller
+    can tell "you called it wrongly" from "the input is broken".
+
+    Parameters
+    ----------
+    name : str
+        The argument or option that is wrong.
+    problem : str
+        What is wrong, in one sentence.
+    """
+
+    def __init__(self, name: str, problem: str):
+        self.name = str(name)
+        self.problem = problem
+        super().__init__(f"{self.name}: {problem}")
 
 
 class MissingDependencyError(ImportError):
