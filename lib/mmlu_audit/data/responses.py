@@ -28,6 +28,8 @@ MISSING = -1
 _MATRIX_FILE = "responses.npz"
 _MODELS_FILE = "models.csv"
 _META_FILE = "meta.json"
+#: meta.json key listing the models table's text columns, read back verbatim.
+_TEXT_COLUMNS = "models_text_columns"
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,8 @@ def save_matrix(matrix: ResponseMatrix, folder: str | Path, extra: dict[str, np.
         np.savez_compressed(tmp / _MATRIX_FILE, **arrays)
         matrix.models.to_csv(tmp / _MODELS_FILE, index=False)
         meta = {"source": matrix.source, "simulated": matrix.simulated,
-                "description": matrix.description, **matrix.meta}
+                "description": matrix.description, **matrix.meta,
+                _TEXT_COLUMNS: _text_columns(matrix.models)}
         (tmp / _META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True, default=str))
         write_manifest(tmp, [_MATRIX_FILE, _MODELS_FILE, _META_FILE])
         if folder.exists():
@@ -184,8 +187,31 @@ def load_matrix(folder: str | Path) -> tuple[ResponseMatrix, dict[str, np.ndarra
     except Exception as exc:
         raise DataError(folder / _MATRIX_FILE, f"not a readable npz archive ({exc})") from exc
     meta = json.loads((folder / _META_FILE).read_text())
-    models = pd.read_csv(folder / _MODELS_FILE)
+    models = _read_models(folder / _MODELS_FILE, meta.pop(_TEXT_COLUMNS, ["model_id"]))
     matrix = ResponseMatrix(arrays.pop("Y"), models, arrays.pop("item_ids"),
                             meta.pop("source"), meta.pop("simulated"),
                             meta.pop("description", ""), meta)
     return matrix, arrays
+
+
+def _text_columns(models: pd.DataFrame) -> list[str]:
+    """Columns to read back as text: ``model_id`` always, and every non-numeric column."""
+    text = [c for c in models.columns if not pd.api.types.is_numeric_dtype(models[c])
+            and not pd.api.types.is_bool_dtype(models[c])]
+    return ["model_id", *(c for c in text if c != "model_id")]
+
+
+def _read_models(path: Path, text_columns: list[str]) -> pd.DataFrame:
+    """Read ``models.csv`` so that ids like ``007``, ``7``, ``NA`` or ``1e3`` stay the strings they were.
+
+    Numeric columns are parsed as usual; text columns verbatim, where only an
+    empty field (how ``to_csv`` writes a missing value) becomes missing, and
+    ``model_id`` has no missing values at all.
+    """
+    models = pd.read_csv(path)
+    present = [c for c in text_columns if c in models.columns]
+    verbatim = pd.read_csv(path, dtype=str, keep_default_na=False, usecols=present)
+    for column in present:
+        values = verbatim[column]
+        models[column] = values if column == "model_id" else values.replace("", np.nan)
+    return models
