@@ -7,7 +7,7 @@ import pytest
 
 from mmlu_audit.errors import DataError, ParameterError
 from mmlu_audit.inference import (
-    coef_table, cv_r2, fit_ols, fold_ids, holm, homogeneity_test, partition_effects, permutation_test, vcov,
+    cluster_bootstrap_correlation, coef_table, cv_r2, fit_ols, fold_ids, holm, homogeneity_test, partition_effects, permutation_test, vcov,
     wald_test, wild_cluster_bootstrap,
 )
 
@@ -127,6 +127,8 @@ def test_singularity_is_judged_per_column_scale():
 
 
 SEEDED = {
+    "cluster_bootstrap_correlation": lambda seed: cluster_bootstrap_correlation(
+        X[:, 0], Y, CLUSTERS, n_boot=10, seed=seed),
     "fold_ids": lambda seed: fold_ids(40, 5, seed=seed),
     "cv_r2": lambda seed: cv_r2(Y, X, n_folds=5, seed=seed),
     "partition_effects": lambda seed: partition_effects(

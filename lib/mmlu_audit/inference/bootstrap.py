@@ -262,8 +262,7 @@ def cluster_bootstrap_correlation(x, y, clusters, *, n_boot: int, seed, level: f
     codes, labels = as_clusters(clusters, x.size)
     if y.size != x.size:
         raise DataError("y", f"{y.size} values for {x.size} values of x")
-    if seed is None or isinstance(seed, bool):
-        raise DataError("seed", "the cluster bootstrap needs an explicit seed")
+    rng = rng_from(seed)
     if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
         raise DataError("n_boot", f"need a positive number of replicates, got {n_boot!r}")
     if not 0 < level < 1:
@@ -272,7 +271,6 @@ def cluster_bootstrap_correlation(x, y, clusters, *, n_boot: int, seed, level: f
     moments = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
     per_cluster = np.zeros((n_clusters, 6))
     np.add.at(per_cluster, codes, moments)
-    rng = np.random.default_rng(seed)
     counts = np.stack([np.bincount(rng.integers(0, n_clusters, n_clusters), minlength=n_clusters)
                        for _ in range(n_boot)])
     n, sx, sy, sxx, syy, sxy = (counts @ per_cluster).T
