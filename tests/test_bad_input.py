@@ -153,3 +153,46 @@ def test_model_ids_survive_the_csv_round_trip(tmp_path):
     loaded, _ = load_matrix(save_matrix(matrix, tmp_path / "m"))
     assert loaded.models["model_id"].tolist() == ids
     assert loaded.models["family"].tolist() == ["NA"] * 6
+
+
+# ----------------------------------------------------------------------------- issue 8, point 1
+
+
+def test_save_matrix_refuses_a_folder_that_is_not_a_matrix(tmp_path):
+    """save_matrix used to rmtree whatever folder it was pointed at."""
+    precious = tmp_path / "thesis"
+    precious.mkdir()
+    (precious / "chapter1.tex").write_text("years of work")
+    with pytest.raises(DataError, match=r"thesis: refusing to replace a non-empty folder that is not a "
+                                        r"response matrix"):
+        save_matrix(_matrix(np.array([[1, 0]], dtype=np.int8)), precious)
+    assert (precious / "chapter1.tex").read_text() == "years of work"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["thesis"]
+
+
+def test_save_matrix_refuses_a_matrix_folder_holding_foreign_files(tmp_path):
+    folder = save_matrix(_matrix(np.array([[1, 0]], dtype=np.int8)), tmp_path / "m")
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(DataError, match=r"notes\.txt"):
+        save_matrix(_matrix(np.array([[0, 0]], dtype=np.int8)), folder)
+    assert (folder / "notes.txt").exists()
+
+
+def test_save_matrix_replaces_a_previous_matrix_and_an_empty_folder(tmp_path):
+    folder = save_matrix(_matrix(np.array([[1, 0]], dtype=np.int8)), tmp_path / "m")
+    save_matrix(_matrix(np.array([[0, 1]], dtype=np.int8)), folder)
+    assert load_matrix(folder)[0].responses.tolist() == [[0, 1]]
+    (tmp_path / "empty").mkdir()
+    save_matrix(_matrix(np.array([[1, 1]], dtype=np.int8)), tmp_path / "empty")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "m"]  # no temporary or backup left
+
+
+def test_save_matrix_never_removes_the_old_matrix_before_the_new_one_is_complete(tmp_path, monkeypatch):
+    folder = save_matrix(_matrix(np.array([[1, 0]], dtype=np.int8)), tmp_path / "m")
+    monkeypatch.setattr("mmlu_audit.data.responses.write_manifest",
+                        lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError, match="disk full"):
+        save_matrix(_matrix(np.array([[0, 1]], dtype=np.int8)), folder)
+    monkeypatch.undo()
+    assert load_matrix(folder)[0].responses.tolist() == [[1, 0]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]

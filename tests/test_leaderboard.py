@@ -467,3 +467,17 @@ def test_command_line_builds_only_the_listed_models(tmp_path, items, capsys):
     assert lb.main(["--models", str(listing), "--cache", str(cache), "--out", str(out)],
                    hub=FakeHub(), items=items) == 0
     assert lb.load_leaderboard(out).models["model_id"].tolist() == MODELS[:1]
+
+
+def test_command_line_refuses_an_out_folder_that_is_not_a_matrix(tmp_path, items):
+    """--out used to be deleted whatever it held; now it stops before any download."""
+    listing = tmp_path / "models.txt"
+    listing.write_text(MODELS[0] + "\n")
+    out = tmp_path / "papers"
+    out.mkdir()
+    (out / "draft.md").write_text("keep me")
+    hub = FakeHub()
+    with pytest.raises(DataError, match="papers: refusing to replace a non-empty folder"):
+        lb.main(["--models", str(listing), "--cache", str(tmp_path / "cache"), "--out", str(out)],
+                hub=hub, items=items)
+    assert hub.fetched == [] and (out / "draft.md").read_text() == "keep me"

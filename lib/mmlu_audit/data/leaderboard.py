@@ -90,7 +90,7 @@ import pandas as pd
 from ..errors import DataError, MissingDependencyError
 from ..paths import cache_root
 from ..taxonomy import SUBJECTS
-from .responses import MISSING, ResponseMatrix, load_matrix, save_matrix
+from .responses import MISSING, ResponseMatrix, check_replaceable, load_matrix, save_matrix
 
 __all__ = [
     "DETAILS_ORG",
@@ -887,6 +887,7 @@ def main(argv: list[str] | None = None, *, hub: HubClient | None = None,
     cache = args.cache or cache_root() / "leaderboard"
     out = args.out or data_root() / LEADERBOARD_DIR
     models = _read_model_list(args.models)
+    check_replaceable(out)  # before hours of downloading, not after
     report = download_leaderboard(models, cache, revision=args.revision,
                                   resume=not args.no_resume, hub=hub)
     matrix = build_leaderboard_matrix(cache / RAW_SUBDIR, load_items() if items is None else items,
