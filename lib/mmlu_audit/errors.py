@@ -7,9 +7,10 @@ a traceback.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
-__all__ = ["DataError", "MissingDependencyError", "ParameterError"]
+__all__ = ["CacheWarning", "DataError", "MissingDependencyError", "ParameterError", "warn_bad_cache"]
 
 
 class DataError(ValueError):
@@ -51,3 +52,12 @@ class ParameterError(ValueError):
 
 class MissingDependencyError(ImportError):
     """An optional dependency (parser model, hub client…) is not installed."""
+
+
+class CacheWarning(UserWarning):
+    """A cache entry failed verification and is being rebuilt (never used as is)."""
+
+
+def warn_bad_cache(path: str | Path, problem: str, action: str = "rebuilding it") -> None:
+    """Issue the one warning for a bad cache entry: the file, the problem, what happens next."""
+    warnings.warn(f"{Path(path).name}: {problem}; {action}", CacheWarning, stacklevel=3)

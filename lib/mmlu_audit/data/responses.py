@@ -185,14 +185,17 @@ def check_replaceable(folder: str | Path) -> None:
     present = {p.name for p in folder.iterdir()}
     if not present:
         return
+    not_ours = DataError(folder, "refusing to replace a non-empty folder that is not a response matrix "
+                         f"written by save_matrix (no manifest naming {_MATRIX_FILE}); choose another folder")
+    if "manifest.json" not in present:
+        raise not_ours
     try:
-        listed = set(read_manifest(folder))
-    except DataError:
-        listed = set()
+        listed = set(read_manifest(folder)) | {"manifest.json"}
+    except DataError:  # a damaged matrix of ours: only our own file names may be there
+        listed = {_MATRIX_FILE, _MODELS_FILE, _META_FILE, "manifest.json"}
     if _MATRIX_FILE not in listed:
-        raise DataError(folder, "refusing to replace a non-empty folder that is not a response matrix "
-                        f"written by save_matrix (no manifest naming {_MATRIX_FILE}); choose another folder")
-    foreign = sorted(present - listed - {"manifest.json"})
+        raise not_ours
+    foreign = sorted(present - listed)
     if foreign:
         raise DataError(folder, f"refusing to replace a matrix folder that also holds other files "
                         f"({', '.join(foreign[:5])}); move them first")
