@@ -196,3 +196,52 @@ def test_save_matrix_never_removes_the_old_matrix_before_the_new_one_is_complete
     monkeypatch.undo()
     assert load_matrix(folder)[0].responses.tolist() == [[1, 0]]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]
+
+
+# ----------------------------------------------------------------------------- issue 8, point 6
+
+
+def test_nan_subject_labels_are_one_data_error():
+    """A NaN among unknown subjects used to raise TypeError from sorting str against float."""
+    from mmlu_audit import is_stem
+
+    with pytest.raises(DataError, match="missing subject label"):
+        is_stem(np.array(["anatomy", "astrology", np.nan], dtype=object))
+    with pytest.raises(DataError, match="missing subject label"):
+        validate_items(_items().assign(subject=["anatomy"] * 5 + [None]), "items.csv",
+                       require_all_subjects=False)
+
+
+def test_mixed_int_and_str_cluster_labels_are_one_data_error():
+    """np.unique on [1, 'a', ...] used to raise TypeError."""
+    from mmlu_audit.inference import fit_ols, vcov
+
+    rng = np.random.default_rng(0)
+    fit = fit_ols(rng.normal(size=40), rng.normal(size=(40, 2)), intercept=True)
+    with pytest.raises(DataError, match=r"clusters: mixes label types \(number, str\)"):
+        vcov(fit, "CR1", np.array([7, "7"] * 20, dtype=object))
+
+
+def test_unwritable_cache_folder_is_one_data_error(tmp_path, monkeypatch):
+    """An uncreatable or unwritable cache folder used to raise a raw PermissionError."""
+    from mmlu_audit.paths import cache_root
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("MMLU_AUDIT_CACHE", str(blocker / "cache"))
+    with pytest.raises(DataError, match=r"cannot create the cache folder.*MMLU_AUDIT_CACHE"):
+        cache_root()
+    monkeypatch.setenv("MMLU_AUDIT_CACHE", str(tmp_path / "ro"))
+    monkeypatch.setattr("mmlu_audit.paths.os.access", lambda path, mode: False)
+    with pytest.raises(DataError, match="cache folder.*is not writable"):
+        cache_root()
+
+
+def test_unwritable_explicit_cache_dir_is_one_data_error(tmp_path):
+    from mmlu_audit.features import parse_texts
+    from mmlu_audit.features.parse import WhitespaceBackend
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(DataError, match="cannot create the parse cache folder"):
+        parse_texts(["One."], WhitespaceBackend(), cache_dir=blocker / "parses", progress=False)

@@ -35,3 +35,26 @@ def test_rng_from_passes_generators_through_and_is_deterministic():
     assert rng_from(5).integers(1 << 30) == rng_from(5).integers(1 << 30)
     with pytest.raises(ParameterError):
         rng_from(None)
+
+
+BAD_SEEDS = [None, -1, 1.5, "7"]
+
+
+@pytest.mark.parametrize("seed", BAD_SEEDS)
+def test_every_seeded_entry_refuses_bad_seeds(seed, small_items):
+    """simulate_world(seed=None) used to draw fresh entropy; -1 and 1.5 raised numpy's own errors."""
+    from mmlu_audit import WorldSpec, load_or_simulate, simulate_world
+    from mmlu_audit.irt import IRTSpec, holdout_mask, split_cohort_reliability
+
+    spec = WorldSpec(n_models=20, n_distinct=20, n_groups=5, covariates="text")
+    y = np.ones((6, 5), np.int8)
+    entries = {
+        "simulate_world": lambda: simulate_world(spec, seed, small_items),
+        "load_or_simulate": lambda: load_or_simulate(spec, seed, small_items),
+        "IRTSpec": lambda: IRTSpec(seed=seed),
+        "holdout_mask": lambda: holdout_mask(y, 0.2, seed=seed),
+        "split_cohort_reliability": lambda: split_cohort_reliability(y, IRTSpec(max_steps=5), seed=seed),
+    }
+    for name, call in entries.items():
+        with pytest.raises(ParameterError, match="seed"):
+            call()

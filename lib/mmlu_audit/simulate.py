@@ -26,8 +26,9 @@ import pandas as pd
 
 from .data.responses import ResponseMatrix, load_matrix, save_matrix
 from .errors import DataError, warn_bad_cache
-from .paths import cache_root
+from .paths import cache_root, writable_folder
 from .scaling import standardise
+from .seeds import check_seed
 
 __all__ = [
     "COVARIATE_KINDS",
@@ -336,6 +337,7 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
     """
     from .data.items import load_items
 
+    seed = check_seed(seed)
     spec = spec or WorldSpec()
     items = load_items() if items is None else items.reset_index(drop=True)
     covariates = default_covariates(spec, items) if covariates is None else covariates
@@ -403,11 +405,12 @@ def load_or_simulate(spec: WorldSpec | None = None, seed: int = 0,
     """
     from .data.items import load_items
 
+    seed = check_seed(seed)
     spec = spec or WorldSpec()
     items = load_items() if items is None else items
     covariates = default_covariates(spec, items) if covariates is None else covariates
     key = _world_key(spec, seed, items, covariates)
-    folder = Path(cache_dir or cache_root() / "simulated") / key
+    folder = writable_folder(Path(cache_dir or cache_root() / "simulated"), "world cache folder") / key
     if folder.exists():
         cached = _cached_world(folder, key, spec, seed)
         if cached is not None:

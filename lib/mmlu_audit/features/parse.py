@@ -35,7 +35,7 @@ from typing import Protocol
 from tqdm import tqdm
 
 from ..errors import MissingDependencyError, warn_bad_cache
-from ..paths import cache_root
+from ..paths import cache_root, writable_folder
 
 __all__ = [
     "PARSE_SCHEMA",
@@ -520,7 +520,7 @@ class _ParseStore:
     """SQLite key-value store of parses for one backend key, verified row by row."""
 
     def __init__(self, folder: Path, backend_key: str):
-        folder.mkdir(parents=True, exist_ok=True)
+        writable_folder(folder, "parse cache folder")
         self.path = folder / f"{backend_key}.{PARSE_CACHE_FORMAT}.sqlite"
         fresh = not self.path.exists()
         try:

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..data.checksums import sha256_of
 from ..errors import warn_bad_cache
-from ..paths import cache_root
+from ..paths import cache_root, writable_folder
 from .baselines import OPTION_COLUMNS, OPTION_COVARIATES, _option_frame, readability_grade
 from .indicators import INDICATORS, fill_lexical_fallbacks, stem_indicators
 from .lexicon import Lexicon, TierTable, load_lexicon
@@ -231,7 +231,7 @@ def _read_cache(table_path: Path, meta_path: Path, key: str) -> pd.DataFrame | N
 
 def _write_cache(table: pd.DataFrame, table_path: Path, meta_path: Path) -> None:
     """Write the table, then its provenance with the table's sha256, each atomically."""
-    table_path.parent.mkdir(parents=True, exist_ok=True)
+    writable_folder(table_path.parent, "feature-table cache folder")
     plain = table.copy()
     plain.attrs = {}
     tmp_table = table_path.with_suffix(".parquet.tmp")

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError, warn_bad_cache
-from ..paths import cache_root
+from ..paths import cache_root, writable_folder
 from .data import _as_response_array
 from .engine import fit_irt
 from .result import IRTFit
@@ -110,7 +110,7 @@ def fit_cached(data, spec: IRTSpec | None = None, cache_dir: str | Path | None =
     inputs = {"item_stem": item_stem, "item_covariate": item_covariate, "holdout": holdout}
     key = fit_key(data, spec, **inputs)
     folder = Path(cache_dir) if cache_dir is not None else cache_root() / "irt"
-    path = folder / f"irt-{spec.model}-{key[:20]}.nc"
+    path = writable_folder(folder, "IRT cache folder") / f"irt-{spec.model}-{key[:20]}.nc"
     if path.exists():
         cached = _verified(path, key)
         if cached is not None:
