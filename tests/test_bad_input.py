@@ -61,9 +61,11 @@ def test_corrupt_parquet(tmp_path):
     (lambda d: d.assign(question=["Q?"] * 5 + ["   "]), "empty question stem"),
     (lambda d: d.assign(question=["Q?"] * 5 + ["\u200b\u00a0\ufeff"]), "empty question stem.*anatomy/5"),
     (lambda d: d.assign(question=["Q?"] * 5 + [""]), "empty question stem"),
-    (lambda d: d.assign(row_index=[0, 1, 2, 3, 4, 4], item_id=[f"anatomy/{k}" for k in (0, 1, 2, 3, 4, "4b")]),
+    (lambda d: d.assign(row_index=[0, 1, 2, 3, 4, 4],
+                        item_id=[f"anatomy/{k}" for k in (0, 1, 2, 3, 4, "4b")]),
      "duplicate row_index.*anatomy row 4"),
-    (lambda d: d.assign(subject=["anatomy"] * 5 + ["astronomy"]), "filed under the wrong subject.*'anatomy/5'"),
+    (lambda d: d.assign(subject=["anatomy"] * 5 + ["astronomy"]),
+     "filed under the wrong subject.*'anatomy/5'"),
     (lambda d: d.assign(row_index=[0, 1, 2, 3, 4, 9]), "do not match.*'anatomy/5'.*row 9"),
 ])
 def test_item_table_problems(mutate, message):
@@ -149,7 +151,8 @@ def test_model_ids_survive_the_csv_round_trip(tmp_path):
     """'007' and '7' used to collapse into the integer 7 (a duplicate) and 'NA' into NaN."""
     ids = ["007", "7", "NA", "1e3", "True", "null"]
     models = pd.DataFrame({"model_id": ids, "family": ["NA"] * 6})
-    matrix = ResponseMatrix(np.zeros((6, 2), np.int8), models, np.array(["anatomy/0", "anatomy/1"]), "test", True)
+    columns = np.array(["anatomy/0", "anatomy/1"])
+    matrix = ResponseMatrix(np.zeros((6, 2), np.int8), models, columns, "test", True)
     loaded, _ = load_matrix(save_matrix(matrix, tmp_path / "m"))
     assert loaded.models["model_id"].tolist() == ids
     assert loaded.models["family"].tolist() == ["NA"] * 6

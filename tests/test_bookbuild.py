@@ -42,7 +42,8 @@ def toy_root(tmp_path, monkeypatch):
 
 def _printed(notebook) -> str:
     cells = json.loads(notebook.read_text())["cells"]
-    return "".join("".join(o.get("text", "")) for c in cells if c["cell_type"] == "code" for o in c["outputs"])
+    return "".join("".join(o.get("text", ""))
+                   for c in cells if c["cell_type"] == "code" for o in c["outputs"])
 
 
 def test_unknown_chapter_prefix_exits_non_zero(capsys):

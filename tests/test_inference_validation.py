@@ -7,8 +7,8 @@ import pytest
 
 from mmlu_audit.errors import DataError, ParameterError
 from mmlu_audit.inference import (
-    cluster_bootstrap_correlation, coef_table, cv_r2, fit_ols, fold_ids, holm, homogeneity_test, partition_effects, permutation_test, vcov,
-    wald_test, wild_cluster_bootstrap,
+    cluster_bootstrap_correlation, coef_table, cv_r2, fit_ols, fold_ids, holm, homogeneity_test,
+    partition_effects, permutation_test, vcov, wald_test, wild_cluster_bootstrap,
 )
 
 RNG = np.random.default_rng(0)

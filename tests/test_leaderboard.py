@@ -431,7 +431,8 @@ def test_empty_model_folder_is_refused(tmp_path, items):
 
 
 @pytest.mark.parametrize("damage, message", [
-    (lambda f: f.assign(predictions=[[np.nan, -1.0, -2.0, -3.0]] * len(f)), "row 0: NaN or infinite log-likelihood"),
+    (lambda f: f.assign(predictions=[[np.nan, -1.0, -2.0, -3.0]] * len(f)),
+     "row 0: NaN or infinite log-likelihood"),
     (lambda f: f.assign(gold_index=[4] * len(f)), "row 0: gold_index 4 outside 0..3"),
     (lambda f: f.assign(gold_index=[-1] * len(f)), "row 0: gold_index -1 outside 0..3"),
 ])

@@ -58,3 +58,4 @@ def test_every_seeded_entry_refuses_bad_seeds(seed, small_items):
     for name, call in entries.items():
         with pytest.raises(ParameterError, match="seed"):
             call()
+            pytest.fail(f"{name} accepted seed {seed!r}")

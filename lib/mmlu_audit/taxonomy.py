@@ -64,7 +64,8 @@ def check_subjects(subjects, source: str = "subjects") -> None:
     values = pd.unique(np.asarray(subjects, dtype=object))
     missing = [v for v in values if not isinstance(v, str) and pd.isna(v)]
     if missing:
-        raise DataError(source, "missing subject label(s) (NaN/None); every item needs one of the 57 subjects")
+        raise DataError(source, "missing subject label(s) (NaN/None); "
+                        "every item needs one of the 57 subjects")
     unknown = sorted(set(values) - set(SUBJECTS), key=repr)
     if unknown:
         shown = ", ".join(map(repr, unknown[:5]))

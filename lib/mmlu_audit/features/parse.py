@@ -501,7 +501,7 @@ PARSE_CACHE_FORMAT = "parse-store-2"
 
 
 def _row_digest(key: str, payload: str) -> str:
-    return hashlib.sha256(f"{PARSE_CACHE_FORMAT}\x1f{key}\x1f{payload}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{PARSE_CACHE_FORMAT}\x1f{key}\x1f{payload}".encode()).hexdigest()
 
 
 def _decode(payload) -> ParsedDoc | None:
@@ -559,7 +559,8 @@ class _ParseStore:
             with closing(sqlite3.connect(f"file:{legacy}?mode=ro", uri=True)) as old:
                 rows = old.execute("SELECT text_hash, payload FROM parses").fetchall()
         except sqlite3.DatabaseError as exc:
-            warn_bad_cache(legacy, f"unreadable parse cache of the previous format ({exc})", "not importing it")
+            warn_bad_cache(legacy, f"unreadable parse cache of the previous format ({exc})",
+                           "not importing it")
             return
         good = [(h, p) for h, p in rows if _decode(p) is not None]
         if len(good) < len(rows):
