@@ -59,6 +59,14 @@ def test_corrupt_parquet(tmp_path):
     (lambda d: d.assign(subject=["anatomy"] * 5 + ["astrology"]), "unknown subject.*'astrology'"),
     (lambda d: d.assign(answer=["A"] * 5 + ["E"]), "answer.*outside A–D"),
     (lambda d: d.assign(question=["Q?"] * 5 + ["   "]), "empty question stem"),
+    (lambda d: d.assign(question=["Q?"] * 5 + ["\u200b\u00a0\ufeff"]), "empty question stem.*anatomy/5"),
+    (lambda d: d.assign(question=["Q?"] * 5 + [""]), "empty question stem"),
+    (lambda d: d.assign(row_index=[0, 1, 2, 3, 4, 4],
+                        item_id=[f"anatomy/{k}" for k in (0, 1, 2, 3, 4, "4b")]),
+     "duplicate row_index.*anatomy row 4"),
+    (lambda d: d.assign(subject=["anatomy"] * 5 + ["astronomy"]),
+     "filed under the wrong subject.*'anatomy/5'"),
+    (lambda d: d.assign(row_index=[0, 1, 2, 3, 4, 9]), "do not match.*'anatomy/5'.*row 9"),
 ])
 def test_item_table_problems(mutate, message):
     with pytest.raises(DataError, match=f"items.csv: .*{message}"):
@@ -137,3 +145,106 @@ def test_data_root_env(monkeypatch, tmp_path):
         data_root()
     monkeypatch.setenv("MMLU_AUDIT_DATA", str(Path(tmp_path)))
     assert data_root() == tmp_path
+
+
+def test_model_ids_survive_the_csv_round_trip(tmp_path):
+    """'007' and '7' used to collapse into the integer 7 (a duplicate) and 'NA' into NaN."""
+    ids = ["007", "7", "NA", "1e3", "True", "null"]
+    models = pd.DataFrame({"model_id": ids, "family": ["NA"] * 6})
+    columns = np.array(["anatomy/0", "anatomy/1"])
+    matrix = ResponseMatrix(np.zeros((6, 2), np.int8), models, columns, "test", True)
+    loaded, _ = load_matrix(save_matrix(matrix, tmp_path / "m"))
+    assert loaded.models["model_id"].tolist() == ids
+    assert loaded.models["family"].tolist() == ["NA"] * 6
+
+
+# ----------------------------------------------------------------------------- issue 8, point 1
+
+
+def test_save_matrix_refuses_a_folder_that_is_not_a_matrix(tmp_path):
+    """save_matrix used to rmtree whatever folder it was pointed at."""
+    precious = tmp_path / "thesis"
+    precious.mkdir()
+    (precious / "chapter1.tex").write_text("years of work")
+    with pytest.raises(DataError, match=r"thesis: refusing to replace a non-empty folder that is not a "
+                                        r"response matrix"):
+        save_matrix(_matrix(np.array([[1, 0]], dtype=np.int8)), precious)
+    assert (precious / "chapter1.tex").read_text() == "years of work"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["thesis"]
+
+
+def test_save_matrix_refuses_a_matrix_folder_holding_foreign_files(tmp_path):
+    folder = save_matrix(_matrix(np.array([[1, 0]], dtype=np.int8)), tmp_path / "m")
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(DataError, match=r"notes\.txt"):
+        save_matrix(_matrix(np.array([[0, 0]], dtype=np.int8)), folder)
+    assert (folder / "notes.txt").exists()
+
+
+def test_save_matrix_replaces_a_previous_matrix_and_an_empty_folder(tmp_path):
+    folder = save_matrix(_matrix(np.array([[1, 0]], dtype=np.int8)), tmp_path / "m")
+    save_matrix(_matrix(np.array([[0, 1]], dtype=np.int8)), folder)
+    assert load_matrix(folder)[0].responses.tolist() == [[0, 1]]
+    (tmp_path / "empty").mkdir()
+    save_matrix(_matrix(np.array([[1, 1]], dtype=np.int8)), tmp_path / "empty")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "m"]  # no temporary or backup left
+
+
+def test_save_matrix_never_removes_the_old_matrix_before_the_new_one_is_complete(tmp_path, monkeypatch):
+    folder = save_matrix(_matrix(np.array([[1, 0]], dtype=np.int8)), tmp_path / "m")
+    monkeypatch.setattr("mmlu_audit.data.responses.write_manifest",
+                        lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError, match="disk full"):
+        save_matrix(_matrix(np.array([[0, 1]], dtype=np.int8)), folder)
+    monkeypatch.undo()
+    assert load_matrix(folder)[0].responses.tolist() == [[1, 0]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]
+
+
+# ----------------------------------------------------------------------------- issue 8, point 6
+
+
+def test_nan_subject_labels_are_one_data_error():
+    """A NaN among unknown subjects used to raise TypeError from sorting str against float."""
+    from mmlu_audit import is_stem
+
+    with pytest.raises(DataError, match="missing subject label"):
+        is_stem(np.array(["anatomy", "astrology", np.nan], dtype=object))
+    with pytest.raises(DataError, match="missing subject label"):
+        validate_items(_items().assign(subject=["anatomy"] * 5 + [None]), "items.csv",
+                       require_all_subjects=False)
+
+
+def test_mixed_int_and_str_cluster_labels_are_one_data_error():
+    """np.unique on [1, 'a', ...] used to raise TypeError."""
+    from mmlu_audit.inference import fit_ols, vcov
+
+    rng = np.random.default_rng(0)
+    fit = fit_ols(rng.normal(size=40), rng.normal(size=(40, 2)), intercept=True)
+    with pytest.raises(DataError, match=r"clusters: mixes label types \(number, str\)"):
+        vcov(fit, "CR1", np.array([7, "7"] * 20, dtype=object))
+
+
+def test_unwritable_cache_folder_is_one_data_error(tmp_path, monkeypatch):
+    """An uncreatable or unwritable cache folder used to raise a raw PermissionError."""
+    from mmlu_audit.paths import cache_root
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("MMLU_AUDIT_CACHE", str(blocker / "cache"))
+    with pytest.raises(DataError, match=r"cannot create the cache folder.*MMLU_AUDIT_CACHE"):
+        cache_root()
+    monkeypatch.setenv("MMLU_AUDIT_CACHE", str(tmp_path / "ro"))
+    monkeypatch.setattr("mmlu_audit.paths.os.access", lambda path, mode: False)
+    with pytest.raises(DataError, match="cache folder.*is not writable"):
+        cache_root()
+
+
+def test_unwritable_explicit_cache_dir_is_one_data_error(tmp_path):
+    from mmlu_audit.features import parse_texts
+    from mmlu_audit.features.parse import WhitespaceBackend
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(DataError, match="cannot create the parse cache folder"):
+        parse_texts(["One."], WhitespaceBackend(), cache_dir=blocker / "parses", progress=False)

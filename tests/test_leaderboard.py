@@ -36,7 +36,7 @@ def truth() -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def built(items, tmp_path_factory):
     out = tmp_path_factory.mktemp("lb") / "matrix"
-    return lb.build_leaderboard_matrix(RAW, items, out), out
+    return lb.build_leaderboard_matrix(RAW, items, out, allow_unverified=True), out
 
 
 def _raw_copy(tmp_path: Path) -> Path:
@@ -146,7 +146,7 @@ def test_shuffled_rows_are_realigned_by_text(items, truth):
 
 def test_rows_without_text_are_positional(items):
     parsed = lb.parse_details_file(RAW / "gamma__Gamma-1b" / "abstract_algebra.parquet",
-                                   "abstract_algebra", items)
+                                   "abstract_algebra", items, allow_unverified=True)
     assert parsed["row_index"].tolist() == list(range(5))
     assert (parsed["alignment"] == "unverified").all()
 
@@ -247,7 +247,7 @@ def test_folder_without_model_json_and_original_file_names(tmp_path, items, buil
     (raw / "gamma__Gamma-1b" / "model.json").unlink()
     name = f"details_harness|hendrycksTest-anatomy|5_{NEW}.parquet"
     (raw / "gamma__Gamma-1b" / "anatomy.parquet").rename(raw / "gamma__Gamma-1b" / name)
-    matrix = lb.build_leaderboard_matrix(raw, items, tmp_path / "out")
+    matrix = lb.build_leaderboard_matrix(raw, items, tmp_path / "out", allow_unverified=True)
     np.testing.assert_array_equal(matrix.responses, built[0].responses)
 
 
@@ -271,7 +271,7 @@ def test_build_errors_name_the_file_and_write_nothing(tmp_path, items, damage, m
         pd.read_parquet(anatomy).drop(columns=["metrics", "predictions"]).to_parquet(anatomy)
     out = tmp_path / "out"
     with pytest.raises(DataError, match=message) as caught:
-        lb.build_leaderboard_matrix(raw, items, out)
+        lb.build_leaderboard_matrix(raw, items, out, allow_unverified=True)
     assert "beta-org__Beta-13B-chat" in str(caught.value)
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["raw"]
@@ -320,7 +320,7 @@ def test_download_then_build_equals_fixture_build(tmp_path, items, built):
                       & (report.subject == "world_religions"), "status"].item() == "absent"
     slim = pd.read_parquet(tmp_path / "raw" / "alpha-org__Alpha-7B" / "anatomy.parquet")
     assert list(slim.columns) == ["acc", "example"]
-    matrix = lb.build_leaderboard_matrix(tmp_path / "raw", items, tmp_path / "matrix")
+    matrix = lb.build_leaderboard_matrix(tmp_path / "raw", items, tmp_path / "matrix", allow_unverified=True)
     np.testing.assert_array_equal(matrix.responses, built[0].responses)
     assert set(matrix.models["timestamp"]) == {NEW}
 
@@ -379,11 +379,106 @@ def test_command_line_downloads_and_builds(tmp_path, items, built, capsys):
     listing = tmp_path / "models.txt"
     listing.write_text("# fixture models\n" + "\n".join(MODELS) + "\n\n")
     out = tmp_path / "matrix"
-    code = lb.main(["--models", str(listing), "--cache", str(tmp_path / "cache"), "--out", str(out)],
-                   hub=FakeHub(), items=items)
+    code = lb.main(["--models", str(listing), "--cache", str(tmp_path / "cache"), "--out", str(out),
+                    "--allow-unverified"], hub=FakeHub(), items=items)
     assert code == 0 and "3 models" in capsys.readouterr().out
     np.testing.assert_array_equal(lb.load_leaderboard(out).responses, built[0].responses)
     listing.write_text("# nothing\n")
     with pytest.raises(DataError, match="model list is empty"):
         lb.main(["--models", str(listing), "--cache", str(tmp_path / "c2"), "--out", str(out)],
                 hub=FakeHub(), items=items)
+
+
+# ----------------------------------------------------------------------------- issue 8, point 3
+
+
+def test_unverifiable_alignment_stops_unless_allowed(tmp_path, items):
+    """Rows without prompt text used to be mapped by position silently."""
+    with pytest.raises(DataError, match=r"gamma__Gamma-1b.*abstract_algebra.*5 of 5 rows have no readable "
+                                        r"question text.*allow_unverified"):
+        lb.build_leaderboard_matrix(RAW, items, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(DataError, match="cannot be verified"):
+        lb.parse_details_file(RAW / "gamma__Gamma-1b" / "abstract_algebra.parquet", "abstract_algebra",
+                              items, allow_unverified=False)
+
+
+def test_allowed_positional_rows_are_in_the_banner(built):
+    matrix, out = built
+    assert "5 rows aligned by position without text check" in matrix.banner
+    assert "5 rows aligned by position without text check" in lb.load_leaderboard(out).banner
+    assert matrix.meta["n_unverified"] == 5
+
+
+def test_matrix_holds_exactly_the_requested_models(tmp_path, items):
+    """A stale model folder in raw/ used to enter the matrix."""
+    raw = _raw_copy(tmp_path)
+    shutil.copytree(raw / "alpha-org__Alpha-7B", raw / "stale__Old-1b")
+    (raw / "stale__Old-1b" / "model.json").unlink()
+    matrix = lb.build_leaderboard_matrix(raw, items, tmp_path / "out", models=MODELS[:2])
+    assert matrix.models["model_id"].tolist() == MODELS[:2]
+    with pytest.raises(DataError, match="no raw folder for requested model 'delta/Delta-3b'"):
+        lb.build_leaderboard_matrix(raw, items, tmp_path / "out2", models=["delta/Delta-3b"])
+    assert not (tmp_path / "out2").exists()
+
+
+def test_empty_model_folder_is_refused(tmp_path, items):
+    """An empty folder used to become an all-missing row."""
+    raw = _raw_copy(tmp_path)
+    (raw / "empty__Nothing-1b").mkdir()
+    with pytest.raises(DataError, match=r"empty__Nothing-1b: no MMLU subject files"):
+        lb.build_leaderboard_matrix(raw, items, tmp_path / "out", allow_unverified=True)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda f: f.assign(predictions=[[np.nan, -1.0, -2.0, -3.0]] * len(f)),
+     "row 0: NaN or infinite log-likelihood"),
+    (lambda f: f.assign(gold_index=[4] * len(f)), "row 0: gold_index 4 outside 0..3"),
+    (lambda f: f.assign(gold_index=[-1] * len(f)), "row 0: gold_index -1 outside 0..3"),
+])
+def test_invalid_prediction_scores_stop_with_the_file_named(tmp_path, damage, message):
+    """NaN log-likelihoods and out-of-range gold indices used to be scored (argmax == gold)."""
+    frame = damage(_frame("beta-org/Beta-13B-chat", "anatomy").drop(columns=["metrics"]))
+    path = tmp_path / "anatomy.parquet"
+    frame.to_parquet(path)
+    with pytest.raises(DataError, match=rf"anatomy\.parquet: {message}"):
+        lb.parse_details_file(path, "anatomy")
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[1, 2]", "model.json: expected a JSON object"),
+    ('{"model_id": "no-slash"}', "model.json: model_id 'no-slash' must look like 'owner/name'"),
+    ('{"model_id": 7}', "model.json: model_id 7 must look like 'owner/name'"),
+    ('{"model_id": "a/b", "files": []}', "model.json: 'files' must be an object"),
+    ("{not json", "model.json: not valid JSON"),
+])
+def test_malformed_model_json_is_one_data_error(tmp_path, items, content, message):
+    raw = _raw_copy(tmp_path)
+    (raw / "beta-org__Beta-13B-chat" / "model.json").write_text(content)
+    with pytest.raises(DataError, match=message):
+        lb.build_leaderboard_matrix(raw, items, tmp_path / "out", allow_unverified=True)
+
+
+def test_command_line_builds_only_the_listed_models(tmp_path, items, capsys):
+    listing = tmp_path / "models.txt"
+    listing.write_text(MODELS[0] + "\n")
+    cache = tmp_path / "cache"
+    lb.download_leaderboard(MODELS, cache, hub=FakeHub(), progress=False)
+    out = tmp_path / "matrix"
+    assert lb.main(["--models", str(listing), "--cache", str(cache), "--out", str(out)],
+                   hub=FakeHub(), items=items) == 0
+    assert lb.load_leaderboard(out).models["model_id"].tolist() == MODELS[:1]
+
+
+def test_command_line_refuses_an_out_folder_that_is_not_a_matrix(tmp_path, items):
+    """--out used to be deleted whatever it held; now it stops before any download."""
+    listing = tmp_path / "models.txt"
+    listing.write_text(MODELS[0] + "\n")
+    out = tmp_path / "papers"
+    out.mkdir()
+    (out / "draft.md").write_text("keep me")
+    hub = FakeHub()
+    with pytest.raises(DataError, match="papers: refusing to replace a non-empty folder"):
+        lb.main(["--models", str(listing), "--cache", str(tmp_path / "cache"), "--out", str(out)],
+                hub=hub, items=items)
+    assert hub.fetched == [] and (out / "draft.md").read_text() == "keep me"

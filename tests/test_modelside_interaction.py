@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.errors import DataError, ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.modelside import bootstrap_gammas, gamma_summary, interval_table
 from mmlu_audit.scaling import standardise
@@ -57,5 +57,5 @@ def test_bootstrap_refuses_other_models_and_missing_seed(world, spec):
     y, w = world
     with pytest.raises(DataError, match="interaction"):
         bootstrap_gammas(y, w, spec.with_(model="3pl"), replicates=1, seed=0, progress=False)
-    with pytest.raises(DataError, match="seed"):
+    with pytest.raises(ParameterError, match="seed"):
         bootstrap_gammas(y, w, spec, replicates=1, seed=None, progress=False)

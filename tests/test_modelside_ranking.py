@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.errors import DataError, ParameterError
 from mmlu_audit.modelside import (ability_gap, displacement_bootstrap, displacement_null, duplicate_pairs,
                                   item_blocks, leaderboard_rank, matched_subsample_tau, near_tie_pairs,
                                   one_per_checkpoint, random_item_sets, rank_shifts, retention_table,
@@ -111,7 +111,7 @@ def test_same_seed_same_numbers_and_none_is_refused():
     again = displacement_bootstrap(blocks, 10, replicates=30, seed=3)
     np.testing.assert_array_equal(boot["draws"], again["draws"])
     assert boot["low"] <= boot["high"]
-    with pytest.raises(DataError, match="seed"):
+    with pytest.raises(ParameterError, match="seed"):
         displacement_bootstrap(blocks, 10, replicates=3, seed=None)
 
 

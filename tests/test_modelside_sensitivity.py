@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.errors import DataError, ParameterError
 from mmlu_audit.modelside import (beta_theta_correlations, construct_consistency, null_correlations,
                                   null_summary, reasoning_sensitivity, simulate_3pl)
 from mmlu_audit.scaling import standardise
@@ -97,7 +97,7 @@ def test_simulate_3pl_keeps_missing_cells_missing_and_respects_the_floor():
 
 
 def test_seed_none_is_refused():
-    with pytest.raises(DataError, match="seed"):
+    with pytest.raises(ParameterError, match="seed"):
         null_correlations(np.zeros(3), np.ones(4), np.zeros(4), np.arange(4.0), np.ones((3, 4), bool),
                           replicates=1, seed=None, progress=False)
 

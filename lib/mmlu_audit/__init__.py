@@ -8,7 +8,8 @@ Public API (everything else is internal):
 - simulation: :class:`WorldSpec`, :func:`simulate_world`, :func:`load_or_simulate`
 - taxonomy: :data:`STEM_SUBJECTS`, :func:`partition_of`, :func:`is_stem`
 - model identity: :func:`distinct_checkpoints`, :func:`family_size_table`
-- errors: :class:`DataError`
+- errors: :class:`DataError` (bad data), :class:`ParameterError` (bad options)
+- seeds: :func:`mmlu_audit.seeds.check_seed` (the one seed validator)
 
 Subpackages (imported on demand, since they pull in JAX or spaCy):
 
@@ -20,7 +21,7 @@ Subpackages (imported on demand, since they pull in JAX or spaCy):
 """
 
 from .data import ResponseMatrix, load_items, load_redux
-from .errors import DataError, MissingDependencyError
+from .errors import DataError, MissingDependencyError, ParameterError
 from .models import distinct_checkpoints, family_size_table, normalise_repo_id, parse_family_size
 from .paths import cache_root, data_root, project_root
 from .simulate import World, WorldSpec, load_or_simulate, simulate_world
@@ -32,6 +33,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DataError",
     "MissingDependencyError",
+    "ParameterError",
     "PARTITIONS",
     "ResponseMatrix",
     "SOURCES",

@@ -7,9 +7,11 @@ a traceback.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
-__all__ = ["DataError", "DeviceUnavailableError", "MissingDependencyError"]
+__all__ = ["CacheWarning", "DataError", "DeviceUnavailableError", "MissingDependencyError",
+           "ParameterError", "warn_bad_cache"]
 
 
 class DataError(ValueError):
@@ -29,9 +31,38 @@ class DataError(ValueError):
         super().__init__(f"{self.source}: {problem}")
 
 
+class ParameterError(ValueError):
+    """An invalid option or argument (a bad seed, an unknown chapter, a wrong knob).
+
+    Bad *options* are kept apart from bad *data* (:class:`DataError`) so a caller
+    can tell "you called it wrongly" from "the input is broken".
+
+    Parameters
+    ----------
+    name : str
+        The argument or option that is wrong.
+    problem : str
+        What is wrong, in one sentence.
+    """
+
+    def __init__(self, name: str, problem: str):
+        self.name = str(name)
+        self.problem = problem
+        super().__init__(f"{self.name}: {problem}")
+
+
 class MissingDependencyError(ImportError):
     """An optional dependency (parser model, hub client…) is not installed."""
 
 
 class DeviceUnavailableError(RuntimeError):
     """The accelerator a build asked for (``--device gpu``) is not visible to JAX."""
+
+
+class CacheWarning(UserWarning):
+    """A cache entry failed verification and is being rebuilt (never used as is)."""
+
+
+def warn_bad_cache(path: str | Path, problem: str, action: str = "rebuilding it") -> None:
+    """Issue the one warning for a bad cache entry: the file, the problem, what happens next."""
+    warnings.warn(f"{Path(path).name}: {problem}; {action}", CacheWarning, stacklevel=3)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import DataError
 
-__all__ = ["project_root", "data_root", "cache_root", "DATA_ENV", "CACHE_ENV"]
+__all__ = ["project_root", "data_root", "cache_root", "writable_folder", "DATA_ENV", "CACHE_ENV"]
 
 DATA_ENV = "MMLU_AUDIT_DATA"
 CACHE_ENV = "MMLU_AUDIT_CACHE"
@@ -58,7 +58,31 @@ def data_root() -> Path:
 
 
 def cache_root() -> Path:
-    """Return (and create) the cache folder for generated artefacts."""
-    root = Path(os.environ.get(CACHE_ENV) or project_root() / "data" / "cache")
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    """Return (and create) the cache folder for generated artefacts.
+
+    Raises
+    ------
+    DataError
+        If the folder cannot be created or written (see :func:`writable_folder`).
+    """
+    return writable_folder(Path(os.environ.get(CACHE_ENV) or project_root() / "data" / "cache"),
+                           f"cache folder (set {CACHE_ENV} to a writable folder)")
+
+
+def writable_folder(folder: str | Path, what: str = "cache folder") -> Path:
+    """Create ``folder`` if needed and check it is writable, else raise one :class:`DataError`.
+
+    Parameters
+    ----------
+    folder : str or Path
+    what : str
+        How the error describes the folder.
+    """
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataError(folder, f"cannot create the {what}: {exc.strerror or exc}") from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise DataError(folder, f"the {what} is not writable")
+    return folder

@@ -25,9 +25,10 @@ import numpy as np
 import pandas as pd
 
 from .data.responses import ResponseMatrix, load_matrix, save_matrix
-from .errors import DataError
-from .paths import cache_root
+from .errors import DataError, warn_bad_cache
+from .paths import cache_root, writable_folder
 from .scaling import standardise
+from .seeds import check_seed
 
 __all__ = [
     "COVARIATE_KINDS",
@@ -362,6 +363,7 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
     """
     from .data.items import load_items
 
+    seed = check_seed(seed)
     spec = spec or WorldSpec()
     items = load_items() if items is None else items.reset_index(drop=True)
     covariates = default_covariates(spec, items) if covariates is None else covariates
@@ -404,6 +406,10 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
     return World(matrix, truth, spec, seed)
 
 
+#: Layout of a cached world (its arrays and meta); bump when it or the generator changes.
+WORLD_FORMAT = "world-2"
+
+
 def _world_key(spec: WorldSpec, seed: int, items: pd.DataFrame, covariates: pd.DataFrame | None) -> str:
     digest = hashlib.sha256(spec.to_json().encode())
     digest.update(str(seed).encode())
@@ -419,19 +425,44 @@ def load_or_simulate(spec: WorldSpec | None = None, seed: int = 0,
                      cache_dir: str | Path | None = None) -> World:
     """Return the world for (spec, seed, items, covariates), generating and caching it once.
 
-    The cache lives under ``cache_root()/simulated/<key>`` and is verified by its
-    sha256 manifest on every load.
+    The cache lives under ``cache_root()/simulated/<key>``. Every load checks
+    the sha256 manifest and the stored ``world_key`` and ``world_format``; an
+    entry that fails is regenerated with one :class:`~mmlu_audit.errors.CacheWarning`.
     """
     from .data.items import load_items
 
+    seed = check_seed(seed)
     spec = spec or WorldSpec()
     items = load_items() if items is None else items
     covariates = default_covariates(spec, items) if covariates is None else covariates
-    folder = Path(cache_dir or cache_root() / "simulated") / _world_key(spec, seed, items, covariates)
-    if (folder / "manifest.json").exists():
-        matrix, arrays = load_matrix(folder)
-        truth = {k.removeprefix("truth_"): v for k, v in arrays.items()}
-        return World(matrix, truth, spec, seed)
+    key = _world_key(spec, seed, items, covariates)
+    folder = writable_folder(Path(cache_dir or cache_root() / "simulated"), "world cache folder") / key
+    if folder.exists():
+        cached = _cached_world(folder, key, spec, seed)
+        if cached is not None:
+            return cached
     world = simulate_world(spec, seed, items, covariates)
-    save_matrix(world.matrix, folder, {f"truth_{k}": np.asarray(v) for k, v in world.truth.items()})
-    return world
+    stamped = ResponseMatrix(world.matrix.responses, world.matrix.models, world.matrix.item_ids,
+                             world.matrix.source, world.matrix.simulated, world.matrix.description,
+                             {**world.matrix.meta, "world_key": key, "world_format": WORLD_FORMAT})
+    save_matrix(stamped, folder, {f"truth_{k}": np.asarray(v) for k, v in world.truth.items()})
+    return World(stamped, world.truth, spec, seed)
+
+
+def _cached_world(folder: Path, key: str, spec: WorldSpec, seed: int) -> World | None:
+    """The world stored in ``folder`` if it verifies and is the one keyed ``key``, else None (warned)."""
+    try:
+        matrix, arrays = load_matrix(folder)
+    except DataError as exc:
+        warn_bad_cache(folder, f"{exc}")
+        return None
+    problem = None
+    if matrix.meta.get("world_format") != WORLD_FORMAT:
+        problem = f"world format {matrix.meta.get('world_format')!r}, expected {WORLD_FORMAT!r}"
+    elif matrix.meta.get("world_key") != key:
+        problem = f"stored world_key {matrix.meta.get('world_key')} is not the expected {key}"
+    if problem:
+        warn_bad_cache(folder, problem)
+        return None
+    truth = {k.removeprefix("truth_"): v for k, v in arrays.items()}
+    return World(matrix, truth, spec, seed)

@@ -65,7 +65,12 @@ PARTITIONS: tuple[str, str] = ("STEM", "non-STEM")
 
 def check_subjects(subjects, source: str = "subjects") -> None:
     """Raise :class:`DataError` if any subject is not one of the 57 MMLU subjects."""
-    unknown = sorted(set(pd.unique(np.asarray(subjects, dtype=object))) - set(SUBJECTS))
+    values = pd.unique(np.asarray(subjects, dtype=object))
+    missing = [v for v in values if not isinstance(v, str) and pd.isna(v)]
+    if missing:
+        raise DataError(source, "missing subject label(s) (NaN/None); "
+                        "every item needs one of the 57 subjects")
+    unknown = sorted(set(values) - set(SUBJECTS), key=repr)
     if unknown:
         shown = ", ".join(map(repr, unknown[:5]))
         raise DataError(source, f"{len(unknown)} unknown subject(s): {shown}")

@@ -44,7 +44,9 @@ def load_helm20(root: str | Path | None = None) -> ResponseMatrix:
             y, subject, row, model_ids = (npz[k] for k in ("Y", "subject", "row_index", "model_ids"))
     except (KeyError, ValueError, OSError) as exc:
         raise DataError(npz_path, f"not the expected npz archive ({exc})") from exc
-    table = pd.read_csv(csv_path).rename(columns={"helm_model_id": "model_id"})
+    table = pd.read_csv(csv_path)
+    ids = pd.read_csv(csv_path, usecols=["helm_model_id"], dtype=str, keep_default_na=False)
+    table = table.assign(helm_model_id=ids["helm_model_id"]).rename(columns={"helm_model_id": "model_id"})
     table = table.set_index("model_id").loc[list(model_ids)].reset_index()
     item_ids = np.char.add(np.char.add(subject.astype(str), "/"), row.astype(str))
     return ResponseMatrix(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +42,10 @@ def validate_items(items: pd.DataFrame, source: str | Path = "items",
     ------
     DataError
         On a missing column, duplicate ``item_id``, unknown or missing subject,
-        an answer outside A–D, or an empty question stem.
+        an answer outside A–D, a duplicate ``(subject, row_index)``, an
+        ``item_id`` other than ``subject/row_index`` (an item filed under the
+        wrong subject), or a question stem that is empty or only whitespace and
+        invisible characters.
     """
     missing = [c for c in ITEM_COLUMNS if c not in items.columns]
     if missing:
@@ -58,10 +62,39 @@ def validate_items(items: pd.DataFrame, source: str | Path = "items",
     if bad_answer.any():
         first = items.loc[bad_answer, "item_id"].iloc[0]
         raise DataError(source, f"{int(bad_answer.sum())} answer(s) outside A–D, e.g. item {first!r}")
-    stems = items["question"].fillna("").astype(str).str.strip()
-    if (stems == "").any():
-        first = items.loc[stems == "", "item_id"].iloc[0]
-        raise DataError(source, f"{int((stems == '').sum())} empty question stem(s), e.g. item {first!r}")
+    _check_item_ids(items, source)
+    empty = items["question"].map(_is_blank)
+    if empty.any():
+        first = items.loc[empty, "item_id"].iloc[0]
+        raise DataError(source, f"{int(empty.sum())} empty question stem(s), e.g. item {first!r}")
+
+
+def _is_blank(text) -> bool:
+    """True for a missing stem or one of only whitespace and invisible format characters (U+200B…)."""
+    if not isinstance(text, str):
+        return True
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text)
+
+
+def _check_item_ids(items: pd.DataFrame, source) -> None:
+    """Each item is ``subject/row_index``, filed under its own subject, one item per row."""
+    dupes = items.duplicated(["subject", "row_index"])
+    if dupes.any():
+        first = items.loc[dupes].iloc[0]
+        raise DataError(source, f"{int(dupes.sum())} duplicate row_index value(s), "
+                        f"e.g. {first['subject']} row {first['row_index']}")
+    prefix = items["item_id"].astype(str).str.rsplit("/", n=1).str[0]
+    wrong = prefix != items["subject"].astype(str)
+    if wrong.any():
+        first = items.loc[wrong].iloc[0]
+        raise DataError(source, f"{int(wrong.sum())} item(s) filed under the wrong subject, "
+                        f"e.g. {first['item_id']!r} under {first['subject']!r}")
+    expected = items["subject"].astype(str) + "/" + items["row_index"].astype(str)
+    mismatch = items["item_id"].astype(str) != expected
+    if mismatch.any():
+        first = items.loc[mismatch].iloc[0]
+        raise DataError(source, f"{int(mismatch.sum())} item_id(s) do not match subject/row_index, "
+                        f"e.g. {first['item_id']!r} at row {first['row_index']}")
 
 
 def load_items(root: str | Path | None = None, *, benchmark: str = "mmlu") -> pd.DataFrame:

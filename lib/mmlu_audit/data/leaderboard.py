@@ -58,7 +58,9 @@ checked when a file is read, and a file that breaks one raises
   That question (whitespace-collapsed, with its four choices) is compared with
   the item at row ``k``; a row that differs is re-aligned to the item with the
   same text, and a row whose text matches no item is reported as unmatched.
-  Rows without parsable text are used positionally ("unverified").
+  Rows without parsable text cannot be checked: they stop the build unless
+  ``allow_unverified=True`` (``--allow-unverified``) maps them positionally
+  ("unverified"), which the matrix's banner then reports.
 
 Evidence for these assumptions: the file-name forms, the colon/hyphen
 timestamp spellings and the per-subject configs were read from an archived
@@ -88,7 +90,7 @@ import pandas as pd
 from ..errors import DataError, MissingDependencyError
 from ..paths import cache_root
 from ..taxonomy import SUBJECTS
-from .responses import MISSING, ResponseMatrix, load_matrix, save_matrix
+from .responses import MISSING, ResponseMatrix, check_replaceable, load_matrix, save_matrix
 
 __all__ = [
     "DETAILS_ORG",
@@ -323,8 +325,17 @@ def _acc_from_predictions(df: pd.DataFrame, source) -> np.ndarray:
         gold = np.asarray(gold).ravel()
         if scores.ndim != 1 or gold.size != 1:
             raise DataError(source, f"row {k}: cannot score 'predictions' against 'gold_index'")
-        out[k] = float(np.argmax(scores) == int(gold[0]))
+        out[k] = float(np.argmax(scores) == _gold(gold[0], scores, k, source))
     return out
+
+
+def _gold(gold, scores: np.ndarray, k: int, source) -> int:
+    """The gold index of row ``k``, checked against finite scores for every choice."""
+    if not np.all(np.isfinite(scores)):
+        raise DataError(source, f"row {k}: NaN or infinite log-likelihood in 'predictions' {scores.tolist()}")
+    if not float(gold).is_integer() or not 0 <= int(gold) < scores.size:
+        raise DataError(source, f"row {k}: gold_index {gold} outside 0..{scores.size - 1}")
+    return int(gold)
 
 
 def _binary(values: np.ndarray, source) -> np.ndarray:
@@ -399,7 +410,7 @@ def _check_unmatched(status: np.ndarray, keys, expected, source, max_unmatched: 
 
 
 def parse_details_file(path_or_df, subject: str, items: pd.DataFrame | None = None, *,
-                       max_unmatched: float = 0.0) -> pd.DataFrame:
+                       max_unmatched: float = 0.0, allow_unverified: bool = False) -> pd.DataFrame:
     """Read one 5-shot MMLU details file into per-row outcomes.
 
     Parameters
@@ -414,6 +425,9 @@ def parse_details_file(path_or_df, subject: str, items: pd.DataFrame | None = No
     max_unmatched : float
         Largest tolerated fraction of rows whose text matches no item; those
         rows get ``row_index = -1``.
+    allow_unverified : bool
+        Map rows without readable question text by position (status
+        ``"unverified"``) instead of stopping.
 
     Returns
     -------
@@ -425,15 +439,16 @@ def parse_details_file(path_or_df, subject: str, items: pd.DataFrame | None = No
     Raises
     ------
     DataError
-        Unknown schema, non-binary ``acc``, unknown subject, wrong row count,
-        duplicate rows or too many unmatched rows.
+        Unknown schema, non-binary ``acc``, invalid prediction scores, unknown
+        subject, wrong row count, duplicate rows, too many unmatched rows, or
+        rows whose alignment cannot be verified (unless allowed).
     """
     expected = None if items is None else _item_keys(items, subject)
-    return _parse(path_or_df, subject, expected, max_unmatched)
+    return _parse(path_or_df, subject, expected, max_unmatched, allow_unverified)
 
 
 def _parse(path_or_df, subject: str, expected: list[str] | None,
-           max_unmatched: float) -> pd.DataFrame:
+           max_unmatched: float, allow_unverified: bool) -> pd.DataFrame:
     df, source = _read(path_or_df)
     _check_subject(subject, source)
     correct = _correct(df, source)
@@ -447,6 +462,12 @@ def _parse(path_or_df, subject: str, expected: list[str] | None,
                         f"expected {len(expected)} (one per item)")
     target, status = _align(keys, expected, source)
     _check_unmatched(status, keys, expected, source, max_unmatched)
+    n_unverified = int((status == "unverified").sum())
+    if n_unverified and not allow_unverified:
+        raise DataError(source, f"{n_unverified} of {len(status)} rows have no readable question text "
+                        f"({' or '.join(_TEXT_COLUMNS)}), so their alignment to the {subject} items "
+                        "cannot be verified; pass allow_unverified=True (--allow-unverified) to map "
+                        "them by position")
     return pd.DataFrame({"row_index": target, "correct": correct, "alignment": status})
 
 
@@ -519,9 +540,23 @@ def _read_model_json(folder: Path) -> dict:
     if not target.is_file():
         return {}
     try:
-        return json.loads(target.read_text())
-    except json.JSONDecodeError as exc:
+        record = json.loads(target.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(target, f"not valid JSON ({exc})") from exc
+    if not isinstance(record, dict):
+        raise DataError(target, f"expected a JSON object, got {type(record).__name__}")
+    files = record.get("files", {})
+    if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
+        raise DataError(target, "'files' must be an object of {subject: {remote, timestamp}}")
+    model_id = record.get("model_id")
+    if model_id is not None and not (isinstance(model_id, str) and _is_model_id(model_id)):
+        raise DataError(target, f"model_id {model_id!r} must look like 'owner/name'")
+    return record
+
+
+def _is_model_id(text: str) -> bool:
+    parts = text.strip().split("/")
+    return len(parts) == 2 and all(parts)
 
 
 def _fetch_slim(hub: HubClient, repo: str, remote: str, subject: str, target: Path) -> None:
@@ -649,12 +684,12 @@ def _model_identity(folder: Path) -> dict:
 
 
 def _fill_model(row: np.ndarray, files: dict[str, Path], keys: dict[str, list[str]],
-                offsets: dict[str, int], max_unmatched: float) -> dict:
+                offsets: dict[str, int], max_unmatched: float, allow_unverified: bool) -> dict:
     counts = {"n_subjects": len(files), "n_realigned": 0, "n_unmatched": 0, "n_unverified": 0}
     for subject, path in files.items():
         if subject not in offsets:
             raise DataError(path, f"subject {subject!r} is not in the item table")
-        parsed = _parse(path, subject, keys[subject], max_unmatched)
+        parsed = _parse(path, subject, keys[subject], max_unmatched, allow_unverified)
         keep = parsed["row_index"].to_numpy() >= 0
         cols = offsets[subject] + parsed["row_index"].to_numpy()[keep]
         row[cols] = parsed["correct"].to_numpy()[keep]
@@ -678,7 +713,8 @@ def _subject_offsets(items: pd.DataFrame) -> dict[str, int]:
 
 
 def build_leaderboard_matrix(raw_dir: str | Path, items: pd.DataFrame, out_dir: str | Path, *,
-                             max_unmatched: float = 0.0) -> ResponseMatrix:
+                             models: Iterable[str] | None = None, max_unmatched: float = 0.0,
+                             allow_unverified: bool = False) -> ResponseMatrix:
     """Assemble every model folder under ``raw_dir`` into one response matrix.
 
     Parameters
@@ -690,8 +726,14 @@ def build_leaderboard_matrix(raw_dir: str | Path, items: pd.DataFrame, out_dir: 
         its row count per subject is the expected row count of each file.
     out_dir : str or Path
         Where the matrix is written (replaced atomically; untouched on error).
+    models : iterable of str, optional
+        The model ids to include, exactly (other folders in ``raw_dir``, e.g.
+        from an earlier download, are left out). Default: every model folder.
     max_unmatched : float
         Per-file tolerated fraction of rows whose text matches no item.
+    allow_unverified : bool
+        Map rows without question text by position; the count is reported in
+        the matrix description (and so in every page's banner).
 
     Returns
     -------
@@ -705,23 +747,46 @@ def build_leaderboard_matrix(raw_dir: str | Path, items: pd.DataFrame, out_dir: 
     Raises
     ------
     DataError
-        If ``raw_dir`` holds no model folder, or any file fails to parse.
+        If ``raw_dir`` holds no model folder, a requested model has none, a
+        model folder holds no subject file, or any file fails to parse.
     """
     raw_dir = Path(raw_dir)
     items = items.reset_index(drop=True)
-    folders = sorted(p for p in raw_dir.iterdir() if p.is_dir() and not p.name.startswith(".")) \
-        if raw_dir.is_dir() else []
-    if not folders:
-        raise DataError(raw_dir, "no model folders found; run download_leaderboard first")
+    folders = _model_folders(raw_dir, models)
     offsets = _subject_offsets(items)
     keys = {subject: _item_keys(items, subject) for subject in offsets}
     responses = np.full((len(folders), len(items)), MISSING, dtype=np.int8)
     records = []
     for j, folder in enumerate(folders):
         record = _model_identity(folder)
-        record.update(_fill_model(responses[j], _model_files(folder), keys, offsets, max_unmatched))
+        files = _model_files(folder)
+        if not files:
+            raise DataError(folder, "no MMLU subject files (an empty or stale model folder)")
+        record.update(_fill_model(responses[j], files, keys, offsets, max_unmatched, allow_unverified))
         records.append(record)
     return _save(responses, records, items, Path(out_dir), raw_dir)
+
+
+def _model_folders(raw_dir: Path, models: Iterable[str] | None) -> list[Path]:
+    """The requested models' folders (all of them when ``models`` is None), sorted by name."""
+    folders = sorted(p for p in raw_dir.iterdir() if p.is_dir() and not p.name.startswith(".")) \
+        if raw_dir.is_dir() else []
+    if not folders:
+        raise DataError(raw_dir, "no model folders found; run download_leaderboard first")
+    if models is None:
+        return folders
+    wanted = []
+    for model_id in dict.fromkeys(m.strip() for m in models):
+        details_repo(model_id)  # validates the 'owner/name' form
+        folder = raw_dir / _model_dir(model_id)
+        if not folder.is_dir():
+            raise DataError(raw_dir, f"no raw folder for requested model {model_id!r} "
+                            f"(expected {folder.name}/); download it first")
+        found = _model_identity(folder)["model_id"]
+        if found != model_id:
+            raise DataError(folder / _MODEL_JSON, f"holds model {found!r}, not the requested {model_id!r}")
+        wanted.append(folder)
+    return sorted(wanted)
 
 
 def _save(responses, records, items, out_dir: Path, raw_dir: Path) -> ResponseMatrix:
@@ -734,11 +799,15 @@ def _save(responses, records, items, out_dir: Path, raw_dir: Path) -> ResponseMa
         models["accuracy"] = (responses == 1).sum(axis=1) / seen
     columns = ["model_id", "org", "name", "details_repo", "revision", "timestamp", "n_subjects",
                "n_observed", "accuracy", "n_realigned", "n_unmatched", "n_unverified"]
+    n_unverified = int(models["n_unverified"].sum())
+    description = "Open LLM Leaderboard v1, MMLU 5-shot per-item acc (harness|hendrycksTest-*|5)"
+    if n_unverified:
+        description += (f"; {n_unverified:,} rows aligned by position without text check "
+                         "(no prompt text; built with allow_unverified)")
     matrix = ResponseMatrix(
-        responses, models[columns], items["item_id"].to_numpy().astype(str), _SOURCE, False,
-        "Open LLM Leaderboard v1, MMLU 5-shot per-item acc (harness|hendrycksTest-*|5)",
+        responses, models[columns], items["item_id"].to_numpy().astype(str), _SOURCE, False, description,
         {"raw_dir": str(raw_dir), "n_realigned": int(models["n_realigned"].sum()),
-         "n_unmatched": int(models["n_unmatched"].sum())})
+         "n_unmatched": int(models["n_unmatched"].sum()), "n_unverified": n_unverified})
     save_matrix(matrix, out_dir)
     return matrix
 
@@ -799,6 +868,8 @@ def _parser():
     parser.add_argument("--no-resume", action="store_true", help="download every file again")
     parser.add_argument("--max-unmatched", type=float, default=0.0,
                         help="per-file tolerated fraction of rows whose text matches no item")
+    parser.add_argument("--allow-unverified", action="store_true",
+                        help="map rows without prompt text by position (reported in the banner)")
     return parser
 
 
@@ -815,10 +886,13 @@ def main(argv: list[str] | None = None, *, hub: HubClient | None = None,
     args = _parser().parse_args(argv)
     cache = args.cache or cache_root() / "leaderboard"
     out = args.out or data_root() / LEADERBOARD_DIR
-    report = download_leaderboard(_read_model_list(args.models), cache, revision=args.revision,
+    models = _read_model_list(args.models)
+    check_replaceable(out)  # before hours of downloading, not after
+    report = download_leaderboard(models, cache, revision=args.revision,
                                   resume=not args.no_resume, hub=hub)
     matrix = build_leaderboard_matrix(cache / RAW_SUBDIR, load_items() if items is None else items,
-                                      out, max_unmatched=args.max_unmatched)
+                                      out, models=models, max_unmatched=args.max_unmatched,
+                                      allow_unverified=args.allow_unverified)
     counts = report["status"].value_counts().to_dict()
     print(f"{matrix.banner}\nfiles: {counts}; written to {out}")
     return 0

@@ -21,13 +21,15 @@ import pandas as pd
 from ..errors import DataError
 from .checksums import read_manifest, verify_file, write_manifest
 
-__all__ = ["MISSING", "ResponseMatrix", "save_matrix", "load_matrix", "validate_response_values",
-           "validate_responses"]
+__all__ = ["MISSING", "ResponseMatrix", "check_replaceable", "load_matrix", "replace_folder", "save_matrix",
+           "validate_response_values", "validate_responses"]
 
 MISSING = -1
 _MATRIX_FILE = "responses.npz"
 _MODELS_FILE = "models.csv"
 _META_FILE = "meta.json"
+#: meta.json key listing the models table's text columns, read back verbatim.
+_TEXT_COLUMNS = "models_text_columns"
 
 
 @dataclass(frozen=True)
@@ -142,9 +144,18 @@ def save_matrix(matrix: ResponseMatrix, folder: str | Path, extra: dict[str, np.
     """Write a matrix atomically as ``responses.npz`` + ``models.csv`` + ``meta.json`` + manifest.
 
     The files are written to a temporary sibling folder and renamed into place,
-    so an interrupted write leaves nothing half-written.
+    so an interrupted write leaves nothing half-written. An existing ``folder``
+    is replaced only if it is empty or a previous matrix written by this
+    function (its manifest names every file in it); it is moved aside, not
+    removed, until the new matrix is in place.
+
+    Raises
+    ------
+    DataError
+        If ``folder`` exists and is not an empty folder or one of our matrices.
     """
     folder = Path(folder)
+    check_replaceable(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
@@ -153,16 +164,62 @@ def save_matrix(matrix: ResponseMatrix, folder: str | Path, extra: dict[str, np.
         np.savez_compressed(tmp / _MATRIX_FILE, **arrays)
         matrix.models.to_csv(tmp / _MODELS_FILE, index=False)
         meta = {"source": matrix.source, "simulated": matrix.simulated,
-                "description": matrix.description, **matrix.meta}
+                "description": matrix.description, **matrix.meta,
+                _TEXT_COLUMNS: _text_columns(matrix.models)}
         (tmp / _META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True, default=str))
         write_manifest(tmp, [_MATRIX_FILE, _MODELS_FILE, _META_FILE])
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
+        replace_folder(tmp, folder)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
     return folder
+
+
+def check_replaceable(folder: str | Path) -> None:
+    """Raise :class:`DataError` unless ``folder`` is absent, empty, or a matrix written by :func:`save_matrix`."""
+    folder = Path(folder)
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise DataError(folder, "exists and is not a folder; refusing to replace it")
+    present = {p.name for p in folder.iterdir()}
+    if not present:
+        return
+    not_ours = DataError(folder, "refusing to replace a non-empty folder that is not a response matrix "
+                         f"written by save_matrix (no manifest naming {_MATRIX_FILE}); choose another folder")
+    if "manifest.json" not in present:
+        raise not_ours
+    try:
+        listed = set(read_manifest(folder)) | {"manifest.json"}
+    except DataError:  # a damaged matrix of ours: only our own file names may be there
+        listed = {_MATRIX_FILE, _MODELS_FILE, _META_FILE, "manifest.json"}
+    if _MATRIX_FILE not in listed:
+        raise not_ours
+    foreign = sorted(present - listed)
+    if foreign:
+        raise DataError(folder, f"refusing to replace a matrix folder that also holds other files "
+                        f"({', '.join(foreign[:5])}); move them first")
+
+
+def replace_folder(new: Path, target: Path) -> None:
+    """Move the complete folder ``new`` to ``target``, moving an old ``target`` aside until done.
+
+    ``new`` and ``target`` must share a parent (so both renames are atomic).
+    The old folder is deleted only once the new one is in place; if the second
+    rename fails, the old folder is moved back.
+    """
+    if not target.exists():
+        os.replace(new, target)
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+    os.replace(target, aside / target.name)
+    try:
+        os.replace(new, target)
+    except BaseException:
+        os.replace(aside / target.name, target)  # put the old one back
+        aside.rmdir()
+        raise
+    shutil.rmtree(aside)
 
 
 def load_matrix(folder: str | Path) -> tuple[ResponseMatrix, dict[str, np.ndarray]]:
@@ -184,8 +241,31 @@ def load_matrix(folder: str | Path) -> tuple[ResponseMatrix, dict[str, np.ndarra
     except Exception as exc:
         raise DataError(folder / _MATRIX_FILE, f"not a readable npz archive ({exc})") from exc
     meta = json.loads((folder / _META_FILE).read_text())
-    models = pd.read_csv(folder / _MODELS_FILE)
+    models = _read_models(folder / _MODELS_FILE, meta.pop(_TEXT_COLUMNS, ["model_id"]))
     matrix = ResponseMatrix(arrays.pop("Y"), models, arrays.pop("item_ids"),
                             meta.pop("source"), meta.pop("simulated"),
                             meta.pop("description", ""), meta)
     return matrix, arrays
+
+
+def _text_columns(models: pd.DataFrame) -> list[str]:
+    """Columns to read back as text: ``model_id`` always, and every non-numeric column."""
+    text = [c for c in models.columns if not pd.api.types.is_numeric_dtype(models[c])
+            and not pd.api.types.is_bool_dtype(models[c])]
+    return ["model_id", *(c for c in text if c != "model_id")]
+
+
+def _read_models(path: Path, text_columns: list[str]) -> pd.DataFrame:
+    """Read ``models.csv`` so that ids like ``007``, ``7``, ``NA`` or ``1e3`` stay the strings they were.
+
+    Numeric columns are parsed as usual; text columns verbatim, where only an
+    empty field (how ``to_csv`` writes a missing value) becomes missing, and
+    ``model_id`` has no missing values at all.
+    """
+    models = pd.read_csv(path)
+    present = [c for c in text_columns if c in models.columns]
+    verbatim = pd.read_csv(path, dtype=str, keep_default_na=False, usecols=present)
+    for column in present:
+        values = verbatim[column]
+        models[column] = values if column == "model_id" else values.replace("", np.nan)
+    return models

@@ -9,13 +9,19 @@ backends that emit them (spaCy) and backends that do not (Stanza) agree.
 
 Parses are cached in one SQLite file per backend key (backend, model, model
 version, library version, schema version) under ``cache_root()/"parses"``,
-keyed by the sha256 of the text.
+keyed by the sha256 of the text. Each row also stores a sha256 of (format,
+key, payload), and the file records its format; a row that fails its hash or
+does not decode is reparsed, and a file SQLite cannot read is moved aside and
+rebuilt, each with one :class:`~mmlu_audit.errors.CacheWarning`. A store from
+before the hashes (``<key>.sqlite``) is read once, row by row through the
+parse validator, into the current one and left untouched.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -28,8 +34,8 @@ from typing import Protocol
 
 from tqdm import tqdm
 
-from ..errors import MissingDependencyError
-from ..paths import cache_root
+from ..errors import MissingDependencyError, warn_bad_cache
+from ..paths import cache_root, writable_folder
 
 __all__ = [
     "PARSE_SCHEMA",
@@ -490,28 +496,104 @@ def _cached_spacy(**kwargs) -> SpacyBackend:
     return _SPACY_BACKENDS[key]
 
 
+#: Layout of a parse store (file name suffix, tables, row hash); bump when it changes.
+PARSE_CACHE_FORMAT = "parse-store-2"
+
+
+def _row_digest(key: str, payload: str) -> str:
+    return hashlib.sha256(f"{PARSE_CACHE_FORMAT}\x1f{key}\x1f{payload}".encode()).hexdigest()
+
+
+def _decode(payload) -> ParsedDoc | None:
+    """The parse a payload holds, or None if it does not decode into a valid parse."""
+    try:
+        return ParsedDoc.from_json(payload)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _entries(n: int) -> str:
+    return f"{n} entry failed its" if n == 1 else f"{n} entries failed their"
+
+
 class _ParseStore:
-    """SQLite key-value store of parses for one backend key."""
+    """SQLite key-value store of parses for one backend key, verified row by row."""
 
-    def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.connection = sqlite3.connect(path, timeout=60)
-        self.connection.execute(
-            "CREATE TABLE IF NOT EXISTS parses (text_hash TEXT PRIMARY KEY, payload TEXT)")
+    def __init__(self, folder: Path, backend_key: str):
+        writable_folder(folder, "parse cache folder")
+        self.path = folder / f"{backend_key}.{PARSE_CACHE_FORMAT}.sqlite"
+        fresh = not self.path.exists()
+        try:
+            self.connection = self._open()
+        except sqlite3.DatabaseError as exc:
+            aside = self.path.with_name(self.path.name + ".corrupt")
+            warn_bad_cache(self.path, f"unreadable parse cache ({exc}); moved aside to {aside.name}")
+            os.replace(self.path, aside)
+            self.connection, fresh = self._open(), True
+        legacy = folder / f"{backend_key}.sqlite"
+        if fresh and legacy.exists():
+            self._import_legacy(legacy)
 
-    def get_many(self, hashes: Sequence[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
+    def _open(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=60)
+        try:
+            if connection.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise sqlite3.DatabaseError("integrity check failed")
+            with connection:
+                connection.execute("CREATE TABLE IF NOT EXISTS parses "
+                                   "(text_hash TEXT PRIMARY KEY, payload TEXT, digest TEXT)")
+                connection.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+                stored = connection.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
+                if stored is not None and stored[0] != PARSE_CACHE_FORMAT:
+                    warn_bad_cache(self.path, f"cache format {stored[0]!r}, expected {PARSE_CACHE_FORMAT!r}")
+                    connection.execute("DELETE FROM parses")
+                connection.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (PARSE_CACHE_FORMAT,))
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _import_legacy(self, legacy: Path) -> None:
+        """Copy the rows of a pre-hash store that decode into valid parses; the old file is not changed."""
+        try:
+            with closing(sqlite3.connect(f"file:{legacy}?mode=ro", uri=True)) as old:
+                rows = old.execute("SELECT text_hash, payload FROM parses").fetchall()
+        except sqlite3.DatabaseError as exc:
+            warn_bad_cache(legacy, f"unreadable parse cache of the previous format ({exc})",
+                           "not importing it")
+            return
+        good = [(h, p) for h, p in rows if _decode(p) is not None]
+        if len(good) < len(rows):
+            warn_bad_cache(legacy, f"{_entries(len(rows) - len(good))} content hash or did not decode as a "
+                           "parse", "reparsing")
+        self.put_many(good)
+
+    def get_many(self, hashes: Sequence[str]) -> dict[str, ParsedDoc]:
+        """The verified parses among ``hashes``; rows that fail are dropped (and reparsed by the caller)."""
+        found: dict[str, ParsedDoc] = {}
+        bad: list[str] = []
         for start in range(0, len(hashes), 900):  # SQLite's bound-parameter limit
             chunk = hashes[start:start + 900]
             marks = ",".join("?" * len(chunk))
             rows = self.connection.execute(
-                f"SELECT text_hash, payload FROM parses WHERE text_hash IN ({marks})", chunk)
-            found.update(rows)
+                f"SELECT text_hash, payload, digest FROM parses WHERE text_hash IN ({marks})", chunk)
+            for key, payload, digest in rows:
+                doc = _decode(payload) if digest == _row_digest(key, payload) else None
+                if doc is None:
+                    bad.append(key)
+                else:
+                    found[key] = doc
+        if bad:
+            warn_bad_cache(self.path, f"{_entries(len(bad))} content hash or did not decode as a parse",
+                           "reparsing")
+            with self.connection:
+                self.connection.executemany("DELETE FROM parses WHERE text_hash = ?", [(k,) for k in bad])
         return found
 
     def put_many(self, rows: list[tuple[str, str]]) -> None:
         with self.connection:
-            self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?)", rows)
+            self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?)",
+                                        [(k, p, _row_digest(k, p)) for k, p in rows])
 
     def close(self) -> None:
         self.connection.close()
@@ -549,28 +631,26 @@ def parse_texts(texts: Sequence[str], backend: str | ParserBackend = "spacy",
         parsed = dict(zip(unique, parser.pipe(list(unique.values()), batch_size), strict=True))
         return [parsed[h] for h in hashes]
     folder = Path(cache_dir) if cache_dir is not None else cache_root() / "parses"
-    with closing(_ParseStore(folder / f"{parser.cache_key}.sqlite")) as store:
-        payloads = store.get_many(list(unique))
-        missing = [h for h in unique if h not in payloads]
-        _parse_missing(parser, store, [(h, unique[h]) for h in missing], payloads,
+    with closing(_ParseStore(folder, parser.cache_key)) as store:
+        docs = store.get_many(list(unique))
+        missing = [h for h in unique if h not in docs]
+        _parse_missing(parser, store, [(h, unique[h]) for h in missing], docs,
                        batch_size, progress)
-    decoded = {h: ParsedDoc.from_json(p) for h, p in payloads.items()}
-    return [decoded[h] for h in hashes]
+    return [docs[h] for h in hashes]
 
 
 def _parse_missing(parser: ParserBackend, store: _ParseStore, todo: list[tuple[str, str]],
-                   payloads: dict[str, str], batch_size: int, progress: bool) -> None:
+                   docs: dict[str, ParsedDoc], batch_size: int, progress: bool) -> None:
     """Parse ``todo`` (hash, text) pairs, writing to the store every 512 parses."""
     if not todo:
         return
     pending: list[tuple[str, str]] = []
-    docs = parser.pipe([t for _, t in todo], batch_size)
-    bar = tqdm(zip(todo, docs, strict=True), total=len(todo), desc=f"parse ({parser.name})",
+    parsed = parser.pipe([t for _, t in todo], batch_size)
+    bar = tqdm(zip(todo, parsed, strict=True), total=len(todo), desc=f"parse ({parser.name})",
                disable=not progress, unit="text")
     for (h, _text), doc in bar:
-        payload = doc.to_json()
-        payloads[h] = payload
-        pending.append((h, payload))
+        docs[h] = doc
+        pending.append((h, doc.to_json()))
         if len(pending) >= 512:
             store.put_many(pending)
             pending = []

@@ -5,6 +5,11 @@ nine indicators, the length and readability baselines, the option-set
 covariates and the flags, and caches the finished table as Parquet keyed by
 everything that can change it: the items' text, the backend key, the lexicon
 hash, the tier table and the versions of the norm packages.
+
+The provenance file beside each cached table records its ``cache_key``, the
+cache format and the table file's sha256; all are checked on every read, and a
+table that fails a check is rebuilt with one
+:class:`~mmlu_audit.errors.CacheWarning`.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..paths import cache_root
+from ..data.checksums import sha256_of
+from ..errors import warn_bad_cache
+from ..paths import cache_root, writable_folder
 from .baselines import OPTION_COLUMNS, OPTION_COVARIATES, _option_frame, readability_grade
 from .indicators import INDICATORS, fill_lexical_fallbacks, stem_indicators
 from .lexicon import Lexicon, TierTable, load_lexicon
@@ -37,6 +44,9 @@ __all__ = [
 ]
 
 FEATURE_SCHEMA = 1
+#: Layout of a cached table and its provenance file; bump when either changes.
+TABLE_CACHE_FORMAT = "features-table-1"
+_CACHE_FIELDS = ("cache_format", "table_sha256")
 BASELINES: tuple[str, ...] = ("n_tokens", "readability_fk")
 FLAGS: tuple[str, ...] = ("flag_empty_stem", "flag_non_english", "flag_concreteness_fallback",
                           "flag_zipf_fallback", "flag_top_tier")
@@ -176,11 +186,10 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
     root = Path(cache_dir) if cache_dir is not None else cache_root()
     key = hashlib.sha256(json.dumps(provenance, sort_keys=True).encode()).hexdigest()
     table_path, meta_path = _cache_paths(root / "features", key)
-    if cache and table_path.exists() and meta_path.exists():
-        table = pd.read_parquet(table_path)
-        table.attrs["provenance"] = json.loads(meta_path.read_text())
+    cached = _read_cache(table_path, meta_path, key) if cache else None
+    if cached is not None:
         timings.update(from_cache=True, total_s=time.perf_counter() - begin)
-        return table
+        return cached
     start = time.perf_counter()
     parses = parse_texts(items["question"].astype(str).tolist(), parser, cache=cache,
                          cache_dir=root / "parses", batch_size=batch_size, progress=progress)
@@ -194,16 +203,44 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
     return table
 
 
+def _read_cache(table_path: Path, meta_path: Path, key: str) -> pd.DataFrame | None:
+    """The cached table if present and verified (key, format, sha256), else None (warned if bad)."""
+    if not (table_path.exists() and meta_path.exists()):
+        return None
+    try:
+        meta = json.loads(meta_path.read_text())
+        if not isinstance(meta, dict):
+            raise ValueError("not an object")
+    except (ValueError, UnicodeDecodeError) as exc:
+        warn_bad_cache(meta_path, f"unreadable provenance file ({exc})")
+        return None
+    problem = None
+    if meta.get("cache_format") != TABLE_CACHE_FORMAT:
+        problem = f"cache format {meta.get('cache_format')!r}, expected {TABLE_CACHE_FORMAT!r}"
+    elif meta.get("cache_key") != key:
+        problem = f"stored cache_key {str(meta.get('cache_key'))[:12]}… is not the expected {key[:12]}…"
+    elif meta.get("table_sha256") != sha256_of(table_path):
+        problem = "content hash mismatch (the table file was altered or truncated)"
+    if problem:
+        warn_bad_cache(table_path, problem)
+        return None
+    table = pd.read_parquet(table_path)
+    table.attrs["provenance"] = {k: v for k, v in meta.items() if k not in _CACHE_FIELDS}
+    return table
+
+
 def _write_cache(table: pd.DataFrame, table_path: Path, meta_path: Path) -> None:
-    """Write the table and its provenance atomically (temp file, then rename)."""
-    table_path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the table, then its provenance with the table's sha256, each atomically."""
+    writable_folder(table_path.parent, "feature-table cache folder")
     plain = table.copy()
     plain.attrs = {}
     tmp_table = table_path.with_suffix(".parquet.tmp")
     plain.to_parquet(tmp_table)
     tmp_table.replace(table_path)
+    meta = {**table.attrs["provenance"], "cache_format": TABLE_CACHE_FORMAT,
+            "table_sha256": sha256_of(table_path)}
     tmp_meta = meta_path.with_suffix(".json.tmp")
-    tmp_meta.write_text(json.dumps(table.attrs["provenance"], indent=1, sort_keys=True))
+    tmp_meta.write_text(json.dumps(meta, indent=1, sort_keys=True))
     tmp_meta.replace(meta_path)
 
 

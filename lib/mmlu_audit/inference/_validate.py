@@ -55,6 +55,11 @@ def as_clusters(clusters, n_obs: int, name: str = "clusters") -> tuple[np.ndarra
         raise DataError(name, "contains NaN labels")
     if raw.dtype == object and any(v is None or v != v for v in raw):
         raise DataError(name, "contains missing labels")
+    if raw.dtype == object:
+        kinds = {"number" if isinstance(v, (int, float, np.number)) else type(v).__name__ for v in raw}
+        if len(kinds) > 1:
+            raise DataError(name, f"mixes label types ({', '.join(sorted(kinds))}); 7 and '7' would be "
+                            "different clusters: use one type")
     labels, codes = np.unique(raw, return_inverse=True)
     if labels.size < 2:
         raise DataError(name, f"need at least 2 clusters, got {labels.size}")

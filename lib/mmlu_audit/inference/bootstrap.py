@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..seeds import rng_from
 from ._validate import as_clusters, as_vector
 from .covariance import CLUSTER_KINDS, cluster_algebra, vcov
 from .hypothesis import _restriction, holm
@@ -173,7 +174,7 @@ def wild_bootstrap_table(fit: OLSFit, terms, *, clusters, seed, kind: str = "CR1
     DataFrame
         Columns ``term, estimate, stat, p, p_holm, method, kind, weights, n_draws``.
     """
-    rng = np.random.default_rng(seed)
+    rng = rng_from(seed)
     algebra = cluster_algebra(fit, clusters, kind)
     results = [wild_cluster_bootstrap(fit, term, clusters=clusters, seed=rng, kind=kind, algebra=algebra,
                                       **options)
@@ -214,12 +215,13 @@ def _restricted_beta(fit, R, r) -> np.ndarray:
 
 
 def _weights(n_clusters, n_draws, weights, seed, full_enumeration) -> np.ndarray:
+    rng = rng_from(seed)  # checked even when full enumeration makes it unused
     enumerate_all = weights == "rademacher" and (
         full_enumeration is True or (full_enumeration == "auto" and 2.0**n_clusters <= n_draws)
     )
     if enumerate_all:
         return np.array(list(itertools.product((-1.0, 1.0), repeat=n_clusters)))
-    return draw_weights(n_clusters, n_draws, weights, np.random.default_rng(seed))
+    return draw_weights(n_clusters, n_draws, weights, rng)
 
 
 def _statistics(v, a, gamma, num_load, factor) -> np.ndarray:
@@ -260,8 +262,7 @@ def cluster_bootstrap_correlation(x, y, clusters, *, n_boot: int, seed, level: f
     codes, labels = as_clusters(clusters, x.size)
     if y.size != x.size:
         raise DataError("y", f"{y.size} values for {x.size} values of x")
-    if seed is None or isinstance(seed, bool):
-        raise DataError("seed", "the cluster bootstrap needs an explicit seed")
+    rng = rng_from(seed)
     if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
         raise DataError("n_boot", f"need a positive number of replicates, got {n_boot!r}")
     if not 0 < level < 1:
@@ -270,7 +271,6 @@ def cluster_bootstrap_correlation(x, y, clusters, *, n_boot: int, seed, level: f
     moments = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
     per_cluster = np.zeros((n_clusters, 6))
     np.add.at(per_cluster, codes, moments)
-    rng = np.random.default_rng(seed)
     counts = np.stack([np.bincount(rng.integers(0, n_clusters, n_clusters), minlength=n_clusters)
                        for _ in range(n_boot)])
     n, sx, sy, sxx, syy, sxy = (counts @ per_cluster).T

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import DataError
+from ..errors import DataError, ParameterError
+from ..seeds import rng_from
 from ._validate import as_clusters, as_matrix, as_vector, check_rows
 from .ols import OLSFit, fit_ols
 
@@ -96,7 +97,7 @@ def fold_ids(n_obs: int, n_folds: int, *, seed, groups=None) -> np.ndarray:
     groups : array-like, shape (n_obs,), optional
         When given, every group lands in a single fold (subject-grouped folds).
     """
-    rng = np.random.default_rng(seed)
+    rng = rng_from(seed)
     if groups is None:
         if not 2 <= n_folds <= n_obs:
             raise DataError("n_folds", f"must be between 2 and {n_obs}")
@@ -144,7 +145,7 @@ def cv_r2(y, X, *, n_folds: int = 10, seed=None, groups=None, folds=None, interc
         X = np.column_stack([np.ones(y.size), X])
     if folds is None:
         if seed is None:
-            raise DataError("seed", "cv_r2 needs an explicit seed (or explicit folds)")
+            raise ParameterError("seed", "cv_r2 needs an explicit seed (or explicit folds)")
         folds = fold_ids(y.size, n_folds, seed=seed, groups=groups)
     folds = np.asarray(folds)
     check_rows(y.size, folds=folds)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..errors import DataError
 from ..scaling import standardise
+from ..seeds import rng_from
 from ._suffstats import block_stats, fit_weighted
 from ._validate import as_clusters, as_matrix, as_vector, check_rows
 from .ols import fit_ols
@@ -75,7 +76,7 @@ def partition_effects(y, X, stem, clusters, *, seed, n_boot: int = 2000, level: 
         raise DataError("stem", "must be constant within each cluster")
     stats = block_stats(y, np.column_stack([np.ones(y.size), X]), codes, labels.size)
     observed = _effects(stats, member[None, :], 1.0 - member[None, :])
-    boot_stem, boot_non = _resample_within(member, n_boot, np.random.default_rng(seed))
+    boot_stem, boot_non = _resample_within(member, n_boot, rng_from(seed))
     boot = _effects(stats, boot_stem, boot_non)
     tail = (1.0 - level) / 2.0
     low, high = np.nanquantile(boot, [tail, 1.0 - tail], axis=0)

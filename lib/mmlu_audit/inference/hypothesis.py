@@ -34,6 +34,10 @@ __all__ = [
 
 FORMS = ("chi2", "F", "HTZ")
 
+#: Smallest eigenvalue of ``R V R'``, relative to its largest, for the Wald
+#: quadratic form to be trusted; below it the statistic is numerical noise.
+RESTRICTION_TOL = 1e-10
+
 
 def satterthwaite_df(fit: OLSFit, algebra: ClusterAlgebra, contrasts) -> np.ndarray:
     """Bell–McCaffrey (Satterthwaite) degrees of freedom for each contrast row.
@@ -273,7 +277,9 @@ def wald_test(
         algebra = cluster_algebra(fit, clusters, kind)
     V = vcov(fit, kind, clusters, algebra=algebra)
     gap = R @ fit.beta - r
-    wald = float(gap @ np.linalg.solve(R @ V @ R.T, gap))
+    restricted = R @ V @ R.T
+    _check_invertible(restricted, algebra)
+    wald = float(gap @ np.linalg.solve(restricted, gap))
     q = R.shape[0]
     stat, df_den, p = _refer(fit, wald, q, kind, form, algebra, R)
     return pd.DataFrame([{
@@ -297,6 +303,22 @@ def _restriction(fit: OLSFit, R, r) -> tuple[np.ndarray, np.ndarray]:
     return R, r
 
 
+def _check_invertible(restricted: np.ndarray, algebra: ClusterAlgebra | None) -> None:
+    """Raise unless ``R V R'`` has full rank and a condition number below ``1 / RESTRICTION_TOL``."""
+    lam = np.linalg.eigvalsh((restricted + restricted.T) / 2)
+    q, top = lam.size, max(lam.max(), 0.0)
+    rank = int(np.sum(lam > RESTRICTION_TOL * top))
+    if rank == q:
+        return
+    cond = top / lam.min() if lam.min() > 0 else np.inf
+    problem = (f"R V R' is not safely invertible (numerical rank {rank} < {q} restrictions, "
+               f"condition number {cond:.1e})")
+    if algebra is not None:
+        g = algebra.n_clusters
+        problem += f"; with {g} clusters a cluster-robust covariance supports at most {g - 1} restrictions"
+    raise DataError("R", problem)
+
+
 def _refer(fit, wald, q, kind, form, algebra, R) -> tuple[float, float, float]:
     if form == "chi2":
         return wald, np.inf, float(stats.chi2.sf(wald, q))
@@ -307,9 +329,12 @@ def _refer(fit, wald, q, kind, form, algebra, R) -> tuple[float, float, float]:
         raise DataError("form", f"HTZ needs a cluster-robust kind, got {kind!r}")
     eta = htz_df(fit, algebra, R)
     df_den = eta - q + 1
-    stat = max(df_den / eta, 0.0) * wald / q
-    p = float(stats.f.sf(stat, q, df_den)) if df_den > 0 else np.nan
-    return stat, df_den, p
+    if not df_den > 0:
+        raise DataError("form", f"HTZ denominator degrees of freedom eta - q + 1 = {df_den:.3g} <= 0: "
+                                f"the clusters carry too little information for {q} restrictions "
+                                "(test fewer restrictions, or use form='chi2' or 'F' knowingly)")
+    stat = df_den / eta * wald / q
+    return stat, df_den, float(stats.f.sf(stat, q, df_den))
 
 
 def interaction_design(X, stem, names=None) -> tuple[np.ndarray, list[str]]:

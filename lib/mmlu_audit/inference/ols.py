@@ -18,8 +18,9 @@ from ._validate import as_matrix, as_vector
 
 __all__ = ["OLSFit", "fit_ols", "add_intercept"]
 
-#: Relative size of the smallest |R_ii| below which the design counts as singular.
-SINGULAR_TOL = 1e-10
+#: A column counts as collinear when its QR diagonal |R_jj| falls below this
+#: fraction of the column's own norm (R's ``lm`` uses ``tol = 1e-7`` the same way).
+SINGULAR_TOL = 1e-7
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,7 +140,7 @@ def fit_ols(y, X, names=None, *, intercept: bool = False) -> OLSFit:
     if X.shape[0] <= X.shape[1]:
         raise DataError("X", f"needs more rows ({X.shape[0]}) than columns ({X.shape[1]})")
     q, r = np.linalg.qr(X)
-    _check_rank(np.abs(np.diag(r)), names)
+    _check_rank(np.abs(np.diag(r)), np.linalg.norm(X, axis=0), names)
     beta = np.linalg.solve(r, q.T @ y)
     r_inv = np.linalg.solve(r, np.eye(r.shape[0]))
     fitted = X @ beta
@@ -159,8 +160,8 @@ def _column_names(X, names) -> list[str]:
     return [f"x{j + 1}" for j in range(as_matrix(X).shape[1])]
 
 
-def _check_rank(r_diag: np.ndarray, names: list[str]) -> None:
-    tiny = r_diag <= SINGULAR_TOL * r_diag.max()
+def _check_rank(r_diag: np.ndarray, col_norms: np.ndarray, names: list[str]) -> None:
+    tiny = r_diag <= SINGULAR_TOL * col_norms
     if tiny.any():
         bad = [names[j] for j in np.flatnonzero(tiny)]
         raise DataError("X", f"design is singular (collinear columns: {', '.join(bad)})")

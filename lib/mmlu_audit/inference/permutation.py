@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..seeds import rng_from
 from ._suffstats import BlockStats, block_stats, fit_weighted
 from ._validate import as_clusters, as_matrix, as_vector, check_rows
 
@@ -152,7 +153,7 @@ def permutation_test(
         raise DataError("scheme", f"unknown scheme {scheme!r}; choose from {SCHEMES}")
     if alternative not in ("greater", "two-sided"):
         raise DataError("alternative", "must be 'greater' or 'two-sided'")
-    rng = np.random.default_rng(seed)
+    rng = rng_from(seed)
     codes, block_member = _blocks(s, clusters, scheme, y.size)
     members = _permuted_members(block_member, n_perm, rng)
     name = statistic if isinstance(statistic, str) else getattr(statistic, "__name__", "custom")

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..seeds import rng_from
 from .bootstrap import wild_cluster_bootstrap
 from .covariance import cluster_algebra
 from .hypothesis import interaction_design, restriction_matrix, wald_test
@@ -68,7 +69,7 @@ def simulate_homogeneity_world(
     stem_subjects = np.asarray(stem_subjects, dtype=bool)
     if sizes.ndim != 1 or sizes.shape != stem_subjects.shape or sizes.size < 2 or (sizes < 1).any():
         raise DataError("subject_sizes", "need >= 2 positive sizes and one STEM flag per subject")
-    rng = np.random.default_rng(seed)
+    rng = rng_from(seed)
     n_subjects, k = sizes.size, n_predictors
     clusters = np.repeat(np.arange(n_subjects), sizes)
     X = rng.normal(0.0, predictor_subject_sd, (n_subjects, k))[clusters] + rng.normal(size=(clusters.size, k))
@@ -98,7 +99,7 @@ def homogeneity_rejections(world: dict, *, seed, n_draws: int = 999, alpha: floa
     fit = fit_ols(world["y"], Z, names)
     k = world["X"].shape[1]
     R = restriction_matrix(fit, names[k + 2:])
-    rng = np.random.default_rng(seed)
+    rng = rng_from(seed)
     out = {"HC3 chi2": wald_test(fit, R, kind="HC3")["p"].item() < alpha}
     for kind in ("CR1", "CR2"):
         algebra = cluster_algebra(fit, world["clusters"], kind)
@@ -139,7 +140,7 @@ def size_power_table(subject_sizes, stem_subjects, *, seed, n_reps: int = 200, p
     DataFrame
         Columns ``world, method, rejection_rate, mc_se, n_reps, n_draws, alpha, planted``.
     """
-    rng = np.random.default_rng(seed)
+    rng = rng_from(seed)
     rows = []
     for world_name, shift in (("null", 0.0), ("planted", planted)):
         hits = [

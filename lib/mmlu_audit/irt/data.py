@@ -14,6 +14,7 @@ import numpy as np
 from ..data.responses import MISSING, ResponseMatrix, validate_response_values
 from ..errors import DataError
 from ..scaling import standardise
+from ..seeds import rng_from
 
 __all__ = ["FitData", "prepare_data", "holdout_mask", "to_signs"]
 
@@ -177,7 +178,7 @@ def holdout_mask(data, fraction: float = 0.05, seed: int = 0) -> np.ndarray:
     if not 0.0 < fraction < 1.0:
         raise DataError(_SOURCE, f"holdout fraction must lie in (0, 1), got {fraction}")
     observed = np.flatnonzero(responses.ravel() != MISSING)
-    rng = np.random.default_rng(seed)
+    rng = rng_from(seed)
     chosen = rng.choice(observed, size=int(round(fraction * observed.size)), replace=False)
     mask = np.zeros(responses.size, dtype=bool)
     mask[chosen] = True

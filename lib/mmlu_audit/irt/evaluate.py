@@ -8,6 +8,7 @@ import jax.numpy as jnp
 
 from ..data.responses import ResponseMatrix
 from ..errors import DataError
+from ..seeds import rng_from
 from .data import _as_response_array, to_signs
 from .engine import fit_irt
 from .models import cell_loglik, linear_predictor
@@ -124,7 +125,7 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
         (boolean mask; all True on a complete matrix), ``b_first``, ``b_second``.
     """
     responses, _, _ = _as_response_array(data)
-    order = np.random.default_rng(seed).permutation(responses.shape[0])
+    order = rng_from(seed).permutation(responses.shape[0])
     half = responses.shape[0] // 2
     cohorts = [np.sort(order[:half]), np.sort(order[half:2 * half])]
     # an item no model of a cohort answered has no difficulty in that cohort

@@ -11,6 +11,7 @@ import json
 from dataclasses import asdict, dataclass, replace
 
 from ..errors import DataError
+from ..seeds import check_seed
 
 __all__ = ["MODELS", "B_PRIORS", "IRTSpec"]
 
@@ -83,6 +84,7 @@ class IRTSpec:
     posterior_draws: int = 1000
 
     def __post_init__(self):
+        check_seed(self.seed, "IRTSpec.seed")
         if self.model not in MODELS:
             raise DataError("IRTSpec", f"unknown model {self.model!r}; choose one of {MODELS}")
         if self.b_prior not in B_PRIORS:

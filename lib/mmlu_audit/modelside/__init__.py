@@ -17,11 +17,10 @@ from .ranking import (Blocks, ability_gap, displacement_bootstrap, displacement_
                       item_blocks, leaderboard_rank, matched_subsample_tau, near_tie_pairs,
                       one_per_checkpoint, random_item_sets, rank_agreement, rank_shifts, retention_table,
                       subject_block_sets, subject_blocks, subscores, top_k_retention, weighted_tau)
-from .seeds import check_seed
 from .sensitivity import EXCLUSIONS, beta_theta_correlations, column_submatrix, reasoning_sensitivity
 
 __all__ = [
-    "EXCLUSIONS", "Blocks", "ability_gap", "beta_theta_correlations", "bootstrap_gammas", "check_seed",
+    "EXCLUSIONS", "Blocks", "ability_gap", "beta_theta_correlations", "bootstrap_gammas",
     "column_submatrix", "construct_consistency", "displacement_bootstrap", "displacement_null",
     "duplicate_pairs", "gamma_summary", "interaction_spec", "interval_table", "item_blocks",
     "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs", "null_correlations", "null_spec",

@@ -18,7 +18,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..errors import DataError
-from .seeds import check_seed
+from ..seeds import check_seed
 
 __all__ = ["interaction_spec", "gamma_summary", "bootstrap_gammas", "interval_table"]
 

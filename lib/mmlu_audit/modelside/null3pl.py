@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 
 from ..errors import DataError
 from .sensitivity import EXCLUSIONS, beta_theta_correlations, reasoning_sensitivity
-from .seeds import check_seed
+from ..seeds import check_seed
 
 __all__ = ["null_spec", "simulate_3pl", "null_correlations", "null_summary", "construct_consistency"]
 

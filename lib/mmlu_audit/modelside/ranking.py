@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from ..errors import DataError
 from ..scaling import standardise
-from .seeds import check_seed
+from ..seeds import check_seed
 
 __all__ = [
     "Blocks", "item_blocks", "subject_blocks", "subscores", "leaderboard_rank", "weighted_tau",
