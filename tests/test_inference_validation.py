@@ -7,6 +7,7 @@ import pytest
 
 from mmlu_audit.errors import DataError, ParameterError
 from mmlu_audit.inference import (
+    HTZUndefinedError,
     cluster_bootstrap_correlation, coef_table, cv_r2, fit_ols, fold_ids, holm, homogeneity_test,
     partition_effects, permutation_test, vcov, wald_test, wild_cluster_bootstrap,
 )
@@ -106,7 +107,7 @@ def test_htz_with_non_positive_denominator_df_says_so():
     X, y, clusters = rng.normal(size=(40, 5)), rng.normal(size=40), np.repeat(np.arange(8), 5)
     X[:, :3] *= (clusters[:, None] < 2)  # three regressors vary in two clusters only
     fit = fit_ols(y, X, intercept=True)
-    with pytest.raises(DataError, match=r"HTZ denominator degrees of freedom .* <= 0"):
+    with pytest.raises(HTZUndefinedError, match=r"HTZ denominator degrees of freedom .* <= 0"):
         wald_test(fit, ["x1", "x2", "x3"], kind="CR2", clusters=clusters, form="HTZ")
 
 

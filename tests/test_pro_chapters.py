@@ -70,3 +70,25 @@ def test_accuracy_table(staged):
     llama = table.loc["Meta-Llama-3-70B"]
     assert round(llama["repo-style (%)"], 2) == llama["published (%)"]
     assert np.isnan(table.loc["Yi-34B", "published (%)"])
+
+
+def _homogeneity_rows(n_clusters: int, seed: int = 0) -> pd.DataFrame:
+    from mmlu_audit.features import INDICATORS
+
+    rng = np.random.default_rng(seed)
+    n = 60 * n_clusters
+    rows = pd.DataFrame(rng.normal(size=(n, len(INDICATORS))), columns=list(INDICATORS))
+    rows["cluster"] = np.repeat(np.arange(n_clusters), 60)
+    rows["stem"] = rows["cluster"] < n_clusters // 2
+    rows["b_hat"] = rows[list(INDICATORS)].sum(axis=1) * 0.1 + rng.normal(size=n)
+    return rows
+
+
+def test_homogeneity_summary_reports_an_undefined_htz_as_nan():
+    from mmlu_audit.pro import homogeneity_summary
+
+    few = homogeneity_summary(_homogeneity_rows(10), "cluster", seed=1, n_boot=99)
+    assert np.isnan(few["htz_p"]) and np.isnan(few["htz_df"])
+    assert np.isfinite(few["w9_cr2"]) and 0 <= few["wcr_p"] <= 1  # the other tests still speak
+    many = homogeneity_summary(_homogeneity_rows(40), "cluster", seed=1, n_boot=99)
+    assert many["htz_df"] > 0 and 0 <= many["htz_p"] <= 1

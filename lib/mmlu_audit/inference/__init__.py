@@ -33,6 +33,7 @@ from .covariance import CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_
 from .diagnostics import breusch_pagan, cv_r2, fold_ids, lr_test, residual_skew, vif
 from .effects import cohens_f2, cohens_q, partition_effects, standardise_within, standardised_coefficients
 from .hypothesis import (
+    HTZUndefinedError,
     coef_table,
     holm,
     homogeneity_test,
@@ -48,6 +49,7 @@ from .simulate import homogeneity_rejections, simulate_homogeneity_world, size_p
 
 __all__ = [
     "BootstrapResult",
+    "HTZUndefinedError",
     "cluster_bootstrap_correlation",
     "CLUSTER_KINDS",
     "ClusterAlgebra",

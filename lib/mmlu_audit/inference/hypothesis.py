@@ -20,7 +20,13 @@ from ._validate import as_matrix, as_vector, check_rows
 from .covariance import CLUSTER_KINDS, KINDS, PINV_TOL, ClusterAlgebra, cluster_algebra, vcov
 from .ols import OLSFit, fit_ols
 
+
+class HTZUndefinedError(DataError):
+    """The HTZ test is undefined here: its denominator degrees of freedom are not positive."""
+
+
 __all__ = [
+    "HTZUndefinedError",
     "FORMS",
     "coef_table",
     "holm",
@@ -330,9 +336,10 @@ def _refer(fit, wald, q, kind, form, algebra, R) -> tuple[float, float, float]:
     eta = htz_df(fit, algebra, R)
     df_den = eta - q + 1
     if not df_den > 0:
-        raise DataError("form", f"HTZ denominator degrees of freedom eta - q + 1 = {df_den:.3g} <= 0: "
-                                f"the clusters carry too little information for {q} restrictions "
-                                "(test fewer restrictions, or use form='chi2' or 'F' knowingly)")
+        raise HTZUndefinedError(
+            "form", f"HTZ denominator degrees of freedom eta - q + 1 = {df_den:.3g} <= 0: "
+            f"the clusters carry too little information for {q} restrictions "
+            "(test fewer restrictions, or use form='chi2' or 'F' knowingly)")
     stat = df_den / eta * wald / q
     return stat, df_den, float(stats.f.sf(stat, q, df_den))
 
