@@ -14,14 +14,6 @@ from mmlu_audit import load_items
 from mmlu_audit.paths import project_root
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
-    """Keep every test that needs the smoke build on one xdist worker, so it is built once."""
-    for item in items:
-        if "built_book" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("built_book"))
-
-
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory):
     """Send every cache write of the test session to a temporary folder."""

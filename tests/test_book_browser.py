@@ -10,6 +10,9 @@ import pytest
 from mmlu_audit.paths import project_root
 from mmlu_audit.sitecheck import check_site
 
+# Every test here shares the one smoke build: keep them on one xdist worker.
+pytestmark = pytest.mark.xdist_group("built_book")
+
 SCREENSHOTS = project_root() / "_build" / "screenshots"
 
 

@@ -17,6 +17,9 @@ import pytest
 from mmlu_audit.bookbuild import chapter_paths
 from mmlu_audit.paths import project_root
 
+# Every test here shares the one smoke build: keep them on one xdist worker.
+pytestmark = pytest.mark.xdist_group("built_book")
+
 ROOT = project_root()
 ASSET_URL = re.compile(r'<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)="(?:https?:)?//', re.I)
 
