@@ -1,7 +1,7 @@
 """Smoke test: every chapter executed in fast mode and the book built, offline.
 
 The build itself is the session fixture ``built_book`` (``tests/conftest.py``), shared
-with the browser test so it happens once per test run.
+with the browser test below, so it happens once per test run (one file, one xdist worker).
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ import pytest
 
 from mmlu_audit.bookbuild import chapter_paths
 from mmlu_audit.paths import project_root
-
-# Every test here shares the one smoke build: keep them on one xdist worker.
-pytestmark = pytest.mark.xdist_group("built_book")
+from mmlu_audit.sitecheck import check_site
 
 ROOT = project_root()
 ASSET_URL = re.compile(r'<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)="(?:https?:)?//', re.I)
@@ -71,3 +69,13 @@ def test_same_seed_gives_identical_tables(built_book, tmp_path):
         capture_output=True, text=True, cwd=ROOT, env=env)
     assert again.returncode == 0, again.stdout + again.stderr
     assert _text_outputs(first) == _text_outputs(tmp_path / "05_stratified.ipynb")
+
+
+@pytest.mark.smoke
+def test_every_page_loads_cleanly_in_chromium(built_book):
+    """The built site in a real browser; a screenshot of every page lands in ``_build/screenshots/``."""
+    reports = check_site(built_book, ROOT / "_build" / "screenshots")
+    problems = {r.page: r.problems for r in reports if r.problems}
+    assert not problems, problems
+    chapters = [r.page for r in reports if r.page.startswith("book/_executed/")]
+    assert len(chapters) >= 7 and all(r.screenshot.stat().st_size > 0 for r in reports)
