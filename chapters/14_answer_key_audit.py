@@ -30,7 +30,7 @@ seed = 20240601  # unused: the audit has no random step
 fast = False  # smoke-run settings: a coarser threshold grid
 k = 10  # panel size: the k most accurate models
 m = 6  # votes needed on one non-key option
-download_dir = ""  # folder for the flagged-question CSV (empty: beside the executed page)
+executed_dir = "../book/_executed"  # where bookbuild writes this page; the flagged-question CSV goes beside it
 
 # %%
 if fast:
@@ -250,7 +250,7 @@ source_table({key: follow_up[key] for key in ("original_share_wrong_key_flags", 
 
 # %%
 table = flagged_questions(flags, list(members.index))
-write_download(table, "mmlu_pro_consensus_flags.csv", download_dir)
+write_download(table, "mmlu_pro_consensus_flags.csv", executed_dir)
 table.head(10)
 
 # %% [markdown]

@@ -189,9 +189,9 @@ def test_reads_a_real_myst_nb_glue(tmp_path):
     json.dumps(data)
 
 
-def test_bookbuild_tells_only_the_scorecard_where_the_chapters_are():
+def test_bookbuild_tells_the_chapters_that_declare_it_where_the_pages_go():
     import jupytext
     from mmlu_audit.bookbuild import _declares, chapter_paths
 
     declared = {p.stem for p in chapter_paths() if _declares(jupytext.read(p), "executed_dir")}
-    assert declared == {"98_scorecard"}
+    assert declared == {"14_answer_key_audit", "98_scorecard"}

@@ -35,10 +35,7 @@ from .errors import DeviceUnavailableError, ParameterError
 from .paths import project_root
 from .seeds import check_seed
 
-__all__ = ["OUT_ENV", "chapter_paths", "chapter_parameters", "execute_chapter", "main", "parse_value"]
-
-#: Set while a chapter executes: the folder its executed notebook is written to.
-OUT_ENV = "MMLU_AUDIT_EXECUTED"
+__all__ = ["chapter_paths", "chapter_parameters", "execute_chapter", "main", "parse_value"]
 
 #: Parameters every chapter takes, set by their own options rather than ``-p``.
 COMMON = {"data_source": "--data-source", "seed": "--seed", "fast": "--fast"}
@@ -106,8 +103,8 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
     The notebook is written to a hidden temporary file in ``out_dir`` and renamed
     to ``NN_slug.ipynb`` only if execution succeeds. On failure the partial
     notebook becomes ``NN_slug.failed.ipynb`` and the exception propagates.
-    A chapter whose parameters cell declares ``executed_dir`` (the scorecard, which reads
-    the other executed chapters) is told ``out_dir``, where this build writes them.
+    A chapter whose parameters cell declares ``executed_dir`` is told ``out_dir``, where this
+    build writes the executed chapters (the scorecard reads them; a page's downloads go there).
     """
     import jupytext
     import papermill
@@ -116,7 +113,6 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
     if _declares(notebook, "executed_dir") and "executed_dir" not in parameters:
         parameters = {**parameters, "executed_dir": str(Path(out_dir).resolve())}
     out_dir.mkdir(parents=True, exist_ok=True)
-    os.environ[OUT_ENV] = str(out_dir.resolve())  # files a page links to go beside it
     target = out_dir / f"{source.stem}.ipynb"
     failed = out_dir / f"{source.stem}.failed.ipynb"
     fd, running = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".running.ipynb", dir=out_dir)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 
 import numpy as np
@@ -128,7 +127,7 @@ def glue_figure(name: str, fig) -> None:
     plt.close(fig)
 
 
-def write_download(table, name: str, folder: str = "") -> Path:
+def write_download(table, name: str, folder) -> Path:
     """Write ``table`` as CSV beside the executed page, for a MyST ``{download}`` link.
 
     Parameters
@@ -136,15 +135,13 @@ def write_download(table, name: str, folder: str = "") -> Path:
     table : DataFrame
     name : str
         File name; the page links it as ``{download}`text <name>```.
-    folder : str
-        Target folder; by default the folder the book build executes the page into
-        (``bookbuild.OUT_ENV``), else ``../book/_executed`` relative to the chapter.
+    folder : str or Path
+        The folder the page is executed into: a chapter declares ``executed_dir`` in its
+        parameters cell and :func:`mmlu_audit.bookbuild.execute_chapter` fills it in.
 
     The file is written under a temporary name and renamed, so a reader never finds half a file.
     """
-    from .bookbuild import OUT_ENV
-
-    target = Path(folder or os.environ.get(OUT_ENV) or "../book/_executed")
+    target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
     partial = target / f".{name}.partial"
     table.to_csv(partial, index=False)
