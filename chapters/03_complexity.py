@@ -50,7 +50,7 @@ from IPython.display import display
 from mmlu_audit import load_items
 from mmlu_audit.features import (FLAGS, INDICATORS, TOP_TIER, build_feature_table, default_tiers, depths,
                                  indicator_table, item_graphs, lexicon_table, load_lexicon)
-from mmlu_audit.features.figures import draw_text_panel, draw_wscg, path_vertices
+from mmlu_audit.features.figures import draw_text_panel, nearest_depth_item, draw_wscg, path_vertices
 from mmlu_audit.inference import cluster_bootstrap_correlation, vif
 from mmlu_audit.paper import paper_table
 from mmlu_audit.plots import PARTITION_COLORS, use_style
@@ -224,15 +224,8 @@ clean = ~frame[["flag_non_english", "flag_concreteness_fallback", "flag_zipf_fal
 band = frame[clean & ((frame["n_tokens"] - median_tokens).abs() <= 0.1 * median_tokens)]
 
 
-def nearest(candidates, target):
-    """Item id with Depth nearest ``target``; ties: more vertices, then item order."""
-    gap = (candidates["wscg_depth"] - target).abs()
-    order = pd.DataFrame({"gap": gap, "nodes": -candidates["wscg_nodes"], "pos": np.arange(len(gap))})
-    return order.sort_values(["gap", "nodes", "pos"]).index[0]
-
-
-picks = {"shallow": nearest(band, depth_p10), "deep": nearest(band, depth_p99),
-         "stem": nearest(band[band.partition == "STEM"], depth_p99)}
+picks = {"shallow": nearest_depth_item(band, depth_p10), "deep": nearest_depth_item(band, depth_p99),
+         "stem": nearest_depth_item(band[band.partition == "STEM"], depth_p99)}
 position = {item_id: i for i, item_id in enumerate(items["item_id"])}
 drawn = {}
 for role, item_id in picks.items():

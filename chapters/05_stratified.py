@@ -46,7 +46,7 @@ from mmlu_audit.inference import partition_effects, standardise_within, wald_tes
 from mmlu_audit.paper import paper_table
 from mmlu_audit.pipeline import analysis_inputs
 from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
+from mmlu_audit.regression import (Design, holm_survivors, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_summary, planted_truth_table, recovery_slope)
 from mmlu_audit.report import glue_figure, glue_values, names_where, population_note, source_banner
@@ -237,14 +237,10 @@ contrasts_z = contrast_tests(fit_z, subjects, terms)
 survivors_z = holm_count(contrasts_z)
 
 
-def surviving(table, kind):
-    return set(table.index[table[f"holm_{kind}"] < 0.05])
-
-
 glue_values({
     "std_holm_hc3": survivors_z["HC3"], "std_holm_cr2": survivors_z["CR2"],
-    "std_same_hc3": "yes" if surviving(contrasts, "HC3") == surviving(contrasts_z, "HC3") else "no",
-    "std_same_cr2": "yes" if surviving(contrasts, "CR2") == surviving(contrasts_z, "CR2") else "no",
+    "std_same_hc3": "yes" if holm_survivors(contrasts, "HC3") == holm_survivors(contrasts_z, "HC3") else "no",
+    "std_same_cr2": "yes" if holm_survivors(contrasts, "CR2") == holm_survivors(contrasts_z, "CR2") else "no",
 })
 contrasts_z[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "holm_CR2"]].round(4)
 

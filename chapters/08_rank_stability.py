@@ -52,6 +52,7 @@ from mmlu_audit import load_responses
 from mmlu_audit.data import load_helm_subjects
 from mmlu_audit.irt import fit_cached
 from mmlu_audit.models import distinct_checkpoints
+from mmlu_audit.modelside import null_p_at_least, shift_summary
 from mmlu_audit.modelside import (ability_gap, displacement_bootstrap, displacement_null, duplicate_pairs,
                                   item_blocks, matched_subsample_tau, near_tie_pairs, one_per_checkpoint,
                                   random_item_sets, rank_agreement, rank_shifts, retention_table,
@@ -126,16 +127,12 @@ distinct_scores = subscores(blocks.subset(models=distinct))
 k_distinct = min(k_main, len(distinct))
 
 
-def p_at_least(null, observed):
-    return float((1 + np.sum(null >= observed - 1e-12)) / (1 + len(null)))
-
-
 selection = {
     "retention_top50_nonstem": retention.loc[k_main, "non-STEM"], "retention_top50_stem": retention.loc[k_main, "STEM"],
     "retention_top10_nonstem": retention.loc[k_small, "non-STEM"], "retention_top10_stem": retention.loc[k_small, "STEM"],
     "displacement": boot["estimate"], "displacement_low": boot["low"], "displacement_high": boot["high"],
-    "null_random_items": random_null.mean(), "null_random_items_p": p_at_least(random_null, boot["estimate"]),
-    "null_subject_blocks": block_null.mean(), "null_subject_blocks_p": p_at_least(block_null, boot["estimate"]),
+    "null_random_items": random_null.mean(), "null_random_items_p": null_p_at_least(random_null, boot["estimate"]),
+    "null_subject_blocks": block_null.mean(), "null_subject_blocks_p": null_p_at_least(block_null, boot["estimate"]),
     "displacement_distinct": 1 - retention_table(distinct_scores, [k_distinct]).loc[k_distinct, "STEM"],
 }
 glue_values(selection | {"k_main": k_main, "k_small": k_small, "boot_replicates": boot_replicates,
@@ -176,15 +173,8 @@ dup = rank_shifts(scores, duplicate_pairs(checkpoint, scores["aggregate"], noise
 near = rank_shifts(scores, near_tie_pairs(scores["aggregate"], checkpoint, noise_tol))
 
 
-def shift_stats(shifts, prefix):
-    if shifts.empty:
-        return {f"{prefix}_shift_{p}_{s}": float("nan") for p in ("aggregate", "stem") for s in ("median", "max")}
-    return {f"{prefix}_shift_{p}_{s}": float(getattr(shifts[f"{col} shift"], s)())
-            for p, col in (("aggregate", "aggregate"), ("stem", "STEM")) for s in ("median", "max")}
-
-
-noise = {"n_duplicate_pairs": len(dup), **shift_stats(dup, "dup"), "noise_tol_pct": noise_tol}
-near_stats = shift_stats(near, "near")
+noise = {"n_duplicate_pairs": len(dup), **shift_summary(dup, "dup"), "noise_tol_pct": noise_tol}
+near_stats = shift_summary(near, "near")
 noise["noise_note"] = (
     ("In the simulated world duplicates are exact copies of one response vector, so their shifts are "
      "zero by construction. " if simulated else "")
@@ -255,7 +245,7 @@ helm_null = displacement_null(helm_blocks, subject_block_sets(helm_blocks.subjec
 helm_values = {"helm_k_main": hk_main, "helm_k_small": hk_small, "helm_tau_stem": helm_tau["STEM"],
                "helm_tau_nonstem": helm_tau["non-STEM"], "helm_displacement": helm_boot["estimate"],
                "helm_displacement_low": helm_boot["low"], "helm_displacement_high": helm_boot["high"],
-               "helm_null_blocks": helm_null.mean(), "helm_null_blocks_p": p_at_least(helm_null, helm_boot["estimate"])}
+               "helm_null_blocks": helm_null.mean(), "helm_null_blocks_p": null_p_at_least(helm_null, helm_boot["estimate"])}
 glue_values(helm_values)
 real_table = pd.DataFrame({
     "paper (1,000 leaderboard models)": [paper_value(k) for k in ("tau_stem", "tau_nonstem", "displacement",

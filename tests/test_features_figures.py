@@ -75,3 +75,15 @@ def test_dollar_signs_are_drawn_verbatim(graph):
     fig.canvas.draw()  # an unbalanced $ would raise if parsed as mathtext
     assert any(r"\$f(x)=3x\$" in t.get_text() for t in ax.texts)
     plt.close(fig)
+
+
+def test_nearest_depth_item_breaks_ties_by_vertices_then_order():
+    import pandas as pd
+
+    from mmlu_audit.features.figures import nearest_depth_item
+
+    rows = pd.DataFrame({"wscg_depth": [2.0, 4.0, 6.0, 6.0], "wscg_nodes": [5, 9, 3, 7]},
+                        index=["a", "b", "c", "d"])
+    assert nearest_depth_item(rows, 2.4) == "a"
+    assert nearest_depth_item(rows, 5.0) == "b"  # 4 and 6 tie on the gap: b has the most vertices
+    assert nearest_depth_item(rows, 6.2) == "d"

@@ -155,3 +155,19 @@ def test_inconsistent_blocks_are_refused():
         item_blocks(y, blocks.stem[:-1], blocks.subject, blocks.models)
     with pytest.raises(DataError, match="both partitions"):
         item_blocks(y, np.zeros(y.shape[1], bool), blocks.subject, blocks.models)
+
+
+def test_null_p_at_least_counts_ties_and_adds_one():
+    from mmlu_audit.modelside import null_p_at_least
+
+    assert null_p_at_least([0.1, 0.2, 0.3, 0.4], 0.3) == 3 / 5  # 0.3 and 0.4 reach it
+    assert null_p_at_least([0.1, 0.2], 0.9) == 1 / 3
+
+
+def test_shift_summary_by_hand():
+    from mmlu_audit.modelside import shift_summary
+
+    pairs = pd.DataFrame({"aggregate shift": [1, 3, 11], "STEM shift": [2, 3, 23]})
+    assert shift_summary(pairs, "dup") == {"dup_shift_aggregate_median": 3.0, "dup_shift_aggregate_max": 11.0,
+                                           "dup_shift_stem_median": 3.0, "dup_shift_stem_max": 23.0}
+    assert all(np.isnan(v) for v in shift_summary(pairs.iloc[:0], "near").values())

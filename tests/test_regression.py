@@ -226,3 +226,10 @@ def test_names_where_lists_true_labels_in_order():
     assert names_where(pd.Series({"b": True, "a": False, "c": True})) == "b, c"
     assert names_where(pd.Series({"a": False})) == "none"
     assert names_where(pd.Series(dtype=bool), empty="n/a") == "n/a"
+
+
+def test_holm_survivors_by_hand():
+    from mmlu_audit.regression import holm_survivors
+
+    table = pd.DataFrame({"holm_CR2": [0.01, 0.2, 0.049]}, index=["d_ner", "d_mdd", "c_bry"])
+    assert holm_survivors(table, "CR2") == {"d_ner", "c_bry"}

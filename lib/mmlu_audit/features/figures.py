@@ -15,10 +15,12 @@ from itertools import pairwise
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import networkx as nx
+import numpy as np
+import pandas as pd
 
 from .wscg import WSCG
 
-__all__ = ["wscg_layout", "path_vertices", "draw_wscg", "draw_text_panel", "PATH_COLOR"]
+__all__ = ["nearest_depth_item", "wscg_layout", "path_vertices", "draw_wscg", "draw_text_panel", "PATH_COLOR"]
 
 PATH_COLOR = "#e76f51"
 
@@ -99,3 +101,14 @@ def draw_text_panel(ax, title: str, text: str, width: int = 38, size: float = 8.
     ax.text(0.0, 0.86, _literal(textwrap.fill(" ".join(text.split()), width)), transform=ax.transAxes,
             ha="left", va="top", fontsize=size, family="serif")
     return ax
+
+
+def nearest_depth_item(candidates: pd.DataFrame, target: float):
+    """Index of the row whose ``wscg_depth`` is nearest ``target``.
+
+    Ties go to more vertices (``wscg_nodes``), then to the earlier row, so the drawn example
+    is deterministic.
+    """
+    gap = (candidates["wscg_depth"] - target).abs()
+    order = pd.DataFrame({"gap": gap, "nodes": -candidates["wscg_nodes"], "pos": np.arange(len(gap))})
+    return order.sort_values(["gap", "nodes", "pos"]).index[0]

@@ -15,15 +15,17 @@ from .interaction import bootstrap_gammas, gamma_summary, interaction_spec, inte
 from .null3pl import construct_consistency, null_correlations, null_spec, null_summary, simulate_3pl
 from .ranking import (Blocks, ability_gap, displacement_bootstrap, displacement_null, duplicate_pairs,
                       item_blocks, leaderboard_rank, matched_subsample_tau, near_tie_pairs,
-                      one_per_checkpoint, random_item_sets, rank_agreement, rank_shifts, retention_table,
-                      subject_block_sets, subject_blocks, subscores, top_k_retention, weighted_tau)
+                      null_p_at_least, one_per_checkpoint, random_item_sets, rank_agreement, rank_shifts,
+                      retention_table, shift_summary, subject_block_sets, subject_blocks, subscores,
+                      top_k_retention, weighted_tau)
 from .sensitivity import EXCLUSIONS, beta_theta_correlations, column_submatrix, reasoning_sensitivity
 
 __all__ = [
     "EXCLUSIONS", "Blocks", "ability_gap", "beta_theta_correlations", "bootstrap_gammas",
     "column_submatrix", "construct_consistency", "displacement_bootstrap", "displacement_null",
     "duplicate_pairs", "gamma_summary", "interaction_spec", "interval_table", "item_blocks",
-    "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs", "null_correlations", "null_spec",
+    "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs", "null_p_at_least", "shift_summary",
+    "null_correlations", "null_spec",
     "null_summary", "one_per_checkpoint", "random_item_sets", "rank_agreement", "rank_shifts",
     "reasoning_sensitivity", "retention_table", "simulate_3pl", "subject_block_sets", "subject_blocks",
     "subscores", "top_k_retention", "weighted_tau",

@@ -29,6 +29,8 @@ from ..scaling import standardise
 from ..seeds import check_seed
 
 __all__ = [
+    "null_p_at_least",
+    "shift_summary",
     "Blocks", "item_blocks", "subject_blocks", "subscores", "leaderboard_rank", "weighted_tau",
     "rank_agreement", "top_k_retention", "retention_table", "matched_subsample_tau",
     "displacement_bootstrap", "random_item_sets", "subject_block_sets", "displacement_null",
@@ -336,3 +338,20 @@ def ability_gap(theta_2d, models, band: float = 0.25) -> dict:
     gap = pd.Series(z[:, 0] - z[:, 1], index=pd.Index(models, name="model_id"), name="gap")
     return {"gap": gap.sort_values(ascending=False), "sd": float(gap.std(ddof=0)),
             "share_within": float((gap.abs() <= band).mean())}
+
+
+def null_p_at_least(null, observed: float) -> float:
+    """One-sided Monte Carlo p-value: share of null draws at least ``observed``, (1 + k) / (1 + R)."""
+    null = np.asarray(null, dtype=float)
+    return float((1 + np.sum(null >= observed - 1e-12)) / (1 + len(null)))
+
+
+def shift_summary(shifts: pd.DataFrame, prefix: str) -> dict[str, float]:
+    """Median and max of the aggregate and STEM rank shifts of a pair table (NaN when empty).
+
+    Keys are ``{prefix}_shift_{aggregate|stem}_{median|max}``.
+    """
+    columns = {"aggregate": "aggregate shift", "stem": "STEM shift"}
+    return {f"{prefix}_shift_{part}_{stat}": (float(getattr(shifts[column], stat)()) if len(shifts)
+                                               else float("nan"))
+            for part, column in columns.items() for stat in ("median", "max")}

@@ -17,7 +17,7 @@
   (:func:`planted_truth_table`, :func:`planted_summary`).
 """
 
-from .contrasts import (contrast_terms, contrast_tests, declared, holm_count, indicator_names,
+from .contrasts import (contrast_terms, contrast_tests, declared, holm_count, holm_survivors, indicator_names,
                         interaction_fit, partition_fits)
 from .crossval import PARTS, RIDGE_ALPHAS, cv_predict, cv_table, table2_ratios
 from .designs import (LEARNERS, Design, design_arrays, difficulty_reliability, estimated_items,
@@ -39,6 +39,7 @@ __all__ = [
     "difficulty_reliability",
     "estimated_items",
     "holm_count",
+    "holm_survivors",
     "indicator_names",
     "indicator_design",
     "interaction_fit",

@@ -10,7 +10,8 @@ from ..features import INDICATORS
 from ..inference import coef_table, fit_ols, interaction_design, wild_bootstrap_table
 from ..inference.covariance import CLUSTER_KINDS, cluster_algebra
 
-__all__ = ["contrast_terms", "contrast_tests", "declared", "holm_count", "indicator_names", "interaction_fit",
+__all__ = ["contrast_terms", "contrast_tests", "declared", "holm_count", "holm_survivors", "indicator_names",
+           "interaction_fit",
            "partition_fits"]
 
 
@@ -117,3 +118,8 @@ def holm_count(table: pd.DataFrame, alpha: float = 0.05) -> dict[str, int]:
     """Number of contrasts with Holm-adjusted p below ``alpha``, per ``holm_*`` column."""
     return {c.removeprefix("holm_"): int((table[c] < alpha).sum()) for c in table.columns
             if c.startswith("holm_")}
+
+
+def holm_survivors(table: pd.DataFrame, kind: str, alpha: float = 0.05) -> set[str]:
+    """The contrasts whose Holm-adjusted ``kind`` p-value is below ``alpha``."""
+    return set(table.index[table[f"holm_{kind}"] < alpha])
