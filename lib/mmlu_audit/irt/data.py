@@ -41,6 +41,8 @@ class FitData:
         What was subtracted and divided to standardise W.
     holdout : ndarray of bool or None
         Cells withheld from the fit.
+    row_weight : ndarray of float32 or None
+        Frequency weight of each model row (None: every row once).
     """
 
     responses: np.ndarray
@@ -52,6 +54,7 @@ class FitData:
     covariate_mean: float = 0.0
     covariate_sd: float = 1.0
     holdout: np.ndarray | None = None
+    row_weight: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -112,7 +115,7 @@ def _prepare_covariate(covariate, n_items: int) -> tuple[np.ndarray, float, floa
 
 
 def prepare_data(data, model: str, *, item_stem=None, item_covariate=None,
-                 holdout=None) -> FitData:
+                 holdout=None, row_weight=None) -> FitData:
     """Validate a calibration's inputs and encode them for the engine.
 
     Parameters
@@ -127,6 +130,8 @@ def prepare_data(data, model: str, *, item_stem=None, item_covariate=None,
         Required for ``"interaction"``; standardised here.
     holdout : array of bool, shape (J, I), optional
         Cells to withhold from the fit (see :func:`holdout_mask`).
+    row_weight : array of int, shape (J,), optional
+        Positive whole-number frequency weight of each model row.
 
     Raises
     ------
@@ -155,7 +160,20 @@ def prepare_data(data, model: str, *, item_stem=None, item_covariate=None,
         if item_covariate is None:
             raise DataError(_SOURCE, "the 'interaction' model needs item_covariate (W per item)")
         w, w_mean, w_sd = _prepare_covariate(item_covariate, n_items)
-    return FitData(responses, signs, model_ids, item_ids, stem, w, w_mean, w_sd, holdout)
+    weight = None if row_weight is None else _row_weight(row_weight, responses.shape[0])
+    return FitData(responses, signs, model_ids, item_ids, stem, w, w_mean, w_sd, holdout, weight)
+
+
+def _row_weight(values, n_models: int) -> np.ndarray:
+    """Check frequency weights: one positive whole number per model row."""
+    weight = np.asarray(values)
+    if weight.shape != (n_models,):
+        raise DataError(_SOURCE, f"row_weight must have one entry per model ({n_models}), "
+                        f"got shape {weight.shape}")
+    if not np.issubdtype(weight.dtype, np.number) or not np.isfinite(weight).all() \
+            or (weight < 1).any() or (weight != np.round(weight)).any():
+        raise DataError(_SOURCE, "row_weight must hold whole numbers ≥ 1 (drop rows of weight 0)")
+    return weight.astype(np.float32)
 
 
 def holdout_mask(data, fraction: float = 0.05, seed: int = 0) -> np.ndarray:

@@ -21,7 +21,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..device import backend_name
-from ..errors import DataError
+from ..errors import DataError, ParameterError
 from .data import FitData, prepare_data
 from .models import initial_values, log_likelihood, log_prior, model_sites
 from .numpyro_svi import run_numpyro_svi
@@ -34,11 +34,13 @@ __all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "ru
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
 
-def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate):
+def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate, row_weight=None):
     """Single-draw ELBO: log p(y, x) + log|J| at x ~ q, plus the guide's entropy.
 
     The entropy of the mean-field normal is exact (Σ log σ + const), so only the
-    model terms carry Monte-Carlo noise.
+    model terms carry Monte-Carlo noise. With ``row_weight`` every term of model j
+    (likelihood, θ prior, θ entropy) counts ``row_weight[j]`` times, so a row of weight k
+    has the ELBO of k identical rows whose guide factors are equal.
     """
     loc, log_scale = guide
     keys = jax.random.split(key, len(sites))
@@ -47,9 +49,12 @@ def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate)
         noise = jax.random.normal(site_key, site.shape)
         z = loc[site.name] + jnp.exp(log_scale[site.name]) * noise
         values[site.name] = constrain(site, z)
-        total += log_det_jacobian(site, z) + log_scale[site.name].sum()
-    total += log_prior(spec, values)
-    return total + log_likelihood(spec, values, signs, item_stem, covariate)
+        entropy = log_scale[site.name]
+        if site.name == "theta" and row_weight is not None:  # θ is real: no Jacobian term
+            entropy = entropy * row_weight.reshape((-1,) + (1,) * (entropy.ndim - 1))
+        total += log_det_jacobian(site, z) + entropy.sum()
+    total += log_prior(spec, values, row_weight)
+    return total + log_likelihood(spec, values, signs, item_stem, covariate, row_weight)
 
 
 def _adam_update(params, grads, moments, step, learning_rate):
@@ -66,14 +71,14 @@ def _adam_update(params, grads, moments, step, learning_rate):
     return jax.tree.map(move, params, first, second), (first, second)
 
 
-def _make_chunk_runner(spec: IRTSpec, sites, item_stem, covariate):
+def _make_chunk_runner(spec: IRTSpec, sites, item_stem, covariate, row_weight=None):
     """Compile ``spec.chunk`` SVI steps into one scan; returns (state, elbo per step)."""
     objective = jax.value_and_grad(partial(elbo_estimate, spec, sites))
 
     def one_step(state, _, signs):
         guide, moments, step, key = state
         step_key = jax.random.fold_in(key, step)
-        value, grads = objective(guide, step_key, signs, item_stem, covariate)
+        value, grads = objective(guide, step_key, signs, item_stem, covariate, row_weight)
         rate = spec.learning_rate * spec.lr_decay**step
         guide, moments = _adam_update(guide, grads, moments, step, rate)
         return (guide, moments, step + 1, key), value
@@ -123,7 +128,8 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True) -> SVIRun:
     sites = model_sites(spec, *data.shape)
     stem = None if data.item_stem is None else jnp.asarray(data.item_stem)
     covariate = None if data.covariate is None else jnp.asarray(data.covariate)
-    run_chunk = _make_chunk_runner(spec, sites, stem, covariate)
+    weight = None if data.row_weight is None else jnp.asarray(data.row_weight, jnp.float32)
+    run_chunk = _make_chunk_runner(spec, sites, stem, covariate, weight)
     state, signs = _initial_state(spec, sites, data), jnp.asarray(data.signs)
     n_chunks = math.ceil(spec.max_steps / spec.chunk)
     chunks, converged, compile_s = [], False, 0.0
@@ -145,7 +151,7 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True) -> SVIRun:
 
 
 def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate=None,
-            holdout=None, progress: bool = True, engine: str = "fast") -> IRTFit:
+            holdout=None, row_weight=None, progress: bool = True, engine: str = "fast") -> IRTFit:
     """Calibrate an IRT model by stochastic variational inference.
 
     Parameters
@@ -160,6 +166,11 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
         W of the ``"interaction"`` model (standardised here).
     holdout : array of bool, shape (J, I), optional
         Cells withheld from the fit, for :func:`mmlu_audit.irt.heldout_loglik`.
+    row_weight : array of int, shape (J,), optional
+        Frequency weights of the model rows (fast engine only): a row of weight k enters the
+        ELBO as k identical rows would at their common optimum. A bootstrap over models
+        passes each distinct resampled row once with its count, fitting only the ~63 % of
+        rows a resample holds.
     progress : bool
         Show a tqdm progress bar with the ELBO.
     engine : {"fast", "numpyro"}
@@ -183,9 +194,11 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
     """
     if engine not in ENGINES:
         raise DataError("engine", f"unknown engine {engine!r}; choose one of {tuple(ENGINES)}")
+    if row_weight is not None and engine != "fast":
+        raise ParameterError("row_weight", f"an option of the fast engine, not of {engine!r}")
     spec = spec or IRTSpec()
-    fit_data = prepare_data(data, spec.model, item_stem=item_stem,
-                            item_covariate=item_covariate, holdout=holdout)
+    fit_data = prepare_data(data, spec.model, item_stem=item_stem, item_covariate=item_covariate,
+                            holdout=holdout, row_weight=row_weight)
     run = ENGINES[engine](spec, fit_data, progress=progress)
     return summarise_fit(spec, fit_data, run, backend=backend_name(), engine=engine)
 

@@ -102,33 +102,45 @@ def factor_form(theta, b, a, *, item_stem=None, covariate=None, gamma0=0.0, gamm
     return theta, jnp.stack([alpha * stem, alpha * (1.0 - stem)]), offsets
 
 
-@partial(jax.custom_vjp, nondiff_argnums=(4,))
-def total_loglik(abilities, loadings, offsets, signs, guessing):
+def total_loglik(abilities, loadings, offsets, signs, guessing, row_weight=None):
     """Σ over cells of :func:`cell_loglik` at η = abilities @ loadings + offsets.
 
     Its gradient materialises ∂ℓ/∂η once and reduces it with two matrix products,
     instead of letting autodiff re-evaluate the elementwise chain once per reduction.
+    ``row_weight`` (J,), optional, multiplies each model row's log-likelihood: a row of
+    weight k counts as k identical rows.
     """
-    eta = abilities @ loadings + offsets
-    return cell_loglik(eta, signs, guessing).sum()
+    return _weighted_loglik(abilities, loadings, offsets, signs, row_weight, guessing)
 
 
-def _total_loglik_fwd(abilities, loadings, offsets, signs, guessing):
+def _row_cells(eta, signs, row_weight, guessing):
+    cells = cell_loglik(eta, signs, guessing)
+    return cells if row_weight is None else cells * row_weight[:, None]
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(5,))
+def _weighted_loglik(abilities, loadings, offsets, signs, row_weight, guessing):
     eta = abilities @ loadings + offsets
-    value, pullback = jax.vjp(lambda e: cell_loglik(e, signs, guessing).sum(), eta)
+    return _row_cells(eta, signs, row_weight, guessing).sum()
+
+
+def _weighted_loglik_fwd(abilities, loadings, offsets, signs, row_weight, guessing):
+    eta = abilities @ loadings + offsets
+    value, pullback = jax.vjp(lambda e: _row_cells(e, signs, row_weight, guessing).sum(), eta)
     (grad_eta,) = pullback(jnp.ones_like(value))
-    return value, (abilities, loadings, grad_eta)
+    return value, (abilities, loadings, grad_eta, row_weight)
 
 
-def _total_loglik_bwd(guessing, residuals, cotangent):
-    abilities, loadings, grad_eta = residuals
+def _weighted_loglik_bwd(guessing, residuals, cotangent):
+    abilities, loadings, grad_eta, row_weight = residuals
     grad_eta = grad_eta * cotangent
     with_ones = jnp.concatenate([abilities, jnp.ones_like(abilities[:, :1])], axis=1)
     reduced = with_ones.T @ grad_eta
-    return grad_eta @ loadings.T, reduced[:-1], reduced[-1], None
+    weight_cotangent = None if row_weight is None else jnp.zeros_like(row_weight)  # weights are data
+    return grad_eta @ loadings.T, reduced[:-1], reduced[-1], None, weight_cotangent
 
 
-total_loglik.defvjp(_total_loglik_fwd, _total_loglik_bwd)
+_weighted_loglik.defvjp(_weighted_loglik_fwd, _weighted_loglik_bwd)
 
 
 @dataclass(frozen=True)
@@ -210,21 +222,28 @@ def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
     return {name: builders[name]() for name in names}
 
 
-def log_prior(spec: IRTSpec, values: dict):
-    """Σ log p(parameter) over every site, in the constrained space (priors: :func:`site_priors`)."""
+def log_prior(spec: IRTSpec, values: dict, row_weight=None):
+    """Σ log p(parameter) over every site, in the constrained space (priors: :func:`site_priors`).
+
+    ``row_weight`` (J,), optional, weights each model's θ prior term (see :func:`total_loglik`).
+    """
     total = 0.0
     for name, prior in site_priors(spec, values).items():
-        total = total + prior.log_prob(values[name]).sum()
+        density = prior.log_prob(values[name])
+        if name == "theta" and row_weight is not None:
+            density = density * row_weight
+        total = total + density.sum()
     return total
 
 
-def log_likelihood(spec: IRTSpec, values: dict, signs, item_stem=None, covariate=None):
+def log_likelihood(spec: IRTSpec, values: dict, signs, item_stem=None, covariate=None,
+                   row_weight=None):
     """Σ over used cells of log P(y | parameters) (see :func:`total_loglik`)."""
     guessing = spec.guessing if spec.has_guessing else 0.0
     gammas = {k: values[k] for k in ("gamma0", "gamma1") if k in values}
     parts = factor_form(values["theta"], values["b"], values.get("a", 1.0),
                         item_stem=item_stem, covariate=covariate, **gammas)
-    return total_loglik(*parts, signs, guessing)
+    return total_loglik(*parts, signs, guessing, row_weight)
 
 
 def _logit_of_rate(correct: np.ndarray, seen: np.ndarray, guessing: float) -> np.ndarray:
@@ -245,12 +264,13 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     guessing = spec.guessing if spec.has_guessing else 0.0
     right = (data.signs > 0).astype(np.float64)
     seen = (data.signs != 0).astype(np.float64)
+    weight = np.ones(n_models) if data.row_weight is None else data.row_weight.astype(np.float64)
     values = {}
     if spec.init == "neutral":
         theta = np.zeros((n_models, 2) if spec.model == "2d" else n_models)
         b = np.zeros(n_items)
     else:
-        b = -_logit_of_rate(right.sum(0), seen.sum(0), guessing) * np.sqrt(1 + np.pi / 8)
+        b = -_logit_of_rate(weight @ right, weight @ seen, guessing) * np.sqrt(1 + np.pi / 8)
         if spec.model == "2d":
             cols = [data.item_stem, ~data.item_stem]
             theta = np.stack([standardise(_logit_of_rate(right[:, c].sum(1), seen[:, c].sum(1),
