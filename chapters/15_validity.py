@@ -46,6 +46,7 @@ from IPython.display import Markdown, display
 
 from mmlu_audit.plots import stamp_source, use_style
 from mmlu_audit.report import glue_values, simulation_banner
+from mmlu_audit.validity import recovery_value
 
 use_style()
 results = Path(results_dir)
@@ -86,17 +87,11 @@ wide = wide.reindex(columns=pd.MultiIndex.from_product([["r", "slope"], ["b", "a
 display(wide.round(3))
 
 
-def pick(world_prefix, prior, parameter, column):
-    rows = recovery[recovery["world"].str.startswith(world_prefix) & (recovery["prior"] == prior)
-                    & (recovery["parameter"] == parameter)]
-    return float(rows[column].iloc[0])
-
-
 b_rows = recovery[recovery["parameter"] == "b"]
 calibration_stats = {
     "validity_r_b_min": b_rows["r"].min(), "validity_r_b_max": b_rows["r"].max(),
-    "validity_slope_b_paper_normal": pick("2PL, normal", "paper", "b", "slope"),
-    "validity_slope_b_hier_normal": pick("2PL, normal", "hierarchical", "b", "slope"),
+    "validity_slope_b_paper_normal": recovery_value(recovery, "2PL, normal", "paper", "b", "slope"),
+    "validity_slope_b_hier_normal": recovery_value(recovery, "2PL, normal", "hierarchical", "b", "slope"),
     "validity_r_b_skewed_best": b_rows[b_rows["world"].str.contains("skewed")]["r"].max(),
     "validity_r_a_3pl_best": recovery[(recovery["parameter"] == "a") & recovery["world"].str.startswith("3PL")]["r"].max(),
     "validity_r_theta_min": recovery[recovery["parameter"] == "theta"]["r"].min(),

@@ -35,13 +35,11 @@ fast = False  # whether they ran in fast mode
 executed_dir = "../book/_executed"  # where bookbuild wrote the executed chapters
 
 # %% tags=["hide-input"]
-import html
-
 import pandas as pd
 from IPython.display import HTML, display
 
 from mmlu_audit.report import glue_values
-from mmlu_audit.scorecard import VERDICTS, collect, scorecard
+from mmlu_audit.scorecard import VERDICTS, collect, scorecard, scorecard_html
 
 collection = collect(executed_dir, expect={"data_source": data_source, "seed": seed, "fast": fast},
                      exclude=("98_scorecard",))
@@ -79,28 +77,7 @@ display(pd.crosstab(table["source"].fillna("—"), table["verdict"]).reindex(col
 # same key by the linked chapter, *source* that chapter's provenance banner.
 
 # %% tags=["hide-input"]
-def chapter_link(stem):
-    if not isinstance(stem, str):
-        return "—"
-    return f'<a href="{html.escape(stem)}.html">{html.escape(titles.get(stem, stem))}</a>'
-
-
-def number(value):
-    if not isinstance(value, str) and pd.isna(value):
-        return "—"
-    return f"{value:.4g}" if isinstance(value, float) else html.escape(str(value))
-
-
-shown = pd.DataFrame({
-    "paper": table["paper"].map(number),
-    "ours": table["ours"].map(number),
-    "source": table["source"].fillna("—"),
-    "chapter": table["chapter"].map(chapter_link),
-    "verdict": table["verdict"],
-    "why": table["why"].map(html.escape),
-    "§": table["section"],
-}, index=table.index.rename("quantity"))
-display(HTML(shown.to_html(escape=False, classes="scorecard")))
+display(HTML(scorecard_html(table, titles)))
 
 # %% [markdown]
 # ## Chapters read

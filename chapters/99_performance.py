@@ -27,27 +27,19 @@ data_source = "simulated"  # unused: kept for a uniform chapter interface
 seed = 20240601  # unused
 fast = False  # unused
 results_dir = "../bench/results"
+executed_dir = "../book/_executed"  # where bookbuild wrote this build's chapters (it says so itself)
 
 # %%
-import json
 from pathlib import Path
 
 import pandas as pd
 from IPython.display import Markdown, display
 
+from mmlu_audit.performance import (chapter_times, multi_seed_text, not_recorded_text, read_result,
+                                    seed_table, single_seed_table, single_seed_text)
 from mmlu_audit.report import glue_values
 
 results = Path(results_dir)
-
-
-def read_result(name):
-    """The parsed JSON of one benchmark, or None (shown as 'not recorded') when absent."""
-    path = results / name
-    return json.loads(path.read_text()) if path.exists() else None
-
-
-def not_recorded(name):
-    display(Markdown(f"*`bench/results/{name}` is not recorded yet: run `make bench`.*"))
 
 
 # %% [markdown]
@@ -62,83 +54,34 @@ def not_recorded(name):
 # while the benchmark was still running.
 
 # %%
-def seed_table(result):
-    """One row per world seed: our fit under the benchmark's rule, and py-irt's best where run."""
-    rows = []
-    for run in result["runs"]:
-        ours, peer = run["ours_bench"], run.get("pyirt_best")
-        row = {"seed": run["world"]["world_seed"], "ours r(b̂, b)": ours["r"], "ours steps": ours["steps"],
-               "ours wall (s)": ours["wall_s"], "ours ms/step": ours["per_step_ms"]}
-        if "ours_chapters" in run:
-            row |= {"chapters' rule r": run["ours_chapters"]["r"], "chapters' rule steps": run["ours_chapters"]["steps"]}
-        if peer is not None:
-            row |= {"py-irt best r": peer["r"], "py-irt best wall (s)": peer["wall_s"],
-                    "py-irt reached target": peer["reached"], "speed-up": peer["wall_s"] / ours["wall_s"]}
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("seed")
-
-
-def rule_text(spec):
-    return (f"prior `{spec['b_prior']}`, Adam lr {spec['learning_rate']}, stop when the mean ELBO of the last "
-            f"{spec['window']} steps moves < {spec['rel_tol']:g} (relative) from the {spec['window']} before, "
-            f"at most {spec['max_steps']} steps")
-
-
-def describe_multi_seed(name, result):
-    summary, targets = result["summary"], result["targets"]
-    r, wall = summary["r_bench_rule"], summary["wall_s_bench_rule"]
-    text = (f"**`{name}`** ({'complete' if result.get('complete') else '**incomplete**'}; recorded "
-            f"{result['created']}, backend `{result['runs'][0]['ours_bench']['backend']}`, load average at the end "
-            f"{result['machine']['loadavg_at_end'][0]:.1f} on {result['machine']['cpus']} CPUs). "
-            f"Over seeds {summary['seeds']}: r(b̂, b) median {r['median']:.4f} (range {r['min']:.4f}–{r['max']:.4f}), "
-            f"wall time median {wall['median']:.1f} s (range {wall['min']:.1f}–{wall['max']:.1f} s). "
-            f"Targets: r ≥ {targets['r']} on every seed — {'met' if summary['ours_reaches_target_r_every_seed'] else '**missed**'}; "
-            f"≤ {targets['wall_s']:g} s — {'met' if summary['ours_within_wall_target_every_seed'] else '**missed** on this run'}")
-    if "speedup_vs_pyirt_best" in summary:
-        speed = summary["speedup_vs_pyirt_best"]
-        bound = summary["speedup_vs_pyirt_best_is_lower_bound"]
-        verdict = ("met" if speed["min"] >= targets["speedup"] else
-                   "not demonstrated by this run" if bound else "**missed**")
-        text += (f"; ≥ {targets['speedup']:g}× py-irt's best — {verdict}: speed-up median {speed['median']:.0f}× "
-                 f"(range {speed['min']:.0f}–{speed['max']:.0f}×"
-                 + (", a lower bound: py-irt missed the target r within its budget" if bound else "")
-                 + f"), per-step ratio median {summary['per_step_ratio_vs_pyirt_best']['median']:.0f}×")
-    rules = result["stopping_rules"]
-    text += (f". Benchmark rule: {rule_text(rules['bench'])}. Chapters' rule: {rule_text(rules['chapters'])}"
-             f" (fast mode: fewer steps).")
-    display(Markdown(text))
-    display(seed_table(result).round(4))
-
-
-def describe_single_seed(name, result):
-    """The one-world format of earlier runs (and of a GPU run recorded with it)."""
-    world, summary = result["world"], result["summary"]
-    versus = (f" Speed-up over py-irt ({result['pyirt'].get('priors', 'vague')} priors): **{summary['speedup_vs_pyirt']:.1f}×**"
-              + (" (a lower bound: py-irt never reached our r)" if summary["speedup_is_lower_bound"] else "")
-              + f"; per-step ratio {summary['per_step_ratio']:.1f}×." if result.get("pyirt") else "")
-    display(Markdown(
-        f"**`{name}`** — one world (seed {world['world_seed']}), {world['n_models']:,} models × {world['n_items']:,} items, "
-        f"backend `{result['ours']['backend']}`, recorded {result['created']}.{versus} Targets then: {result['targets']}."))
-    fields = ["wall_s", "steps", "per_step_ms", "r", "peak_rss_mb"]
-    columns = {"ours (JAX SVI)": [result["ours"][f] for f in fields]}  # a GPU run may skip py-irt
-    if result.get("pyirt"):
-        columns["py-irt (Pyro)"] = [result["pyirt"][f] for f in fields]
-    display(pd.DataFrame(columns, index=["wall time (s)", "SVI steps", "ms per step", "r(b̂, b)", "peak RSS (MB)"]).round(3))
-
-
 for name in ("irt.json", "irt_gpu.json", "irt_seed0_2026-11-29.json"):
-    result = read_result(name)
+    result = read_result(results, name)
     if result is None:
-        not_recorded(name)
+        display(Markdown(not_recorded_text(name)))
     elif "runs" in result:
-        describe_multi_seed(name, result)
+        display(Markdown(multi_seed_text(name, result)))
+        display(seed_table(result).round(4))
     else:
-        describe_single_seed(name, result)
+        display(Markdown(single_seed_text(name, result)))
+        display(single_seed_table(result).round(3))
 
 # %% [markdown]
 # `irt_seed0_2026-11-29.json` is the earlier single-world run, kept because it holds py-irt's
 # *default* configuration (vague priors) at its 600 s budget, measured in the same run as our
 # fit of that time (paper prior, the same stopping rule).
+
+# %% [markdown]
+# ## This build's chapters
+#
+# How long each chapter of this build took to execute, from papermill's record in the executed
+# notebooks (cache hits included: a chapter whose fits and features were already cached runs
+# faster than from a cold start). Rows with `fast` True are the smoke build's settings. The
+# chapters listed took {glue:text}`build_chapters_total_min:.1f` minutes in all.
+
+# %%
+times = chapter_times(executed_dir, exclude=("99_performance",))
+glue_values({"build_chapters_total_min": times["seconds"].sum() / 60})
+times.round(1)
 
 # %% [markdown]
 # ## Complexity features
@@ -147,9 +90,9 @@ for name in ("irt.json", "irt_gpu.json", "irt_seed0_2026-11-29.json"):
 # backend, cold (parsing included) and from cache; sentence-encoder embeddings separately.
 
 # %%
-features = read_result("features.json")
+features = read_result(results, "features.json")
 if features is None:
-    not_recorded("features.json")
+    display(Markdown(not_recorded_text("features.json")))
 else:
     stages = pd.DataFrame({
         "seconds": [features["cold"]["total_s"], features["cold"]["parse_s"], features["cold"]["indicators_s"],
@@ -168,9 +111,9 @@ else:
 # 57 clusters, against statsmodels (CR1) and wildboottest (single-coefficient bootstrap).
 
 # %%
-inference = read_result("inference.json")
+inference = read_result(results, "inference.json")
 if inference is None:
-    not_recorded("inference.json")
+    display(Markdown(not_recorded_text("inference.json")))
 else:
     timings = inference["timings"]
     display(pd.Series({
@@ -196,7 +139,7 @@ if size_power_path.exists():
     display(size_power.pivot(index="method", columns="world", values="rejection_rate")
             .rename(columns={"null": "null world (size)", "planted": "planted world (power)"}))
 else:
-    not_recorded("size_power.csv")
+    display(Markdown(not_recorded_text("size_power.csv")))
 
 # %% [markdown]
 # ## The MMLU-Pro chapters
@@ -206,9 +149,9 @@ else:
 # feature caches. The load average at the start says how busy the shared machine was.
 
 # %%
-pro = read_result("mmlu_pro.json")
+pro = read_result(results, "mmlu_pro.json")
 if pro is None:
-    not_recorded("mmlu_pro.json")
+    display(Markdown(not_recorded_text("mmlu_pro.json")))
 else:
     display(Markdown(f"Recorded {pro['created']} on {pro['machine']['cpus']} CPUs, 1-minute load "
                      f"average {pro['machine']['load_1min']} at the start."))
@@ -219,6 +162,8 @@ else:
         "MMLU-Pro stem features, rerun (s)": pro["features"]["rerun"]["seconds"],
         "rerun came from the cache": pro["features"]["rerun"]["from_cache"],
     }, name="value").to_frame())
+
+# %% [markdown]
 # ## Model-side analyses (§5)
 #
 # The Reasoning Sensitivity Coefficient for 1,000 models × 3,153 STEM-sized items (5 % missing
@@ -230,9 +175,9 @@ else:
 # average at the time is recorded, since the build machines are shared.
 
 # %%
-modelside = read_result("modelside.json")
+modelside = read_result(results, "modelside.json")
 if modelside is None:
-    not_recorded("modelside.json")
+    display(Markdown(not_recorded_text("modelside.json")))
 else:
     rows = {
         "β, 1,000 models (s)": modelside["beta_1000_s"],

@@ -187,3 +187,19 @@ def test_a_real_source_is_one_registration(monkeypatch, tmp_path):
         register_source("tiny", "again", lambda root: fake)
     with pytest.raises(DataError, match="already taken"):
         register_source("simulated-x", "not real", lambda root: fake)
+
+
+CHAPTERS = sorted((PACKAGE.parents[1] / "chapters").glob("[0-9][0-9]_*.py"))
+
+
+def test_chapters_are_found():
+    assert len(CHAPTERS) >= 17
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_chapters_define_no_functions_or_classes(chapter):
+    """Analysis lives in tested library functions; a chapter only calls them."""
+    tree = ast.parse(chapter.read_text(), filename=str(chapter))
+    defined = [node.name for node in ast.walk(tree)
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    assert not defined, f"{chapter.name} defines {defined}: move them into lib/mmlu_audit"

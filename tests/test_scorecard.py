@@ -21,6 +21,7 @@ from mmlu_audit.scorecard import (
     not_computable_reason,
     read_chapter,
     scorecard,
+    scorecard_html,
     tolerance_for,
     verdict,
 )
@@ -194,4 +195,17 @@ def test_bookbuild_tells_the_chapters_that_declare_it_where_the_pages_go():
     from mmlu_audit.bookbuild import _declares, chapter_paths
 
     declared = {p.stem for p in chapter_paths() if _declares(jupytext.read(p), "executed_dir")}
-    assert declared == {"14_answer_key_audit", "98_scorecard"}
+    assert declared == {"14_answer_key_audit", "98_scorecard", "99_performance"}
+
+
+def test_scorecard_html_links_chapters_and_escapes_text():
+    table = pd.DataFrame({"section": ["§3", "§4"], "paper": [2.24, 0.5], "ours": [2.2512345, None],
+                          "source": ["simulated", None], "chapter": ["02_calibration", None],
+                          "verdict": ["reproduced", "not computable here"],
+                          "why": ["within 5 %", "needs <the leaderboard> & more"]},
+                         index=pd.Index(["b_sd", "pooled_r2"], name="key"))
+    page = scorecard_html(table, {"02_calibration": "Calibration & fit"})
+    assert '<a href="02_calibration.html">Calibration &amp; fit</a>' in page
+    assert "<td>2.251</td>" in page and "<td>—</td>" in page
+    assert "needs &lt;the leaderboard&gt; &amp; more" in page and "<the leaderboard>" not in page
+    assert page.split("<tbody>")[1].count("<tr>") == len(table)

@@ -13,6 +13,7 @@ from mmlu_audit.validity import (
     calibration_recovery,
     contrast_recovery,
     pooled_theta,
+    recovery_value,
     stem_residuals,
     tail_detection_auc,
 )
@@ -85,3 +86,16 @@ def test_stem_residuals_ignore_missing_cells(world):
     before = stem_residuals(responses, fit, world.truth["stem"])
     responses[:, ~world.truth["stem"]] = -1  # non-STEM cells do not enter
     np.testing.assert_allclose(stem_residuals(responses, fit, world.truth["stem"]), before)
+
+
+def test_recovery_value_picks_exactly_one_cell():
+    import pandas as pd
+
+    table = pd.DataFrame({"world": ["2PL, normal b", "2PL, normal b", "2PL, skewed b"],
+                          "prior": ["paper", "hierarchical", "paper"],
+                          "parameter": ["b", "b", "b"], "slope": [0.6, 0.98, 0.7]})
+    assert recovery_value(table, "2PL, normal", "hierarchical", "b", "slope") == 0.98
+    with pytest.raises(DataError, match="0 rows match"):
+        recovery_value(table, "3PL", "paper", "b", "slope")
+    with pytest.raises(DataError, match="2 rows match"):
+        recovery_value(table, "2PL", "paper", "b", "slope")

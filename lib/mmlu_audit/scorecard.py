@@ -12,6 +12,7 @@ tolerances of :data:`TOLERANCE_RULES`.
 from __future__ import annotations
 
 import ast
+import html
 import json
 import math
 import re
@@ -35,6 +36,7 @@ __all__ = [
     "not_computable_reason",
     "read_chapter",
     "scorecard",
+    "scorecard_html",
     "tolerance_for",
     "verdict",
 ]
@@ -344,3 +346,39 @@ def scorecard(collection: Collection) -> pd.DataFrame:
                      "chapter": None if glued is None else glued.chapter,
                      "verdict": outcome, "why": why})
     return pd.DataFrame(rows).set_index("key")
+
+
+def _number_html(value) -> str:
+    """A table cell: ``—`` for missing, 4 significant digits for floats, escaped text otherwise."""
+    if not isinstance(value, str) and pd.isna(value):
+        return "—"
+    return f"{value:.4g}" if isinstance(value, float) else html.escape(str(value))
+
+
+def _chapter_link(stem, titles: dict) -> str:
+    """An HTML link to a chapter's page, titled as the chapter is; ``—`` when there is none."""
+    if not isinstance(stem, str):
+        return "—"
+    return f'<a href="{html.escape(stem)}.html">{html.escape(titles.get(stem, stem))}</a>'
+
+
+def scorecard_html(table: pd.DataFrame, titles: dict) -> str:
+    """The scorecard as an HTML table, each value's chapter a link to its page.
+
+    Parameters
+    ----------
+    table : DataFrame
+        From :func:`scorecard`.
+    titles : dict
+        Chapter stem → title (the link text).
+    """
+    shown = pd.DataFrame({
+        "paper": table["paper"].map(_number_html),
+        "ours": table["ours"].map(_number_html),
+        "source": table["source"].fillna("—"),
+        "chapter": table["chapter"].map(lambda stem: _chapter_link(stem, titles)),
+        "verdict": table["verdict"],
+        "why": table["why"].map(html.escape),
+        "§": table["section"],
+    }, index=table.index.rename("quantity"))
+    return shown.to_html(escape=False, classes="scorecard")

@@ -24,6 +24,7 @@ from .irt import recovery_stats
 
 __all__ = [
     "calibration_recovery",
+    "recovery_value",
     "contrast_recovery",
     "pooled_theta",
     "stem_residuals",
@@ -132,3 +133,28 @@ def tail_detection_auc(scores, tail) -> float:
         raise DataError("tail", "needs both tail and non-tail models")
     u = stats.mannwhitneyu(np.asarray(scores)[tail], np.asarray(scores)[~tail]).statistic
     return float(u / (tail.sum() * (~tail).sum()))
+
+
+def recovery_value(recovery: pd.DataFrame, world_prefix: str, prior: str, parameter: str,
+                   column: str) -> float:
+    """One cell of a recovery table: ``column`` of ``parameter`` in the world and prior named.
+
+    Parameters
+    ----------
+    recovery : DataFrame
+        Rows with ``world``, ``prior``, ``parameter`` and the statistic columns (``r``,
+        ``slope``…), as ``bench/bench_validity.py`` writes them.
+    world_prefix : str
+        The start of the world's label (``"2PL, normal"``); it must pick exactly one world.
+
+    Raises
+    ------
+    DataError
+        When no row, or more than one world, matches.
+    """
+    rows = recovery[recovery["world"].str.startswith(world_prefix) & (recovery["prior"] == prior)
+                    & (recovery["parameter"] == parameter)]
+    if len(rows) != 1:
+        raise DataError("recovery table", f"{len(rows)} rows match world {world_prefix!r}, prior "
+                        f"{prior!r}, parameter {parameter!r}; expected one")
+    return float(rows[column].iloc[0])

@@ -1,0 +1,99 @@
+"""The Performance page's readers: benchmark results, stopping rules in words, chapter times."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from mmlu_audit.errors import DataError
+from mmlu_audit.performance import (chapter_times, multi_seed_text, not_recorded_text, read_result,
+                                    rule_text, seed_table, single_seed_table, single_seed_text)
+
+RULE = {"b_prior": "hierarchical", "learning_rate": 0.05, "window": 25, "rel_tol": 1e-4, "max_steps": 1000}
+
+
+def multi_seed_result(speedups=(40.0, 50.0), reached=True):
+    runs = []
+    for seed, speedup in enumerate(speedups):
+        ours = {"r": 0.988, "steps": 125, "wall_s": 8.0, "per_step_ms": 40.0, "backend": "cpu (cpu)"}
+        peer = {"r": 0.986, "wall_s": 8.0 * speedup, "reached": reached}
+        runs.append({"world": {"world_seed": seed}, "ours_bench": ours, "pyirt_best": peer})
+    stats = {"median": 45.0, "min": min(speedups), "max": max(speedups)}
+    summary = {"seeds": list(range(len(speedups))),
+               "r_bench_rule": {"median": 0.988, "min": 0.987, "max": 0.989},
+               "wall_s_bench_rule": {"median": 8.0, "min": 7.5, "max": 8.5},
+               "ours_reaches_target_r_every_seed": True, "ours_within_wall_target_every_seed": True,
+               "speedup_vs_pyirt_best": stats, "speedup_vs_pyirt_best_is_lower_bound": not reached,
+               "per_step_ratio_vs_pyirt_best": {"median": 17.0}}
+    return {"runs": runs, "summary": summary, "targets": {"r": 0.985, "wall_s": 10.0, "speedup": 35.0},
+            "complete": True, "created": "2026-12-01T13:00:00",
+            "machine": {"loadavg_at_end": [1.2], "cpus": 2},
+            "stopping_rules": {"bench": RULE, "chapters": RULE | {"b_prior": "paper", "window": 50}}}
+
+
+def test_read_result_absent_is_none_and_broken_is_one_error(tmp_path):
+    assert read_result(tmp_path, "irt.json") is None
+    (tmp_path / "irt.json").write_text('{"runs": [')
+    with pytest.raises(DataError, match="not a readable benchmark result"):
+        read_result(tmp_path, "irt.json")
+    (tmp_path / "ok.json").write_text(json.dumps({"a": 1}))
+    assert read_result(tmp_path, "ok.json") == {"a": 1}
+    assert "bench/results/x.json" in not_recorded_text("x.json")
+
+
+def test_seed_table_divides_peer_time_by_ours():
+    table = seed_table(multi_seed_result(speedups=(40.0, 50.0)))
+    assert list(table.index) == [0, 1]
+    assert table["speed-up"].tolist() == pytest.approx([40.0, 50.0])
+    assert table["py-irt reached target"].all()
+
+
+def test_rule_text_states_the_rule():
+    text = rule_text(RULE)
+    assert "last 25 steps moves < 0.0001" in text and "at most 1000 steps" in text
+    assert "`hierarchical`" in text
+
+
+@pytest.mark.parametrize("speedups, reached, verdict", [
+    ((40.0, 50.0), True, "— met: speed-up median 45×"),
+    ((20.0, 50.0), True, "— **missed**"),
+    ((20.0, 50.0), False, "— not demonstrated by this run"),
+])
+def test_multi_seed_text_verdict_follows_the_worst_seed(speedups, reached, verdict):
+    text = multi_seed_text("irt.json", multi_seed_result(speedups, reached))
+    assert f"≥ 35× py-irt's best {verdict}" in text
+    assert ("a lower bound" in text) is (not reached)
+
+
+def test_single_seed_table_without_the_peer():
+    result = {"world": {"world_seed": 0, "n_models": 1000, "n_items": 14042},
+              "ours": {"wall_s": 3.0, "steps": 175, "per_step_ms": 17.0, "r": 0.986, "peak_rss_mb": 700.0,
+                       "backend": "gpu (cuda)"},
+              "summary": {}, "created": "today", "targets": {"r": 0.985}}
+    assert list(single_seed_table(result).columns) == ["ours (JAX SVI)"]
+    assert "gpu (cuda)" in single_seed_text("irt_gpu.json", result) and "py-irt" not in single_seed_text(
+        "irt_gpu.json", result)
+
+
+def _executed(folder, stem, duration, fast):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"duration": duration, "start_time": "2026-12-01T12:00:00",
+                                "parameters": {"fast": fast, "data_source": "simulated"}}
+    nbformat.write(nb, folder / f"{stem}.ipynb")
+
+
+def test_chapter_times_reads_papermill_durations(tmp_path):
+    _executed(tmp_path, "01_data", 12.5, True)
+    _executed(tmp_path, "07_reasoning_sensitivity", 300.0, False)
+    _executed(tmp_path, "99_performance", 1.0, False)
+    (tmp_path / "07_reasoning_sensitivity.failed.ipynb").write_text("{}")
+    (tmp_path / ".08_rank.abc.running.ipynb").write_text("{}")
+    times = chapter_times(tmp_path, exclude=("99_performance",))
+    assert list(times.index) == ["01_data", "07_reasoning_sensitivity"]
+    assert times["seconds"].tolist() == [12.5, 300.0] and times["fast"].tolist() == [True, False]
+    assert chapter_times(tmp_path / "nothing").empty
+    (tmp_path / "02_calibration.ipynb").write_text("not json")
+    with pytest.raises(DataError, match="02_calibration"):
+        chapter_times(tmp_path)
