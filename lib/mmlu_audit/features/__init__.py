@@ -16,6 +16,7 @@ Public API
 """
 
 from .baselines import (
+    ENCODER_BATCH_SIZE,
     OPTION_COVARIATES,
     encode_items,
     item_texts,
@@ -34,6 +35,7 @@ from .wscg import WSCG, GraphBatch, build_wscg, depths, wscg_depth
 __all__ = [
     "BASELINES",
     "DIMENSIONS",
+    "ENCODER_BATCH_SIZE",
     "FLAGS",
     "INDICATORS",
     "OPTION_COVARIATES",
