@@ -140,8 +140,9 @@ def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame
     Returns
     -------
     DataFrame
-        Indexed by chapter stem: ``seconds``, ``fast`` and ``data_source`` (the parameters
-        it ran with), ``start`` (ISO time). Empty when nothing was executed there.
+        Indexed by chapter stem: ``seconds``, ``fast`` and ``data_source parameter`` (what
+        it was passed; chapters on their own real sources ignore it), ``start`` (ISO time).
+        Empty when nothing was executed there.
     """
     rows = []
     for path in sorted(Path(executed_dir).glob("[0-9][0-9]_*.ipynb")):
@@ -153,7 +154,7 @@ def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame
             raise DataError(path, f"not a readable executed chapter ({exc})") from exc
         parameters = meta.get("parameters", {})
         rows.append({"chapter": path.stem, "seconds": meta.get("duration"),
-                     "fast": parameters.get("fast"), "data_source": parameters.get("data_source"),
+                     "fast": parameters.get("fast"), "data_source parameter": parameters.get("data_source"),
                      "start": meta.get("start_time")})
-    columns = ["seconds", "fast", "data_source", "start"]
+    columns = ["seconds", "fast", "data_source parameter", "start"]
     return pd.DataFrame(rows, columns=["chapter", *columns]).set_index("chapter")
