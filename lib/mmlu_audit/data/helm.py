@@ -19,6 +19,7 @@ from ..errors import DataError
 from ..paths import data_root
 from .checksums import staged_manifest, verify_file
 from .responses import ResponseMatrix
+from .tables import require_columns
 
 __all__ = ["load_helm20", "load_helm_subjects", "HELM_SUBJECTS_DIR"]
 
@@ -87,9 +88,7 @@ def load_helm_subjects(root: str | Path | None = None) -> pd.DataFrame:
         table = pd.read_parquet(path)
     except (OSError, ValueError) as exc:
         raise DataError(path, f"not a readable parquet table ({exc})") from exc
-    missing = [c for c in _SUBJECT_COLUMNS + ("em",) if c not in table.columns]
-    if missing:
-        raise DataError(path, f"missing column(s) {missing}")
+    require_columns(table, _SUBJECT_COLUMNS + ("em",), path)
     table = table.rename(columns={"n_correct_reconstructed": "n_correct"})
     _check_subject_grid(path, table, counts)
     return table[["model_id", "subject", "n_items", "n_correct", "em"]].reset_index(drop=True)

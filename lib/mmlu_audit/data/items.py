@@ -12,6 +12,7 @@ from ..errors import DataError
 from ..paths import data_root
 from ..taxonomy import SUBJECTS, check_subjects, partition_of
 from .checksums import read_parquet, staged_manifest
+from .tables import require_columns, require_unique
 
 __all__ = ["ITEM_COLUMNS", "load_items", "load_redux", "validate_items", "read_parquet"]
 
@@ -47,12 +48,8 @@ def validate_items(items: pd.DataFrame, source: str | Path = "items",
         wrong subject), or a question stem that is empty or only whitespace and
         invisible characters.
     """
-    missing = [c for c in ITEM_COLUMNS if c not in items.columns]
-    if missing:
-        raise DataError(source, f"missing column(s) {missing}; expected {list(ITEM_COLUMNS)}")
-    dupes = items["item_id"][items["item_id"].duplicated()]
-    if len(dupes):
-        raise DataError(source, f"{len(dupes)} duplicate item_id(s), e.g. {dupes.iloc[0]!r}")
+    require_columns(items, ITEM_COLUMNS, source)
+    require_unique(items, "item_id", source)
     check_subjects(items["subject"], str(source))
     if require_all_subjects:
         absent = sorted(set(SUBJECTS) - set(items["subject"]))

@@ -24,6 +24,7 @@ from ..paths import data_root
 from ..taxonomy import PRO_CATEGORIES, mmlu_subject_partition, pro_partition_of
 from .checksums import read_parquet, staged_manifest, verify_file
 from .responses import ResponseMatrix
+from .tables import require_columns, require_unique
 
 __all__ = ["PRO_ITEMS_FILE", "CROSSWALK_FILE", "PRO_RESPONSES_DIR", "PRO_ITEM_COLUMNS",
            "ORIGINS", "NO_ANSWER", "ProPanel", "load_pro_items", "validate_pro_items",
@@ -58,12 +59,8 @@ def validate_pro_items(items: pd.DataFrame, source: str | Path = "items") -> Non
         entries, a key letter outside the item's options, an unknown category or origin,
         or an empty stem.
     """
-    missing = [c for c in PRO_ITEM_COLUMNS if c not in items.columns]
-    if missing:
-        raise DataError(source, f"missing column(s) {missing}; expected {list(PRO_ITEM_COLUMNS)}")
-    dupes = items["question_id"][items["question_id"].duplicated()]
-    if len(dupes):
-        raise DataError(source, f"{len(dupes)} duplicate question_id(s), e.g. {dupes.iloc[0]!r}")
+    require_columns(items, PRO_ITEM_COLUMNS, source)
+    require_unique(items, "question_id", source)
     n_options = items["options"].map(lambda o: len(o) if hasattr(o, "__len__") else -1)
     bad = ~n_options.between(1, len(LETTERS))
     if bad.any():
@@ -221,9 +218,7 @@ def load_crosswalk(items: pd.DataFrame | None = None, root: str | Path | None = 
     items = load_pro_items(root) if items is None else items
     path = root / CROSSWALK_FILE
     walk = read_parquet(path, staged_manifest()[CROSSWALK_FILE])
-    missing = [c for c in _CROSSWALK_COLUMNS if c not in walk.columns]
-    if missing:
-        raise DataError(path, f"missing column(s) {missing}")
+    require_columns(walk, _CROSSWALK_COLUMNS, path)
     unknown = ~walk["question_id"].isin(items["question_id"])
     if unknown.any():
         raise DataError(path, f"{int(unknown.sum())} row(s) name MMLU-Pro questions not in the items")
