@@ -23,7 +23,7 @@ from tqdm import tqdm
 from ..device import backend_name
 from ..errors import DataError, ParameterError
 from .data import FitData, prepare_data
-from .models import initial_values, log_likelihood, log_prior, model_sites
+from .models import initial_values, log_likelihood, log_prior, model_sites, site_sum
 from .numpyro_svi import run_numpyro_svi
 from .result import IRTFit, SVIRun, summarise_fit
 from .spec import IRTSpec
@@ -49,10 +49,8 @@ def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate,
         noise = jax.random.normal(site_key, site.shape)
         z = loc[site.name] + jnp.exp(log_scale[site.name]) * noise
         values[site.name] = constrain(site, z)
-        entropy = log_scale[site.name]
-        if site.name == "theta" and row_weight is not None:  # θ is real: no Jacobian term
-            entropy = entropy * row_weight.reshape((-1,) + (1,) * (entropy.ndim - 1))
-        total += log_det_jacobian(site, z) + entropy.sum()
+        # θ, the only model-indexed site, is real: its Jacobian term is 0, so only its entropy is weighted
+        total += log_det_jacobian(site, z) + site_sum(site.name, log_scale[site.name], row_weight)
     total += log_prior(spec, values, row_weight)
     return total + log_likelihood(spec, values, signs, item_stem, covariate, row_weight)
 

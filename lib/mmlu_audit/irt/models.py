@@ -22,7 +22,8 @@ from .spec import IRTSpec
 
 __all__ = [
     "ITEM_SITES", "SCALAR_SITES", "Site", "cell_loglik", "factor_form", "initial_values",
-    "linear_predictor", "log_likelihood", "log_prior", "model_sites", "site_priors", "total_loglik",
+    "linear_predictor", "log_likelihood", "log_prior", "model_sites", "site_priors", "site_sum",
+    "total_loglik",
 ]
 
 #: Vector-valued latent sites and the dimension they index.
@@ -222,17 +223,25 @@ def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
     return {name: builders[name]() for name in names}
 
 
+def site_sum(name: str, terms, row_weight=None):
+    """Σ of a site's per-element ``terms``; a model-indexed site's rows count ``row_weight`` times.
+
+    The one place frequency weights reach the per-model terms (θ's prior and entropy);
+    the likelihood takes them in :func:`total_loglik`.
+    """
+    if row_weight is not None and ITEM_SITES.get(name) == "model":
+        terms = terms * row_weight.reshape((-1,) + (1,) * (terms.ndim - 1))
+    return terms.sum()
+
+
 def log_prior(spec: IRTSpec, values: dict, row_weight=None):
     """Σ log p(parameter) over every site, in the constrained space (priors: :func:`site_priors`).
 
-    ``row_weight`` (J,), optional, weights each model's θ prior term (see :func:`total_loglik`).
+    ``row_weight`` (J,), optional, weights each model's θ prior term (see :func:`site_sum`).
     """
     total = 0.0
     for name, prior in site_priors(spec, values).items():
-        density = prior.log_prob(values[name])
-        if name == "theta" and row_weight is not None:
-            density = density * row_weight
-        total = total + density.sum()
+        total = total + site_sum(name, prior.log_prob(values[name]), row_weight)
     return total
 
 
