@@ -35,8 +35,9 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.performance import (chapter_times, multi_seed_text, not_recorded_text, read_result,
-                                    seed_table, single_seed_table, single_seed_text)
+from mmlu_audit.performance import (chapter_times, encoder_batch_text, feature_stages, multi_seed_text,
+                                    not_recorded_text, read_result, seed_table, single_seed_table,
+                                    single_seed_text)
 from mmlu_audit.report import glue_values
 
 results = Path(results_dir)
@@ -94,24 +95,10 @@ features = read_result(results, "features.json")
 if features is None:
     display(Markdown(not_recorded_text("features.json")))
 else:
-    stages = pd.DataFrame({
-        "seconds": [features["cold"]["total_s"], features["cold"]["parse_s"], features["cold"]["indicators_s"],
-                    features["cached"]["total_s"], features["encoder"]["total_s"]],
-        "items per second": [features["cold"]["items_per_s"], features["cold"]["parse_items_per_s"],
-                             features["cold"]["indicators_items_per_s"], features["cached"]["items_per_s"],
-                             features["encoder"]["items_per_s"]],
-    }, index=["cold, all features", "parse (spaCy)", "indicators", "from cache",
-              f"encoder (MiniLM), batch {features['encoder'].get('batch_size', 64)}"])
-    encoder = features["encoder"]
-    if "previous_total_s" in encoder:
-        stages.loc[f"encoder, batch {encoder['previous_batch_size']} (same run)"] = [
-            encoder["previous_total_s"], encoder["n_items"] / encoder["previous_total_s"]]
-        display(Markdown(f"Sorted by length, small encoder batches pad less: batch {encoder['batch_size']} "
-                         f"embeds the items {encoder['speedup_vs_previous']:.2f}× as fast as batch "
-                         f"{encoder['previous_batch_size']} in the same run, with vectors equal to within "
-                         f"{encoder['max_abs_difference_vs_previous']:.1e}."))
+    if "previous_total_s" in features["encoder"]:
+        display(Markdown(encoder_batch_text(features["encoder"])))
     glue_values({"features_cold_s": features["cold"]["total_s"], "features_cached_s": features["cached"]["total_s"]})
-    display(stages.round(2))
+    display(feature_stages(features).round(2))
 
 # %% [markdown]
 # ## Cluster-robust inference

@@ -8,7 +8,8 @@ import nbformat
 import pytest
 
 from mmlu_audit.errors import DataError
-from mmlu_audit.performance import (chapter_times, multi_seed_text, not_recorded_text, read_result,
+from mmlu_audit.performance import (chapter_times, encoder_batch_text, feature_stages, multi_seed_text,
+                                    not_recorded_text, read_result,
                                     rule_text, seed_table, single_seed_table, single_seed_text)
 
 RULE = {"b_prior": "hierarchical", "learning_rate": 0.05, "window": 25, "rel_tol": 1e-4, "max_steps": 1000}
@@ -97,3 +98,26 @@ def test_chapter_times_reads_papermill_durations(tmp_path):
     (tmp_path / "02_calibration.ipynb").write_text("not json")
     with pytest.raises(DataError, match="02_calibration"):
         chapter_times(tmp_path)
+
+
+FEATURES = {"cold": {"total_s": 99.0, "items_per_s": 141.6, "parse_s": 91.4, "parse_items_per_s": 153.7,
+                     "indicators_s": 4.7, "indicators_items_per_s": 2978.0},
+            "cached": {"total_s": 0.08, "items_per_s": 181832.0},
+            "encoder": {"n_items": 14042, "total_s": 126.7, "items_per_s": 110.9, "batch_size": 8,
+                        "previous_batch_size": 64, "previous_total_s": 167.7, "speedup_vs_previous": 1.32,
+                        "max_abs_difference_vs_previous": 1.9e-7}}
+
+
+def test_feature_stages_lists_both_encoder_batch_sizes():
+    stages = feature_stages(FEATURES)
+    assert list(stages.index) == ["cold, all features", "parse (spaCy)", "indicators", "from cache",
+                                  "encoder (MiniLM), batch 8", "encoder, batch 64 (same run)"]
+    assert stages.loc["encoder, batch 64 (same run)", "items per second"] == pytest.approx(14042 / 167.7)
+    without_peer = {**FEATURES, "encoder": {k: FEATURES["encoder"][k]
+                                            for k in ("n_items", "total_s", "items_per_s", "batch_size")}}
+    assert len(feature_stages(without_peer)) == 5
+
+
+def test_encoder_batch_text_states_the_same_run_ratio():
+    text = encoder_batch_text(FEATURES["encoder"])
+    assert "batch 8 embeds the items 1.32× as fast as batch 64" in text and "1.9e-07" in text

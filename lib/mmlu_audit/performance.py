@@ -16,6 +16,8 @@ from .errors import DataError
 
 __all__ = [
     "chapter_times",
+    "encoder_batch_text",
+    "feature_stages",
     "multi_seed_text",
     "not_recorded_text",
     "read_result",
@@ -125,6 +127,30 @@ def single_seed_table(result: dict) -> pd.DataFrame:
         columns["py-irt (Pyro)"] = [result["pyirt"][f] for f in fields]
     return pd.DataFrame(columns, index=["wall time (s)", "SVI steps", "ms per step", "r(b̂, b)",
                                         "peak RSS (MB)"])
+
+
+def feature_stages(features: dict) -> pd.DataFrame:
+    """Seconds and items per second of each stage of ``features.json`` (cold, cached, encoder)."""
+    cold, cached, encoder = features["cold"], features["cached"], features["encoder"]
+    rows = {
+        "cold, all features": (cold["total_s"], cold["items_per_s"]),
+        "parse (spaCy)": (cold["parse_s"], cold["parse_items_per_s"]),
+        "indicators": (cold["indicators_s"], cold["indicators_items_per_s"]),
+        "from cache": (cached["total_s"], cached["items_per_s"]),
+        f"encoder (MiniLM), batch {encoder['batch_size']}": (encoder["total_s"], encoder["items_per_s"]),
+    }
+    if "previous_total_s" in encoder:
+        rows[f"encoder, batch {encoder['previous_batch_size']} (same run)"] = (
+            encoder["previous_total_s"], encoder["n_items"] / encoder["previous_total_s"])
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["seconds", "items per second"])
+
+
+def encoder_batch_text(encoder: dict) -> str:
+    """The same-run comparison of the encoder's batch size with the previous one."""
+    return (f"Sorted by length, small encoder batches pad less: batch {encoder['batch_size']} embeds "
+            f"the items {encoder['speedup_vs_previous']:.2f}× as fast as batch "
+            f"{encoder['previous_batch_size']} in the same run, with vectors equal to within "
+            f"{encoder['max_abs_difference_vs_previous']:.1e}.")
 
 
 def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame:
