@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +11,12 @@ import pytest
 
 from mmlu_audit import load_items
 from mmlu_audit.paths import project_root
+
+from helpers import run_bounded
+
+#: Deadlines for the smoke build's two steps: about 9 and 2 minutes on an idle 2-core machine.
+SMOKE_EXECUTE_S = 30 * 60
+SMOKE_HTML_S = 10 * 60
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -49,13 +54,12 @@ def built_book(tmp_path_factory):
     # Chapters use the project's own cache (content-addressed, so safe to share): a
     # developer's second `make test` reuses parses and fits instead of recomputing them.
     env = {k: v for k, v in os.environ.items() if k != "MMLU_AUDIT_CACHE"}
-    execute = subprocess.run(
+    execute = run_bounded(
         [sys.executable, "-m", "mmlu_audit.bookbuild", "--fast", "--out", str(site / "book/_executed")],
-        capture_output=True, text=True, cwd=project_root(), env=env)
+        SMOKE_EXECUTE_S, cwd=project_root(), env=env)
     assert execute.returncode == 0, execute.stdout + execute.stderr
-    build = subprocess.run(
+    build = run_bounded(
         [str(Path(sys.executable).with_name("jupyter-book")), "build", str(site),
-         "--warningiserror", "--nitpick", "--keep-going", "--builder", "html"],
-        capture_output=True, text=True)
+         "--warningiserror", "--nitpick", "--keep-going", "--builder", "html"], SMOKE_HTML_S)
     assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-4000:]
     return site / "_build" / "html"

@@ -8,17 +8,26 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 from mmlu_audit.bookbuild import chapter_paths
 from mmlu_audit.paths import project_root
-from mmlu_audit.sitecheck import check_site
+from mmlu_audit.sitecheck import screenshot_name
+
+from helpers import Stalled, run_bounded
+
+# The first test here waits for the whole smoke build (conftest's deadlines: 30 + 10 min).
+pytestmark = pytest.mark.timeout(45 * 60)
 
 ROOT = project_root()
+#: Deadlines: re-executing one fast chapter, and the browser over every page (about 30 s idle).
+RERUN_S = 10 * 60
+BROWSER_S = 3 * 60
+CHECKED_LINE = re.compile(r"\s*\d+/\d+\s")  # sitecheck's line per page: " 3/24  1.1 s  0 problems  page"
 ASSET_URL = re.compile(r'<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)="(?:https?:)?//', re.I)
 
 
@@ -64,18 +73,32 @@ def test_same_seed_gives_identical_tables(built_book, tmp_path):
     """Re-executing a chapter with the same seed reproduces every table it printed."""
     first = built_book.parent.parent / "book/_executed/05_stratified.ipynb"
     env = {k: v for k, v in os.environ.items() if k != "MMLU_AUDIT_CACHE"}
-    again = subprocess.run(
+    again = run_bounded(
         [sys.executable, "-m", "mmlu_audit.bookbuild", "05", "--fast", "--out", str(tmp_path)],
-        capture_output=True, text=True, cwd=ROOT, env=env)
+        RERUN_S, cwd=ROOT, env=env)
     assert again.returncode == 0, again.stdout + again.stderr
     assert _text_outputs(first) == _text_outputs(tmp_path / "05_stratified.ipynb")
 
 
 @pytest.mark.smoke
 def test_every_page_loads_cleanly_in_chromium(built_book):
-    """The built site in a real browser; a screenshot of every page lands in ``_build/screenshots/``."""
-    reports = check_site(built_book, ROOT / "_build" / "screenshots")
-    problems = {r.page: r.problems for r in reports if r.problems}
-    assert not problems, problems
-    chapters = [r.page for r in reports if r.page.startswith("book/_executed/")]
-    assert len(chapters) >= 7 and all(r.screenshot.stat().st_size > 0 for r in reports)
+    """The built site in a real browser; a screenshot of every page lands in ``_build/screenshots/``.
+
+    The check runs as the command line, in its own process, under a deadline: a browser that
+    stops answering is ended with Python's stacks printed instead of holding CI. Headless
+    Chromium has been seen to stall so about once in 25 runs, in no page's fault, so a stalled
+    run is retried once, with a warning that carries the stalled run's stacks.
+    """
+    shots = ROOT / "_build" / "screenshots"
+    command = [sys.executable, "-m", "mmlu_audit.sitecheck", str(built_book), "--screenshots", str(shots)]
+    try:
+        check = run_bounded(command, BROWSER_S, cwd=ROOT)
+    except Stalled as stalled:
+        warnings.warn(f"the browser check stalled and is run again:\n{stalled}", stacklevel=1)
+        check = run_bounded(command, BROWSER_S, cwd=ROOT)
+    assert check.returncode == 0, check.stdout + check.stderr
+    checked = [line.split()[-1] for line in check.stdout.splitlines() if CHECKED_LINE.match(line)]
+    chapters = [page for page in checked if page.startswith("book/_executed/")]
+    assert len(chapters) == len(chapter_paths()), check.stdout
+    for page in checked:
+        assert (shots / screenshot_name(page)).stat().st_size > 0, page

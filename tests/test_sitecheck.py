@@ -4,6 +4,8 @@ catches each kind of problem it promises to catch."""
 from __future__ import annotations
 
 import base64
+import io
+import time
 
 import pytest
 
@@ -52,3 +54,32 @@ def test_each_problem_is_caught(reports, expected):
 def test_every_page_gets_a_screenshot(reports):
     assert reports["broken.html"].screenshot.name == "broken.png"
     assert reports["broken.html"].screenshot.exists()
+
+
+@pytest.fixture(scope="module")
+def stuck_reports(tmp_path_factory):
+    """Pages that never settle: MathJax's promise never resolves; a script that never loads."""
+    site = tmp_path_factory.mktemp("stuck")
+    (site / "mathjax.html").write_text(
+        "<html><body><script>window.MathJax = {startup: {promise: new Promise(() => {})}};"
+        "</script><p>x</p></body></html>")
+    (site / "rejected.html").write_text(
+        "<html><body><script>const failed = Promise.reject('no font'); failed.catch(() => {});"
+        "window.MathJax = {startup: {promise: failed}};</script><p>x</p></body></html>")
+    log = io.StringIO()
+    start = time.perf_counter()
+    reports = check_pages(site, ["mathjax.html", "rejected.html"], timeout_s=2, log=log)
+    return {r.page: r for r in reports}, time.perf_counter() - start, log.getvalue()
+
+
+def test_a_page_that_never_settles_is_a_problem_not_a_hang(stuck_reports):
+    reports, seconds, _ = stuck_reports
+    assert reports["mathjax.html"].problems == ["MathJax did not finish typesetting within 2 s"]
+    assert reports["rejected.html"].problems == ["MathJax failed: no font"]
+    assert seconds < 30
+
+
+def test_each_checked_page_is_logged(stuck_reports):
+    lines = stuck_reports[2].splitlines()
+    assert [line.split()[-1] for line in lines] == ["mathjax.html", "rejected.html"]
+    assert lines[0].startswith("  1/2") and "1 problems" in lines[0]

@@ -17,6 +17,10 @@ fails on:
 
 A full-page screenshot of every page is saved, so a reviewer can look at the site
 without building it.
+
+Every browser step on a page (loading, MathJax's typesetting, the screenshot) is bounded by
+``timeout_s``: a page that never settles is reported as a problem, never waited on forever.
+The command line prints each page as it is checked, so a run that stops shows where.
 """
 
 from __future__ import annotations
@@ -26,13 +30,16 @@ import functools
 import http.server
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from .errors import MissingDependencyError
 
-__all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PageReport", "check_pages", "check_site", "main", "serve"]
+__all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "PageReport", "check_pages", "check_site", "main",
+           "screenshot_name", "serve"]
 
 #: The system Chromium (Debian package ``chromium``).
 CHROMIUM = Path("/usr/bin/chromium")
@@ -40,9 +47,18 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
-# After the load event (which waits for MathJax's async script), wait for typesetting.
-_MATHJAX_DONE = """() => (window.MathJax && MathJax.startup && MathJax.startup.promise)
-    ? MathJax.startup.promise.then(() => true) : true"""
+#: Seconds any one browser step on a page may take.
+PAGE_TIMEOUT_S = 30
+
+# After the load event (which waits for MathJax's async script), wait for typesetting, but
+# no longer than the given milliseconds: evaluate() itself has no timeout.
+_MATHJAX_DONE = """(ms) => new Promise((resolve) => {
+  const ready = window.MathJax && MathJax.startup && MathJax.startup.promise;
+  if (!ready) { resolve(null); return; }
+  const timer = setTimeout(() => resolve(`MathJax did not finish typesetting within ${ms / 1000} s`), ms);
+  ready.then(() => { clearTimeout(timer); resolve(null); },
+             (err) => { clearTimeout(timer); resolve(`MathJax failed: ${err}`); });
+})"""
 _PAGE_PROBLEMS = """() => {
   const problems = [];
   for (const img of document.images) {
@@ -103,26 +119,30 @@ def serve(root: Path):
         thread.join()
 
 
-def _screenshot_name(page: str) -> str:
+def screenshot_name(page: str) -> str:
+    """The file name a page's screenshot is saved under (``book/intro.html`` → ``book__intro.png``)."""
     return page.replace("/", "__").removesuffix(".html") + ".png"
 
 
-def _settled_evaluate(tab, script: str, attempts: int = 3):
+def _settled_evaluate(tab, script: str, arg=None, attempts: int = 3):
     """Evaluate ``script`` on the page, following a redirect (e.g. the site's index.html)."""
     from playwright.sync_api import Error
 
     for attempt in range(attempts):
         try:
-            return tab.evaluate(script)
+            return tab.evaluate(script, arg)
         except Error as exc:
             if "context was destroyed" not in str(exc) or attempt == attempts - 1:
                 raise
             tab.wait_for_load_state("load")  # a navigation replaced the page: check where it landed
 
 
-def _check_one(context, base: str, page: str, screenshots: Path | None) -> PageReport:
+def _check_one(context, base: str, page: str, screenshots: Path | None, timeout_s: float) -> PageReport:
+    from playwright.sync_api import TimeoutError as PageTimeout
+
     report = PageReport(page)
     tab = context.new_page()
+    tab.set_default_timeout(timeout_s * 1000)
     tab.on("console", lambda msg: msg.type == "error" and report.problems.append(
         f"console error: {msg.text}"))
     tab.on("pageerror", lambda exc: report.problems.append(f"script error: {exc}"))
@@ -140,19 +160,24 @@ def _check_one(context, base: str, page: str, screenshots: Path | None) -> PageR
 
     tab.route("**/*", keep_local)
     try:
-        tab.goto(base + page, wait_until="load", timeout=60_000)
-        _settled_evaluate(tab, _MATHJAX_DONE)
+        tab.goto(base + page, wait_until="load")
+        unsettled = _settled_evaluate(tab, _MATHJAX_DONE, timeout_s * 1000)
+        if unsettled:
+            report.problems.append(unsettled)
         report.problems.extend(_settled_evaluate(tab, _PAGE_PROBLEMS))
         if screenshots is not None:
-            report.screenshot = screenshots / _screenshot_name(page)
+            report.screenshot = screenshots / screenshot_name(page)
             tab.screenshot(path=str(report.screenshot), full_page=True)
+    except PageTimeout as exc:  # Playwright's: the page, not the checker, is at fault
+        report.problems.append(f"timed out: {exc.message.splitlines()[0]}")
     finally:
         tab.close()
     return report
 
 
 def check_pages(root: Path, pages: list[str], screenshots: Path | None = None,
-                chromium: Path = CHROMIUM) -> list[PageReport]:
+                chromium: Path = CHROMIUM, timeout_s: float = PAGE_TIMEOUT_S,
+                log: TextIO | None = None) -> list[PageReport]:
     """Load each page of a static site in headless Chromium and report its problems.
 
     Parameters
@@ -165,6 +190,11 @@ def check_pages(root: Path, pages: list[str], screenshots: Path | None = None,
         Folder for one full-page PNG per page (created if needed; files are overwritten).
     chromium : Path
         The Chromium executable.
+    timeout_s : float
+        Seconds each browser step on a page may take (loading, typesetting, screenshot);
+        a page that runs out is reported with the step that did.
+    log : text stream, optional
+        Where to write one line per page as it is checked (the command line uses stdout).
 
     Returns
     -------
@@ -191,19 +221,27 @@ def check_pages(root: Path, pages: list[str], screenshots: Path | None = None,
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 900},
                                           service_workers="block")
-            return [_check_one(context, base, page, screenshots) for page in pages]
+            reports = []
+            for number, page in enumerate(pages, 1):
+                start = time.perf_counter()
+                reports.append(_check_one(context, base, page, screenshots, timeout_s))
+                if log is not None:
+                    print(f"{number:3d}/{len(pages)}  {time.perf_counter() - start:5.1f} s  "
+                          f"{len(reports[-1].problems)} problems  {page}", file=log, flush=True)
+            return reports
         finally:
             browser.close()
 
 
-def check_site(root: Path, screenshots: Path | None = None, chromium: Path = CHROMIUM) -> list[PageReport]:
+def check_site(root: Path, screenshots: Path | None = None, chromium: Path = CHROMIUM,
+               **options) -> list[PageReport]:
     """:func:`check_pages` on every page under ``root`` (sorted; ``_static`` and the like skipped)."""
     root = Path(root)
     pages = sorted(str(p.relative_to(root)) for p in root.rglob("*.html")
                    if p.relative_to(root).parts[0] not in _NOT_PAGES)
     if not pages:
         raise FileNotFoundError(f"{root}: no .html pages (build the book first: `make html`)")
-    return check_pages(root, pages, screenshots, chromium)
+    return check_pages(root, pages, screenshots, chromium, **options)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -212,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("site", type=Path, help="the built site, e.g. _build/html")
     parser.add_argument("--screenshots", type=Path, help="default: screenshots/ beside the site folder")
     args = parser.parse_args(argv)
-    reports = check_site(args.site, args.screenshots or args.site.parent / "screenshots")
+    reports = check_site(args.site, args.screenshots or args.site.parent / "screenshots", log=sys.stdout)
     bad = [r for r in reports if r.problems]
     for report in bad:
         print(f"{report.page}:\n  " + "\n  ".join(report.problems))
