@@ -85,9 +85,10 @@ def test_every_page_loads_cleanly_in_chromium(built_book):
     """The built site in a real browser; a screenshot of every page lands in ``_build/screenshots/``.
 
     The check runs as the command line, in its own process, under a deadline: a browser that
-    stops answering is ended with Python's stacks printed instead of holding CI. Headless
-    Chromium has been seen to stall so about once in 25 runs, in no page's fault, so a stalled
-    run is retried once, with a warning that carries the stalled run's stacks.
+    stops answering is ended with Python's stacks printed instead of holding CI. A stalled
+    page is checked twice by the checker itself; a stalled run (seen here once in about 70
+    runs of the old checker, with no page at fault) is run again once, with a warning that
+    carries its stacks.
     """
     shots = ROOT / "_build" / "screenshots"
     command = [sys.executable, "-m", "mmlu_audit.sitecheck", str(built_book), "--screenshots", str(shots)]

@@ -12,7 +12,7 @@ from helpers import Stalled, run_bounded
 
 HANGS = """
 import subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], stderr=subprocess.DEVNULL)
 print(child.pid, flush=True)
 time.sleep(600)
 """

@@ -66,20 +66,34 @@ def stuck_reports(tmp_path_factory):
     (site / "rejected.html").write_text(
         "<html><body><script>const failed = Promise.reject('no font'); failed.catch(() => {});"
         "window.MathJax = {startup: {promise: failed}};</script><p>x</p></body></html>")
+    (site / "once.html").write_text(  # stalls on its first load only
+        "<html><body><script>if (!localStorage.getItem('seen')) { localStorage.setItem('seen', 1);"
+        "window.MathJax = {startup: {promise: new Promise(() => {})}}; }</script><p>x</p></body></html>")
     log = io.StringIO()
     start = time.perf_counter()
-    reports = check_pages(site, ["mathjax.html", "rejected.html"], timeout_s=2, log=log)
+    reports = check_pages(site, ["mathjax.html", "rejected.html", "once.html"], timeout_s=2, log=log)
     return {r.page: r for r in reports}, time.perf_counter() - start, log.getvalue()
+
+
+STALL = "MathJax did not finish typesetting within 2 s"
 
 
 def test_a_page_that_never_settles_is_a_problem_not_a_hang(stuck_reports):
     reports, seconds, _ = stuck_reports
-    assert reports["mathjax.html"].problems == ["MathJax did not finish typesetting within 2 s"]
+    assert reports["mathjax.html"].problems == [STALL]
+    assert reports["mathjax.html"].first_try == [STALL]  # it stalled twice
     assert reports["rejected.html"].problems == ["MathJax failed: no font"]
+    assert reports["rejected.html"].first_try == []  # a failure is not a stall: checked once
     assert seconds < 30
+
+
+def test_a_single_stall_is_the_browsers_and_is_checked_again(stuck_reports):
+    once = stuck_reports[0]["once.html"]
+    assert (once.problems, once.first_try) == ([], [STALL])
 
 
 def test_each_checked_page_is_logged(stuck_reports):
     lines = stuck_reports[2].splitlines()
-    assert [line.split()[-1] for line in lines] == ["mathjax.html", "rejected.html"]
-    assert lines[0].startswith("  1/2") and "1 problems" in lines[0]
+    assert [line.split()[-1] for line in lines] == ["mathjax.html", "rejected.html", "once.html"]
+    assert lines[0].startswith("  1/3") and "1 problems" in lines[0]
+    assert f"0 problems  [checked twice: {STALL}]  once.html" in lines[2]

@@ -55,9 +55,10 @@ PAGE_TIMEOUT_S = 30
 _MATHJAX_DONE = """(ms) => new Promise((resolve) => {
   const ready = window.MathJax && MathJax.startup && MathJax.startup.promise;
   if (!ready) { resolve(null); return; }
-  const timer = setTimeout(() => resolve(`MathJax did not finish typesetting within ${ms / 1000} s`), ms);
+  const timer = setTimeout(() => resolve(
+    {stalled: true, text: `MathJax did not finish typesetting within ${ms / 1000} s`}), ms);
   ready.then(() => { clearTimeout(timer); resolve(null); },
-             (err) => { clearTimeout(timer); resolve(`MathJax failed: ${err}`); });
+             (err) => { clearTimeout(timer); resolve({stalled: false, text: `MathJax failed: ${err}`}); });
 })"""
 _PAGE_PROBLEMS = """() => {
   const problems = [];
@@ -92,11 +93,17 @@ class PageReport:
         One line per problem; empty when the page is clean.
     screenshot : Path or None
         Where its screenshot was saved.
+    stalled : bool
+        Whether a step ran out of time (those problems are among ``problems``).
+    first_try : list of str
+        When the page was checked twice (its first check stalled), the first check's problems.
     """
 
     page: str
     problems: list = field(default_factory=list)
     screenshot: Path | None = None
+    stalled: bool = False
+    first_try: list = field(default_factory=list)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -163,15 +170,27 @@ def _check_one(context, base: str, page: str, screenshots: Path | None, timeout_
         tab.goto(base + page, wait_until="load")
         unsettled = _settled_evaluate(tab, _MATHJAX_DONE, timeout_s * 1000)
         if unsettled:
-            report.problems.append(unsettled)
+            report.problems.append(unsettled["text"])
+            report.stalled = unsettled["stalled"]
         report.problems.extend(_settled_evaluate(tab, _PAGE_PROBLEMS))
         if screenshots is not None:
             report.screenshot = screenshots / screenshot_name(page)
             tab.screenshot(path=str(report.screenshot), full_page=True)
     except PageTimeout as exc:  # Playwright's: the page, not the checker, is at fault
         report.problems.append(f"timed out: {exc.message.splitlines()[0]}")
+        report.stalled = True
     finally:
         tab.close()
+    return report
+
+
+def _check_twice_if_stalled(context, base: str, page: str, screenshots: Path | None,
+                            timeout_s: float) -> PageReport:
+    report = _check_one(context, base, page, screenshots, timeout_s)
+    if report.stalled:  # once more in a new tab: only a stall that repeats is the page's
+        first_try = report.problems
+        report = _check_one(context, base, page, screenshots, timeout_s)
+        report.first_try = first_try
     return report
 
 
@@ -191,8 +210,10 @@ def check_pages(root: Path, pages: list[str], screenshots: Path | None = None,
     chromium : Path
         The Chromium executable.
     timeout_s : float
-        Seconds each browser step on a page may take (loading, typesetting, screenshot);
-        a page that runs out is reported with the step that did.
+        Seconds each browser step on a page may take (loading, typesetting, screenshot).
+        A page with a step that runs out is checked once more in a new tab, and its report
+        is the second check's (the first's problems kept in ``first_try``): a stall that
+        repeats is the page's, a single one is taken as the headless browser's.
     log : text stream, optional
         Where to write one line per page as it is checked (the command line uses stdout).
 
@@ -224,10 +245,12 @@ def check_pages(root: Path, pages: list[str], screenshots: Path | None = None,
             reports = []
             for number, page in enumerate(pages, 1):
                 start = time.perf_counter()
-                reports.append(_check_one(context, base, page, screenshots, timeout_s))
+                report = _check_twice_if_stalled(context, base, page, screenshots, timeout_s)
+                reports.append(report)
                 if log is not None:
+                    again = f"[checked twice: {'; '.join(report.first_try)}]  " if report.first_try else ""
                     print(f"{number:3d}/{len(pages)}  {time.perf_counter() - start:5.1f} s  "
-                          f"{len(reports[-1].problems)} problems  {page}", file=log, flush=True)
+                          f"{len(report.problems)} problems  {again}{page}", file=log, flush=True)
             return reports
         finally:
             browser.close()
