@@ -176,7 +176,7 @@ def _check_one(context, base: str, page: str, screenshots: Path | None, timeout_
         if screenshots is not None:
             report.screenshot = screenshots / screenshot_name(page)
             tab.screenshot(path=str(report.screenshot), full_page=True)
-    except PageTimeout as exc:  # Playwright's: the page, not the checker, is at fault
+    except PageTimeout as exc:  # Playwright's own: a step ran past timeout_s
         report.problems.append(f"timed out: {exc.message.splitlines()[0]}")
         report.stalled = True
     finally:
