@@ -87,8 +87,8 @@ def test_every_page_loads_cleanly_in_chromium(built_book):
     The check runs as the command line, in its own process, under a deadline: a browser that
     stops answering is ended with Python's stacks printed instead of holding CI. A stalled
     page is checked twice by the checker itself; a stalled run (seen here once in about 70
-    runs of the old checker, with no page at fault) is run again once, with a warning that
-    carries its stacks.
+    runs of the old checker, with no page at fault) is run again once. Either way a warning
+    in the test report says what stalled.
     """
     shots = ROOT / "_build" / "screenshots"
     command = [sys.executable, "-m", "mmlu_audit.sitecheck", str(built_book), "--screenshots", str(shots)]
@@ -98,6 +98,9 @@ def test_every_page_loads_cleanly_in_chromium(built_book):
         warnings.warn(f"the browser check stalled and is run again:\n{stalled}", stacklevel=1)
         check = run_bounded(command, BROWSER_S, cwd=ROOT)
     assert check.returncode == 0, check.stdout + check.stderr
+    rechecked = [line for line in check.stdout.splitlines() if "[checked twice:" in line]
+    if rechecked:  # passed on the second check: say so where CI's log shows it
+        warnings.warn("pages that stalled once:\n" + "\n".join(rechecked), stacklevel=1)
     checked = [line.split()[-1] for line in check.stdout.splitlines() if CHECKED_LINE.match(line)]
     chapters = [page for page in checked if page.startswith("book/_executed/")]
     assert len(chapters) == len(chapter_paths()), check.stdout
