@@ -6,6 +6,7 @@ with the browser test below, so it happens once per test run (one file, one xdis
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -16,7 +17,6 @@ import pytest
 
 from mmlu_audit.bookbuild import chapter_paths
 from mmlu_audit.paths import project_root
-from mmlu_audit.sitecheck import screenshot_name
 
 from helpers import Stalled, run_bounded
 
@@ -27,7 +27,6 @@ ROOT = project_root()
 #: Deadlines: re-executing one fast chapter, and the browser over every page (about 30 s idle).
 RERUN_S = 10 * 60
 BROWSER_S = 3 * 60
-CHECKED_LINE = re.compile(r"\s*\d+/\d+\s")  # sitecheck's line per page: " 3/24  1.1 s  0 problems  page"
 ASSET_URL = re.compile(r'<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)="(?:https?:)?//', re.I)
 
 
@@ -59,8 +58,6 @@ def test_site_has_no_remote_assets(built_book):
 
 def _text_outputs(notebook: Path) -> list[str]:
     """Every text/plain and text/html output of a notebook's code cells, in order."""
-    import json
-
     cells = json.loads(notebook.read_text())["cells"]
     return [str(output.get("data", {}).get(kind))
             for cell in cells if cell["cell_type"] == "code"
@@ -81,7 +78,7 @@ def test_same_seed_gives_identical_tables(built_book, tmp_path):
 
 
 @pytest.mark.smoke
-def test_every_page_loads_cleanly_in_chromium(built_book):
+def test_every_page_loads_cleanly_in_chromium(built_book, tmp_path):
     """The built site in a real browser; a screenshot of every page lands in ``_build/screenshots/``.
 
     The check runs as the command line, in its own process, under a deadline: a browser that
@@ -90,19 +87,21 @@ def test_every_page_loads_cleanly_in_chromium(built_book):
     runs of the old checker, with no page at fault) is run again once. Either way a warning
     in the test report says what stalled.
     """
-    shots = ROOT / "_build" / "screenshots"
-    command = [sys.executable, "-m", "mmlu_audit.sitecheck", str(built_book), "--screenshots", str(shots)]
+    report_file = tmp_path / "sitecheck.json"
+    command = [sys.executable, "-m", "mmlu_audit.sitecheck", str(built_book),
+               "--screenshots", str(ROOT / "_build" / "screenshots"), "--json", str(report_file)]
     try:
         check = run_bounded(command, BROWSER_S, cwd=ROOT)
     except Stalled as stalled:
         warnings.warn(f"the browser check stalled and is run again:\n{stalled}", stacklevel=1)
         check = run_bounded(command, BROWSER_S, cwd=ROOT)
     assert check.returncode == 0, check.stdout + check.stderr
-    rechecked = [line for line in check.stdout.splitlines() if "[checked twice:" in line]
+    reports = json.loads(report_file.read_text())
+    problems = {r["page"]: r["problems"] for r in reports if r["problems"]}
+    assert not problems, problems
+    rechecked = {r["page"]: r["first_try"] for r in reports if r["first_try"]}
     if rechecked:  # passed on the second check: say so where CI's log shows it
-        warnings.warn("pages that stalled once:\n" + "\n".join(rechecked), stacklevel=1)
-    checked = [line.split()[-1] for line in check.stdout.splitlines() if CHECKED_LINE.match(line)]
-    chapters = [page for page in checked if page.startswith("book/_executed/")]
+        warnings.warn(f"pages that stalled once, then passed: {rechecked}", stacklevel=1)
+    chapters = [r["page"] for r in reports if r["page"].startswith("book/_executed/")]
     assert len(chapters) == len(chapter_paths()), check.stdout
-    for page in checked:
-        assert (shots / screenshot_name(page)).stat().st_size > 0, page
+    assert all(Path(r["screenshot"]).stat().st_size > 0 for r in reports)

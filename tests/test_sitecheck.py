@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import time
 
 import pytest
 
-from mmlu_audit.sitecheck import check_pages
+from mmlu_audit.sitecheck import check_pages, main
 
 PNG = base64.b64decode(  # a valid 1×1 transparent PNG
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
@@ -97,3 +98,17 @@ def test_each_checked_page_is_logged(stuck_reports):
     assert [line.split()[-1] for line in lines] == ["mathjax.html", "rejected.html", "once.html"]
     assert lines[0].startswith("  1/3") and "1 problems" in lines[0]
     assert f"0 problems  [checked twice: {STALL}]  once.html" in lines[2]
+
+
+def test_command_line_writes_every_pages_report_as_json(tmp_path, capsys):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "a.html").write_text("<html><body><p>fine</p></body></html>")
+    (site / "b.html").write_text("<html><body><img src='gone.png'></body></html>")
+    report_file = tmp_path / "report.json"
+    assert main([str(site), "--screenshots", str(tmp_path / "shots"), "--json", str(report_file)]) == 1
+    reports = {r["page"]: r for r in json.loads(report_file.read_text())}
+    assert reports["a.html"]["problems"] == []
+    assert "missing image: gone.png" in reports["b.html"]["problems"]
+    assert reports["a.html"]["screenshot"] == str(tmp_path / "shots" / "a.png")
+    assert "2 pages checked, 1 with problems" in capsys.readouterr().out

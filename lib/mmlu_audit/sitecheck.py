@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m mmlu_audit.sitecheck _build/html [--screenshots _build/screenshots]
+    python -m mmlu_audit.sitecheck _build/html [--screenshots _build/screenshots] [--json report.json]
 
 The site is served on ``127.0.0.1`` from a thread and each page is loaded in headless
 Chromium (the system ``chromium``, driven by Playwright's Python package). A page
@@ -32,14 +32,15 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from .errors import MissingDependencyError
+from .paths import write_json_atomic
 
 __all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "PageReport", "check_pages", "check_site", "main",
-           "screenshot_name", "serve"]
+           "serve"]
 
 #: The system Chromium (Debian package ``chromium``).
 CHROMIUM = Path("/usr/bin/chromium")
@@ -126,8 +127,7 @@ def serve(root: Path):
         thread.join()
 
 
-def screenshot_name(page: str) -> str:
-    """The file name a page's screenshot is saved under (``book/intro.html`` → ``book__intro.png``)."""
+def _screenshot_name(page: str) -> str:
     return page.replace("/", "__").removesuffix(".html") + ".png"
 
 
@@ -174,7 +174,7 @@ def _check_one(context, base: str, page: str, screenshots: Path | None, timeout_
             report.stalled = unsettled["stalled"]
         report.problems.extend(_settled_evaluate(tab, _PAGE_PROBLEMS))
         if screenshots is not None:
-            report.screenshot = screenshots / screenshot_name(page)
+            report.screenshot = screenshots / _screenshot_name(page)
             tab.screenshot(path=str(report.screenshot), full_page=True)
     except PageTimeout as exc:  # Playwright's own: a step ran past timeout_s
         report.problems.append(f"timed out: {exc.message.splitlines()[0]}")
@@ -272,8 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", type=Path, help="the built site, e.g. _build/html")
     parser.add_argument("--screenshots", type=Path, help="default: screenshots/ beside the site folder")
+    parser.add_argument("--json", type=Path, help="also write every page's report to this file")
     args = parser.parse_args(argv)
     reports = check_site(args.site, args.screenshots or args.site.parent / "screenshots", log=sys.stdout)
+    if args.json:
+        write_json_atomic(args.json, [asdict(r) | {"screenshot": str(r.screenshot)} for r in reports])
     bad = [r for r in reports if r.problems]
     for report in bad:
         print(f"{report.page}:\n  " + "\n  ".join(report.problems))

@@ -88,7 +88,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, MissingDependencyError
-from ..paths import cache_root
+from ..paths import cache_root, write_json_atomic
 from ..taxonomy import SUBJECTS
 from .responses import MISSING, ResponseMatrix, check_replaceable, load_matrix, save_matrix
 
@@ -529,12 +529,6 @@ class _HuggingFaceHub:
         return Path(local)
 
 
-def _write_json_atomic(target: Path, payload: dict) -> None:
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, target)
-
-
 def _read_model_json(folder: Path) -> dict:
     target = folder / _MODEL_JSON
     if not target.is_file():
@@ -582,11 +576,11 @@ def _download_model(hub: HubClient, model_id: str, raw_dir: Path, revision: str,
     for subject in SUBJECTS:
         status = _download_subject(hub, repo, folder, subject, chosen.get(subject), files, resume)
         if status == "downloaded":
-            _write_json_atomic(folder / _MODEL_JSON, record)
+            write_json_atomic(folder / _MODEL_JSON, record)
         rows.append({"model_id": model_id, "subject": subject, "status": status,
                      **files.get(subject, {"remote": "", "timestamp": ""})})
         bar.update(1)
-    _write_json_atomic(folder / _MODEL_JSON, record)
+    write_json_atomic(folder / _MODEL_JSON, record)
     return rows
 
 
