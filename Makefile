@@ -35,7 +35,7 @@ $(CHROMIUM):  # the browser test drives the system Chromium (CI runs as root)
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
 data: $(VENV)/.installed  ## mirror the staged data into data/ (sha256-checked) and generate the simulated worlds
-	$(PY) -m mmlu_audit.prepare --seed $(SEED)
+	$(PY) -m mmlu_audit.book.prepare --seed $(SEED)
 
 data-leaderboard: $(VENV)/.installed  ## MODELS=file.txt: download the Open LLM Leaderboard matrix (needs the Hub)
 	@test -n "$(MODELS)" || { echo "make data-leaderboard: set MODELS=<file with one org/model per line>"; exit 2; }
@@ -47,7 +47,7 @@ $(MATHJAX):
 	cp -r node_modules/.mathjax/node_modules/mathjax/es5/. book/_mathjax/mathjax/
 
 execute: $(VENV)/.installed $(if $(filter gpu,$(DEVICE)),$(VENV)/.installed-gpu)
-	$(PY) -m mmlu_audit.bookbuild --data-source $(DATA_SOURCE) --seed $(SEED) --device $(DEVICE) $(if $(FAST),--fast)
+	$(PY) -m mmlu_audit.book.build --data-source $(DATA_SOURCE) --seed $(SEED) --device $(DEVICE) $(if $(FAST),--fast)
 
 html: $(VENV)/.installed $(MATHJAX)
 	$(VENV)/bin/jupyter-book build . --warningiserror --nitpick --keep-going --builder html

@@ -8,7 +8,7 @@ Usage::
 The cold run parses into a fresh temporary cache (so it is really cold), then
 times a second, cached build. Unless ``--no-populate`` is given, the parse
 store, feature table and embeddings land in the project cache
-(``mmlu_audit.paths.cache_root()``) so that chapters start warm. Results go to
+(``mmlu_audit.core.paths.cache_root()``) so that chapters start warm. Results go to
 ``bench/results/features.json``: items/s per stage, cold and cached totals,
 encoder throughput, and the chapter statistics (r of WSCG Nodes and Depth with
 token count, VIF range of the nine indicators, top-tier count, flags).
@@ -38,7 +38,7 @@ from mmlu_audit.features import (
     load_lexicon,
     parse_texts,
 )
-from mmlu_audit.paths import cache_root
+from mmlu_audit.core.paths import cache_root
 
 RESULTS = Path(__file__).resolve().parent / "results" / "features.json"
 

@@ -26,7 +26,7 @@ import statsmodels.api as sm
 
 import mmlu_audit
 from mmlu_audit.inference import fit_ols, interaction_design, permutation_test, vcov, wild_cluster_bootstrap
-from mmlu_audit.inference.simulate import simulate_homogeneity_world, size_power_table
+from mmlu_audit.worlds.homogeneity import simulate_homogeneity_world, size_power_table
 
 RESULTS = Path(__file__).parent / "results"
 

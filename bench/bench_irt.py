@@ -13,7 +13,7 @@ memory (``VmHWM``, which sees XLA's and torch's
 native allocations; not ``ru_maxrss``, which children inherit from this parent) is
 measured per fit. Ours runs twice: with the benchmark's stopping rule (``BENCH_SPEC``,
 the configuration the targets are about) and with the chapters' rule (the calibration
-spec of ``mmlu_audit.pipeline``), for the record. py-irt runs in its best configuration
+spec of ``mmlu_audit.analyses.pipeline``), for the record. py-irt runs in its best configuration
 here (hierarchical priors) until r(b̂, b) reaches the target or ``--pyirt-max-seconds``;
 its default (vague priors) on ``--pyirt-default-seeds`` only, since it does not reach
 the target within any budget tried. Speed-ups compare our whole wall time, to a higher
@@ -56,7 +56,7 @@ BENCH_SPEC = {"model": "2pl", "b_prior": "hierarchical", "seed": 0, "max_steps":
 def simulate_matrix(quick: bool, seed: int, path: Path) -> dict:
     """Simulate the 2PL world, save ``Y`` and ``b_true`` to ``path``; return its summary."""
     from mmlu_audit import load_items
-    from mmlu_audit.simulate import WorldSpec, simulate_world
+    from mmlu_audit.worlds.simulated import WorldSpec, simulate_world
 
     items = load_items()
     spec = WorldSpec(response_model="2pl")
@@ -74,7 +74,7 @@ def simulate_matrix(quick: bool, seed: int, path: Path) -> dict:
 def ours_spec(rule: str):
     """Our IRTSpec under the benchmark's (``"bench"``) or the chapters' (``"chapters"``) rule."""
     from mmlu_audit.irt import IRTSpec
-    from mmlu_audit.pipeline import calibration_spec
+    from mmlu_audit.analyses.pipeline import calibration_spec
 
     return IRTSpec(**BENCH_SPEC) if rule == "bench" else calibration_spec(fast=False, seed=0)
 

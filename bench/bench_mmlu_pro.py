@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 import mmlu_audit
-from mmlu_audit.audit import benchmark_features
-from mmlu_audit.bookbuild import chapter_paths, execute_chapter
+from mmlu_audit.features import benchmark_features
+from mmlu_audit.book.build import chapter_paths, execute_chapter
 from mmlu_audit.data.mmlu_pro import load_pro_items
 
 RESULTS = Path(__file__).resolve().parent / "results" / "mmlu_pro.json"

@@ -28,8 +28,8 @@ import numpy as np
 import statsmodels
 import statsmodels.api as sm
 
-from mmlu_audit.modelside import reasoning_sensitivity
-from mmlu_audit.scaling import standardise
+from mmlu_audit.analyses.modelside import reasoning_sensitivity
+from mmlu_audit.core.scaling import standardise
 
 RESULTS = Path(__file__).parent / "results"
 CHAPTER_KEYS = ("chapters_full_s", "chapters_full_cpu_s", "chapters_load_1min")
@@ -76,7 +76,7 @@ def time_chapter(chapter: str) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "mmlu_audit.bookbuild", chapter, "--out", folder],
+        subprocess.run([sys.executable, "-m", "mmlu_audit.book.build", chapter, "--out", folder],
                        check=True, cwd=ROOT)
         wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

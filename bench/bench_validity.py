@@ -39,9 +39,9 @@ QUICK = {"n_models": 300, "n_distinct": 300, "n_groups": 30}
 def world_rows(name: str, changes: dict, args, items) -> tuple[list, list, list]:
     """Fit one world under every prior; return its recovery, contrast and tail rows."""
     from mmlu_audit.irt import B_PRIORS, fit_irt
-    from mmlu_audit.pipeline import calibration_spec
-    from mmlu_audit.simulate import WorldSpec, simulate_world
-    from mmlu_audit.validity import (
+    from mmlu_audit.analyses.pipeline import calibration_spec
+    from mmlu_audit.worlds.simulated import WorldSpec, simulate_world
+    from mmlu_audit.analyses.validity import (
         calibration_recovery,
         contrast_recovery,
         stem_residuals,

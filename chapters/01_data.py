@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit import distinct_checkpoints, family_size_table, load_items, load_redux, load_responses
-from mmlu_audit.paper import paper_table
-from mmlu_audit.plots import PARTITION_COLORS, partition_legend, stamp_source, use_style
-from mmlu_audit.report import glue_figure, glue_values, source_banner
+from mmlu_audit.core.paper import paper_table
+from mmlu_audit.book.plots import PARTITION_COLORS, partition_legend, stamp_source, use_style
+from mmlu_audit.book.report import glue_figure, glue_values, source_banner
 
 use_style()
 items = load_items()

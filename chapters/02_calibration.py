@@ -45,10 +45,10 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from mmlu_audit.irt import fit_cached, recovery_stats, split_cohort_reliability
-from mmlu_audit.paper import paper_table
-from mmlu_audit.pipeline import analysis_inputs, calibration_spec
-from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.report import glue_figure, glue_values, source_banner
+from mmlu_audit.core.paper import paper_table
+from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
+from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.book.report import glue_figure, glue_values, source_banner
 
 use_style()
 if fast:

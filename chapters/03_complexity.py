@@ -52,9 +52,9 @@ from mmlu_audit.features import (FLAGS, INDICATORS, TOP_TIER, build_feature_tabl
                                  indicator_table, item_graphs, lexicon_table, load_lexicon)
 from mmlu_audit.features.figures import draw_text_panel, nearest_depth_item, draw_wscg, path_vertices
 from mmlu_audit.inference import cluster_bootstrap_correlation, vif
-from mmlu_audit.paper import paper_table
-from mmlu_audit.plots import PARTITION_COLORS, use_style
-from mmlu_audit.report import glue_figure, glue_values, text_banner
+from mmlu_audit.core.paper import paper_table
+from mmlu_audit.book.plots import PARTITION_COLORS, use_style
+from mmlu_audit.book.report import glue_figure, glue_values, text_banner
 
 use_style()
 pd.set_option("display.max_colwidth", None)

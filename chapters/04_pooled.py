@@ -41,12 +41,12 @@ from IPython.display import Markdown, display
 
 from mmlu_audit.features import INDICATORS, encode_items
 from mmlu_audit.inference import breusch_pagan, coef_table, fit_ols, vif, wald_test
-from mmlu_audit.paper import paper_table, paper_value
-from mmlu_audit.pipeline import analysis_inputs
-from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (cv_table, difficulty_reliability, estimated_items, indicator_design,
+from mmlu_audit.core.paper import paper_table, paper_value
+from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.analyses.regression import (cv_table, difficulty_reliability, estimated_items, indicator_design,
                                    planted_slopes, recovery_slope, table2_designs, table2_ratios)
-from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)

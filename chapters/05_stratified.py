@@ -43,13 +43,14 @@ from scipy import stats
 
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import partition_effects, standardise_within, wald_test, fit_ols
-from mmlu_audit.paper import paper_table
-from mmlu_audit.pipeline import analysis_inputs
-from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (Design, holm_survivors, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
+from mmlu_audit.core.paper import paper_table
+from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.analyses.regression import (Design, holm_survivors, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_summary, planted_truth_table, recovery_slope)
-from mmlu_audit.report import glue_figure, glue_values, names_where, population_note, source_banner
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.core.formatting import names_where
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)

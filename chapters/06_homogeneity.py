@@ -46,14 +46,15 @@ from scipy import stats
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import (breusch_pagan, homogeneity_test, lr_interaction, permutation_test,
                                   residual_skew, vcov, wild_cluster_bootstrap)
-from mmlu_audit.paper import paper_table
-from mmlu_audit.paths import project_root
-from mmlu_audit.pipeline import analysis_inputs
-from mmlu_audit.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (contrast_terms, contrast_tests, declared, design_arrays, estimated_items,
+from mmlu_audit.core.paper import paper_table
+from mmlu_audit.core.paths import project_root
+from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, declared, design_arrays, estimated_items,
                                    holm_count, indicator_names, interaction_fit, planted_slopes, planted_summary,
                                    planted_truth_table, recovery_slope)
-from mmlu_audit.report import glue_figure, glue_values, names_where, population_note, source_banner
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.core.formatting import names_where
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)

@@ -44,13 +44,13 @@ from IPython.display import display
 
 from mmlu_audit import load_responses
 from mmlu_audit.irt import fit_cached
-from mmlu_audit.modelside import (EXCLUSIONS, beta_theta_correlations, bootstrap_gammas, column_submatrix,
+from mmlu_audit.analyses.modelside import (EXCLUSIONS, beta_theta_correlations, bootstrap_gammas, column_submatrix,
                                   construct_consistency, interaction_spec, interval_table, null_correlations,
                                   null_spec, null_summary, reasoning_sensitivity, simulate_3pl)
-from mmlu_audit.paper import paper_table
-from mmlu_audit.pipeline import analysis_inputs
-from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.report import glue_figure, glue_values, source_banner
+from mmlu_audit.core.paper import paper_table
+from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.book.report import glue_figure, glue_values, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)

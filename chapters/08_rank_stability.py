@@ -51,17 +51,17 @@ from IPython.display import display
 from mmlu_audit import load_responses
 from mmlu_audit.data import load_helm_subjects
 from mmlu_audit.irt import fit_cached
-from mmlu_audit.models import distinct_checkpoints
-from mmlu_audit.modelside import null_p_at_least, shift_summary
-from mmlu_audit.modelside import (ability_gap, displacement_bootstrap, displacement_null, duplicate_pairs,
+from mmlu_audit.core.checkpoints import distinct_checkpoints
+from mmlu_audit.analyses.modelside import null_p_at_least, shift_summary
+from mmlu_audit.analyses.modelside import (ability_gap, displacement_bootstrap, displacement_null, duplicate_pairs,
                                   item_blocks, matched_subsample_tau, near_tie_pairs, one_per_checkpoint,
                                   random_item_sets, rank_agreement, rank_shifts, retention_table,
                                   subject_block_sets, subject_blocks, subscores)
-from mmlu_audit.paper import paper_table, paper_value
-from mmlu_audit.pipeline import analysis_inputs, calibration_spec
-from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.report import glue_figure, glue_values, source_banner
-from mmlu_audit.taxonomy import is_stem
+from mmlu_audit.core.paper import paper_table, paper_value
+from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
+from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
+from mmlu_audit.book.report import glue_figure, glue_values, source_banner
+from mmlu_audit.core.taxonomy import is_stem
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)

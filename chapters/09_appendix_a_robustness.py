@@ -52,13 +52,13 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.features import GraphBatch, default_tiers, item_graphs
-from mmlu_audit.paper import paper_table
-from mmlu_audit.pipeline import analysis_inputs, calibration_spec
-from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (contrast_terms, contrast_tests, design_arrays, estimated_items, interaction_fit,
+from mmlu_audit.core.paper import paper_table
+from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
+from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, design_arrays, estimated_items, interaction_fit,
                                    partition_fits, recovery_slope)
-from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
-from mmlu_audit.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, perturbation_study,
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.analyses.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, perturbation_study,
                                    primary_conclusions, refitted_frame, section4_statistics, tier_schemes)
 
 use_style()
@@ -73,7 +73,7 @@ glue_values({"population_note": population_note(inputs.matrix)})
 # ## The three primary conclusions
 #
 # Each scheme below reports the same three booleans, defined once in
-# `mmlu_audit.robustness` from the statistics of {ref}`chap-stratified` and
+# `mmlu_audit.analyses.robustness` from the statistics of {ref}`chap-stratified` and
 # {ref}`chap-homogeneity`:
 #
 # 1. **homogeneity rejected** — the joint CR2 Wald test of the nine STEM × indicator

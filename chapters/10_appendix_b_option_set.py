@@ -48,14 +48,14 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.features import INDICATORS, OPTION_COVARIATES
-from mmlu_audit.option_set import common_support, controlled_contrasts, option_controls
-from mmlu_audit.paper import paper_table
-from mmlu_audit.pipeline import analysis_inputs
-from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.regression import design_arrays, estimated_items, partition_fits
-from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
-from mmlu_audit.robustness import ENTITY_TERM, primary_conclusions, section4_statistics
-from mmlu_audit.splines import nonlinearity_tests, spline_curve
+from mmlu_audit.analyses.option_set import common_support, controlled_contrasts, option_controls
+from mmlu_audit.core.paper import paper_table
+from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
+from mmlu_audit.analyses.regression import design_arrays, estimated_items, partition_fits
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.analyses.robustness import ENTITY_TERM, primary_conclusions, section4_statistics
+from mmlu_audit.analyses.splines import nonlinearity_tests, spline_curve
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)

@@ -52,13 +52,13 @@ from mmlu_audit.features import INDICATORS
 from mmlu_audit.irt import fit_cached, heldout_loglik, holdout_mask, paired_z
 from mmlu_audit.irt.explanatory import (REPLICATE_SD_RATIO, ExplanatorySpec, fit_explanatory_restarts,
                                         identification_table, is_identified)
-from mmlu_audit.paper import paper_table
-from mmlu_audit.pipeline import analysis_inputs, calibration_spec
-from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.regression import (contrast_terms, design_arrays, estimated_items, interaction_fit,
+from mmlu_audit.core.paper import paper_table
+from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
+from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.analyses.regression import (contrast_terms, design_arrays, estimated_items, interaction_fit,
                                    planted_slopes)
-from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
-from mmlu_audit.subscales import matched_subscale_correlation, summarise_replicates
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.analyses.subscales import matched_subscale_correlation, summarise_replicates
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)

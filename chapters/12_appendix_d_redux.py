@@ -47,13 +47,13 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from mmlu_audit.data import load_redux
-from mmlu_audit.dif import dif_counts, large_models, mantel_haenszel_dif
-from mmlu_audit.pipeline import analysis_inputs, calibration_spec
-from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.redux import (flagged_vs_clean, homogeneity_summary, item_rest_correlation,
+from mmlu_audit.analyses.dif import dif_counts, large_models, mantel_haenszel_dif
+from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
+from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
+from mmlu_audit.analyses.redux import (flagged_vs_clean, homogeneity_summary, item_rest_correlation,
                               recalibrated_without_flagged, redux_coverage)
-from mmlu_audit.regression import estimated_items
-from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.analyses.regression import estimated_items
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)

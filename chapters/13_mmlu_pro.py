@@ -45,13 +45,13 @@ from IPython.display import Markdown, display
 from mmlu_audit.data import load_helm20, load_items
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.irt import fit_cached, split_cohort_reliability
-from mmlu_audit.paper import MMLU_PRO_SOURCES, PAPER, source_table
-from mmlu_audit.pipeline import answered_columns, calibration_spec
-from mmlu_audit.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.pro import (accuracy_table, homogeneity_summary, mmlu_difficulty_comparison,
+from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, source_table
+from mmlu_audit.analyses.pipeline import answered_columns, calibration_spec
+from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
+from mmlu_audit.analyses.pro import (accuracy_table, homogeneity_summary, mmlu_difficulty_comparison,
                             origin_profile, pro_inputs)
-from mmlu_audit.regression import difficulty_reliability, indicator_design, partition_fits
-from mmlu_audit.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.analyses.regression import difficulty_reliability, indicator_design, partition_fits
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 
 use_style()
 started = time.perf_counter()
@@ -70,7 +70,7 @@ source_banner(matrix)
 # {glue:text}`n_scibench:,` from SciBench. {glue:text}`share_ten_options:.1%` have ten options and
 # the mean is {glue:text}`mean_options:.2f` (MMLU-Pro's paper: {glue:text}`src_share_ten_options:.0%`
 # and {glue:text}`src_mean_options:.2f`). The STEM partition follows MMLU's line
-# (`mmlu_audit.taxonomy.PRO_CATEGORY_PARTITION`, reasoning beside it): biology, chemistry,
+# (`mmlu_audit.core.taxonomy.PRO_CATEGORY_PARTITION`, reasoning beside it): biology, chemistry,
 # computer science, engineering, math and physics are STEM, giving {glue:text}`n_stem_items:,`
 # STEM and {glue:text}`n_nonstem_items:,` non-STEM questions.
 #

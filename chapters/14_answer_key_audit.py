@@ -21,7 +21,7 @@
 # same option other than the key **and** more of them choose it than the key. MMLU-Redux's
 # experts {cite}`gema2024redux` reviewed part of MMLU, and so, through the crosswalk, part of
 # MMLU-Pro's MMLU-derived questions: their labels are an independent check the models never saw.
-# This chapter applies the same rule (`mmlu_audit.consensus`) to the staged models, whose
+# This chapter applies the same rule (`mmlu_audit.analyses.consensus`) to the staged models, whose
 # answers are real.
 
 # %% tags=["parameters"]
@@ -46,13 +46,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.consensus import flag_rates, panel_models, precision_recall, threshold_curve
+from mmlu_audit.analyses.consensus import flag_rates, panel_models, precision_recall, threshold_curve
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
-from mmlu_audit.paper import MMLU_PRO_SOURCES, source_table
-from mmlu_audit.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
+from mmlu_audit.core.paper import MMLU_PRO_SOURCES, source_table
+from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.analyses.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
                             flagged_questions)
-from mmlu_audit.report import glue_figure, glue_values, source_banner, write_download
+from mmlu_audit.book.report import glue_figure, glue_values, source_banner, write_download
 
 use_style()
 started = time.perf_counter()

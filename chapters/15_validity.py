@@ -44,9 +44,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.plots import stamp_source, use_style
-from mmlu_audit.report import glue_values, simulation_banner
-from mmlu_audit.validity import recovery_value
+from mmlu_audit.book.plots import stamp_source, use_style
+from mmlu_audit.book.report import glue_values, simulation_banner
+from mmlu_audit.analyses.validity import recovery_value
 
 use_style()
 results = Path(results_dir)

@@ -38,8 +38,8 @@ executed_dir = "../book/_executed"  # where bookbuild wrote the executed chapter
 import pandas as pd
 from IPython.display import HTML, display
 
-from mmlu_audit.report import glue_values
-from mmlu_audit.scorecard import VERDICTS, collect, scorecard, scorecard_html
+from mmlu_audit.book.report import glue_values
+from mmlu_audit.book.scorecard import VERDICTS, collect, scorecard, scorecard_html
 
 collection = collect(executed_dir, expect={"data_source": data_source, "seed": seed, "fast": fast},
                      exclude=("98_scorecard",))
@@ -73,7 +73,7 @@ display(pd.crosstab(table["source"].fillna("—"), table["verdict"]).reindex(col
 # %% [markdown]
 # ## Every reported number
 #
-# *paper* is the published value (`mmlu_audit.paper`), *ours* the value glued under the
+# *paper* is the published value (`mmlu_audit.core.paper`), *ours* the value glued under the
 # same key by the linked chapter, *source* that chapter's provenance banner.
 
 # %% tags=["hide-input"]

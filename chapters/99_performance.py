@@ -35,10 +35,10 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.performance import (chapter_times, encoder_batch_text, feature_stages, multi_seed_text,
+from mmlu_audit.book.performance import (chapter_times, encoder_batch_text, feature_stages, multi_seed_text,
                                     not_recorded_text, read_result, seed_table, single_seed_table,
                                     single_seed_text)
-from mmlu_audit.report import glue_values
+from mmlu_audit.book.report import glue_values
 
 results = Path(results_dir)
 

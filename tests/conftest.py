@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mmlu_audit import load_items
-from mmlu_audit.paths import project_root
+from mmlu_audit.core.paths import project_root
 
 from helpers import run_bounded
 
@@ -55,7 +55,7 @@ def built_book(tmp_path_factory):
     # developer's second `make test` reuses parses and fits instead of recomputing them.
     env = {k: v for k, v in os.environ.items() if k != "MMLU_AUDIT_CACHE"}
     execute = run_bounded(
-        [sys.executable, "-m", "mmlu_audit.bookbuild", "--fast", "--out", str(site / "book/_executed")],
+        [sys.executable, "-m", "mmlu_audit.book.build", "--fast", "--out", str(site / "book/_executed")],
         SMOKE_EXECUTE_S, cwd=project_root(), env=env)
     assert execute.returncode == 0, execute.stdout + execute.stderr
     build = run_bounded(

@@ -1,5 +1,5 @@
-"""The package's layering: no import cycles, a data layer that imports nothing above it,
-one z-score helper, one spelling of "standardise", and real sources added by one registration."""
+"""The package's layering: a layer table that no import may climb, no import cycles, one
+z-score helper, one spelling of "standardise", and real sources added by one registration."""
 
 from __future__ import annotations
 
@@ -12,11 +12,22 @@ import pytest
 from scipy import stats
 
 import mmlu_audit
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 
 PACKAGE = Path(mmlu_audit.__file__).resolve().parent
-#: What the data layer must never import: everything built on top of it.
-ABOVE_DATA = ("simulate", "features", "irt", "regression", "pipeline", "sources")
+#: The package's layers, lowest first. A module may import from a lower layer, or from its own
+#: folder (the first name below ``mmlu_audit``); the three engines of one layer are independent.
+LAYERS = (
+    ("core",),                          # errors, seeds, scaling, paths, taxonomy, paper
+    ("data",),                          # the real sources, each checked against its sha256
+    ("irt", "features", "inference"),   # the engines
+    ("worlds",),                        # simulated worlds and the real-or-simulated switch
+    ("analyses",),                      # one module per paper section or appendix
+    ("book",),                          # building, rendering and checking the book
+    ("audit",),                         # the `audit` command for other benchmarks
+    ("__main__", ""),                   # the command line and the package's public API
+)
+RANK = {folder: rank for rank, folders in enumerate(LAYERS) for folder in folders}
 
 
 def _module_name(path: Path) -> str:
@@ -95,10 +106,11 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_import_graph_is_parsed():
     # guards the two tests below against passing on an empty or mis-resolved graph
-    assert "mmlu_audit.data.sources" in GRAPH["mmlu_audit.sources"]
+    assert "mmlu_audit.data.registry" in GRAPH["mmlu_audit.worlds.sources"]
     assert "mmlu_audit.irt.transforms" in GRAPH["mmlu_audit.irt.engine"]
-    assert "mmlu_audit.data.leaderboard" in GRAPH["mmlu_audit.data.sources"]  # a lazy import
-    assert {"mmlu_audit.inference", "mmlu_audit.features"} <= GRAPH["mmlu_audit.regression.contrasts"]
+    assert "mmlu_audit.data.leaderboard" in GRAPH["mmlu_audit.data.registry"]  # a lazy import
+    contrasts = GRAPH["mmlu_audit.analyses.regression.contrasts"]
+    assert {"mmlu_audit.inference", "mmlu_audit.features"} <= contrasts
 
 
 def test_the_cycle_finder_finds_a_cycle():
@@ -111,10 +123,38 @@ def test_no_import_cycles_among_package_modules():
     assert cycles == []
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("mmlu_audit.data")))
-def test_the_data_layer_imports_nothing_above_it(module):
-    above = {name for name in GRAPH[module] if name.split(".")[1] in ABOVE_DATA}
-    assert above == set(), f"{module} imports {sorted(above)}"
+def folder_of(module: str) -> str:
+    """The layer folder of a module: ``mmlu_audit.irt.engine`` → ``irt``; the package → ``""``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def layer_violations(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each module's imports of a module in a higher layer or in a sibling folder of its layer."""
+    found = {}
+    for module, imported in graph.items():
+        mine = folder_of(module)
+        bad = sorted(name for name in imported if folder_of(name) != mine
+                     and RANK[folder_of(name)] >= RANK[mine])
+        if bad:
+            found[module] = bad
+    return found
+
+
+def test_every_module_has_a_layer():
+    assert {folder_of(module) for module in MODULES} <= set(RANK), "a folder missing from LAYERS"
+
+
+def test_the_layer_check_catches_an_upward_and_a_sideways_import():
+    graph = {"mmlu_audit.irt.engine": {"mmlu_audit.book.device", "mmlu_audit.core.errors"},
+             "mmlu_audit.features.table": {"mmlu_audit.inference.ols", "mmlu_audit.features.parse"},
+             "mmlu_audit.analyses.pro": {"mmlu_audit.analyses.consensus", "mmlu_audit.worlds.sources"}}
+    assert layer_violations(graph) == {"mmlu_audit.irt.engine": ["mmlu_audit.book.device"],
+                                       "mmlu_audit.features.table": ["mmlu_audit.inference.ols"]}
+
+
+def test_no_import_climbs_a_layer():
+    assert layer_violations(GRAPH) == {}
 
 
 def _divides_by_a_std(tree: ast.AST) -> list[int]:
@@ -130,7 +170,7 @@ def _divides_by_a_std(tree: ast.AST) -> list[int]:
 
 def test_one_z_score_helper():
     # residual /= residual.std() in the simulator rescales an already centred vector: not a z-score
-    allowed = {"mmlu_audit.simulate": 1}
+    allowed = {"mmlu_audit.worlds.simulated": 1}
     offenders = {}
     for module, path in MODULES.items():
         lines = _divides_by_a_std(ast.parse(path.read_text()))
@@ -149,7 +189,7 @@ def test_public_names_spell_standardise_the_british_way():
 
 
 def test_standardise_matches_scipy_and_keeps_the_input_type():
-    from mmlu_audit.scaling import standardise
+    from mmlu_audit.core.scaling import standardise
 
     rng = np.random.default_rng(3)
     x = rng.normal(2.0, 3.0, (50, 3))
@@ -169,17 +209,17 @@ def test_standardise_matches_scipy_and_keeps_the_input_type():
 
 
 def test_a_real_source_is_one_registration(monkeypatch, tmp_path):
-    from mmlu_audit import sources
+    from mmlu_audit.worlds import sources
     from mmlu_audit.data import REAL_SOURCES, ResponseMatrix, register_source
 
     items = pd.DataFrame({"item_id": ["s/0", "s/1", "s/2"]})
     fake = ResponseMatrix(np.array([[1, 0, -1]], np.int8), pd.DataFrame({"model_id": ["m"]}),
                           np.array(["s/2", "s/0", "s/1"]), "tiny", False, "A tiny real source.")
-    monkeypatch.setattr("mmlu_audit.data.sources.REAL_SOURCES", dict(REAL_SOURCES))
-    from mmlu_audit.data import sources as data_sources
+    monkeypatch.setattr("mmlu_audit.data.registry.REAL_SOURCES", dict(REAL_SOURCES))
+    from mmlu_audit.data import registry
 
     register_source("tiny", "one model, three items", lambda root: fake)
-    assert "tiny" in data_sources.REAL_SOURCES and "tiny" not in REAL_SOURCES
+    assert "tiny" in registry.REAL_SOURCES and "tiny" not in REAL_SOURCES
     matrix = sources.load_responses("tiny", items=items)
     assert list(matrix.item_ids) == ["s/0", "s/1", "s/2"]
     np.testing.assert_array_equal(matrix.responses, [[0, -1, 1]])

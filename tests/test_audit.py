@@ -11,7 +11,8 @@ from scipy import stats
 
 from mmlu_audit import DataError
 from mmlu_audit.__main__ import main
-from mmlu_audit.audit import (INDEX_DEFINITIONS, capacity_indices, read_answers, read_benchmark,
+from mmlu_audit.analyses.capacity import INDEX_DEFINITIONS, capacity_indices
+from mmlu_audit.audit import (read_answers, read_benchmark,
                               run_audit, write_benchmark)
 from mmlu_audit.features import INDICATORS
 
@@ -171,7 +172,7 @@ def test_on_mmlu_pro(tmp_path):
 @pytest.mark.slow
 def test_full_mmlu_pro_audit_matches_the_chapter(tmp_path):
     from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
-    from mmlu_audit.pro import consensus_frame
+    from mmlu_audit.analyses.pro import consensus_frame
 
     items = load_pro_items()
     panel = load_pro_panel(items)

@@ -227,7 +227,7 @@ def test_mixed_int_and_str_cluster_labels_are_one_data_error():
 
 def test_unwritable_cache_folder_is_one_data_error(tmp_path, monkeypatch):
     """An uncreatable or unwritable cache folder used to raise a raw PermissionError."""
-    from mmlu_audit.paths import cache_root
+    from mmlu_audit.core.paths import cache_root
 
     blocker = tmp_path / "a-file"
     blocker.write_text("")
@@ -235,7 +235,7 @@ def test_unwritable_cache_folder_is_one_data_error(tmp_path, monkeypatch):
     with pytest.raises(DataError, match=r"cannot create the cache folder.*MMLU_AUDIT_CACHE"):
         cache_root()
     monkeypatch.setenv("MMLU_AUDIT_CACHE", str(tmp_path / "ro"))
-    monkeypatch.setattr("mmlu_audit.paths.os.access", lambda path, mode: False)
+    monkeypatch.setattr("mmlu_audit.core.paths.os.access", lambda path, mode: False)
     with pytest.raises(DataError, match="cache folder.*is not writable"):
         cache_root()
 

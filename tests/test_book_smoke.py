@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mmlu_audit.bookbuild import chapter_paths
-from mmlu_audit.paths import project_root
+from mmlu_audit.book.build import chapter_paths
+from mmlu_audit.core.paths import project_root
 
 from helpers import Stalled, run_bounded
 
@@ -71,7 +71,7 @@ def test_same_seed_gives_identical_tables(built_book, tmp_path):
     first = built_book.parent.parent / "book/_executed/05_stratified.ipynb"
     env = {k: v for k, v in os.environ.items() if k != "MMLU_AUDIT_CACHE"}
     again = run_bounded(
-        [sys.executable, "-m", "mmlu_audit.bookbuild", "05", "--fast", "--out", str(tmp_path)],
+        [sys.executable, "-m", "mmlu_audit.book.build", "05", "--fast", "--out", str(tmp_path)],
         RERUN_S, cwd=ROOT, env=env)
     assert again.returncode == 0, again.stdout + again.stderr
     assert _text_outputs(first) == _text_outputs(tmp_path / "05_stratified.ipynb")
@@ -88,7 +88,7 @@ def test_every_page_loads_cleanly_in_chromium(built_book, tmp_path):
     in the test report says what stalled.
     """
     report_file = tmp_path / "sitecheck.json"
-    command = [sys.executable, "-m", "mmlu_audit.sitecheck", str(built_book),
+    command = [sys.executable, "-m", "mmlu_audit.book.sitecheck", str(built_book),
                "--screenshots", str(ROOT / "_build" / "screenshots"), "--json", str(report_file)]
     try:
         check = run_bounded(command, BROWSER_S, cwd=ROOT)

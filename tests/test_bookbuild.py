@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from mmlu_audit import bookbuild
+from mmlu_audit.book import build as bookbuild
 
 CHAPTER = '''# ---
 # jupyter:

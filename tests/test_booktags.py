@@ -5,7 +5,7 @@ from __future__ import annotations
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from mmlu_audit.booktags import cell_display_tag, tag_notebook, tag_notebook_file
+from mmlu_audit.book.tags import cell_display_tag, tag_notebook, tag_notebook_file
 
 
 def _chapter():

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from mmlu_audit.errors import CacheWarning
+from mmlu_audit.core.errors import CacheWarning
 from mmlu_audit.features import build_feature_table, parse_texts
 from mmlu_audit.features.parse import WhitespaceBackend
 from mmlu_audit.irt import IRTSpec, fit_cached
@@ -212,14 +212,15 @@ def test_parse_cache_without_hashes_is_migrated_by_validation(tmp_path):
 
 @pytest.fixture
 def world_cache(small_items, tmp_path, monkeypatch):
-    from mmlu_audit import WorldSpec, load_or_simulate, simulate
+    from mmlu_audit import WorldSpec, load_or_simulate
+    from mmlu_audit.worlds import simulated
 
     spec = WorldSpec(n_models=60, n_distinct=50, n_groups=10, covariates="text")
     first = load_or_simulate(spec, 4, small_items, cache_dir=tmp_path)
     (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     calls = []
-    real = simulate.simulate_world
-    monkeypatch.setattr(simulate, "simulate_world", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = simulated.simulate_world
+    monkeypatch.setattr(simulated, "simulate_world", lambda *a, **k: calls.append(1) or real(*a, **k))
     return spec, first, folder, calls
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mmlu_audit import DataError
-from mmlu_audit.consensus import (consensus_flags, flag_rates, option_origin, panel_models,
+from mmlu_audit.analyses.consensus import (consensus_flags, flag_rates, option_origin, panel_models,
                                   precision_recall, threshold_curve, vote_counts)
 
 # 5 models (rows) × 6 questions (columns); the key of every question is option 0.

@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit import bookbuild, device
+from mmlu_audit.book import build as bookbuild, device
+from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.data.responses import ResponseMatrix
-from mmlu_audit.errors import DeviceUnavailableError
-from mmlu_audit.report import banner_html
+from mmlu_audit.core.errors import DeviceUnavailableError
+from mmlu_audit.book.report import banner_html
 
 NO_GPU = not device._gpu_devices()
 
@@ -52,7 +53,7 @@ def test_bookbuild_pins_the_kernels_platform(monkeypatch, tmp_path):
 
 @pytest.mark.skipif(not NO_GPU, reason="this machine has a GPU")
 def test_command_line_fails_fast_on_this_machine(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "mmlu_audit.bookbuild", "--device", "gpu",
+    run = subprocess.run([sys.executable, "-m", "mmlu_audit.book.build", "--device", "gpu",
                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert "sees no GPU" in run.stderr
@@ -65,5 +66,5 @@ def test_banner_names_the_backend():
                             item_ids=np.array(["i1", "i2", "i3"]), source="simulated",
                             simulated=True, description="A test world.")
     page = banner_html(matrix)
-    assert f"Computed on JAX backend <code>{device.backend_name()}</code>" in page
-    assert device.backend_name().split()[0] in {"cpu", "gpu"}
+    assert f"Computed on JAX backend <code>{backend_name()}</code>" in page
+    assert backend_name().split()[0] in {"cpu", "gpu"}

@@ -1,4 +1,4 @@
-"""Tests of mmlu_audit.dif: Mantel–Haenszel against statsmodels' StratifiedTable on
+"""Tests of mmlu_audit.analyses.dif: Mantel–Haenszel against statsmodels' StratifiedTable on
 hand-made tables, the ETS rules on hand-picked values, and planted DIF recovered from
 simulated responses (and not invented where none is planted)."""
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from statsmodels.stats.contingency_tables import StratifiedTable
 
-from mmlu_audit.dif import ets_category, mantel_haenszel_dif, score_strata, stratum_counts
-from mmlu_audit.errors import DataError
+from mmlu_audit.analyses.dif import ets_category, mantel_haenszel_dif, score_strata, stratum_counts
+from mmlu_audit.core.errors import DataError
 
 # three strata of (group × correct) tables: rows reference / focal, columns right / wrong
 TABLES = np.array([[[20, 10], [12, 15]],
@@ -122,7 +122,7 @@ def test_bad_groups_are_refused():
 
 
 def test_dif_counts_by_partition_and_direction():
-    from mmlu_audit.dif import dif_counts
+    from mmlu_audit.analyses.dif import dif_counts
 
     table = pd.DataFrame({"delta": [2.0, -2.0, 1.2, 0.1, np.nan], "category": ["C", "C", "B", "A", ""]})
     counts = dif_counts(table, ["STEM", "STEM", "non-STEM", "non-STEM", "non-STEM"])
@@ -134,7 +134,7 @@ def test_dif_counts_by_partition_and_direction():
 
 
 def test_large_models_split_at_median_and_refuse_unknown_sizes():
-    from mmlu_audit.dif import large_models
+    from mmlu_audit.analyses.dif import large_models
 
     models = pd.DataFrame({"size_b": [1.0, 7.0, 13.0, 70.0]})
     assert large_models(models).tolist() == [False, False, True, True]

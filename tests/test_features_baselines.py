@@ -15,7 +15,7 @@ from mmlu_audit.features import (
     readability_grade,
     subject_one_hot,
 )
-from mmlu_audit.taxonomy import SUBJECTS
+from mmlu_audit.core.taxonomy import SUBJECTS
 
 
 def test_eight_documented_option_covariates():

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from mmlu_audit.errors import MissingDependencyError
+from mmlu_audit.core.errors import MissingDependencyError
 from mmlu_audit.features import ParsedDoc, get_backend, parse_texts
 from mmlu_audit.features.parse import SpacyBackend, StanzaBackend, WhitespaceBackend
 

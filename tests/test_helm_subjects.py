@@ -9,8 +9,8 @@ import pytest
 from mmlu_audit import DataError, data_root
 from mmlu_audit.data import load_helm_subjects
 from mmlu_audit.data.helm import HELM_SUBJECTS_DIR, _check_subject_grid
-from mmlu_audit.modelside import subject_blocks, subscores
-from mmlu_audit.taxonomy import is_stem
+from mmlu_audit.analyses.modelside import subject_blocks, subscores
+from mmlu_audit.core.taxonomy import is_stem
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_inconsistent_grids_are_refused(scores, mutate, message):
 
 def test_make_data_mirrors_the_subject_scores_with_their_readme(tmp_path):
     from mmlu_audit.data.checksums import staged_manifest
-    from mmlu_audit.prepare import mirror_staged_data
+    from mmlu_audit.book.prepare import mirror_staged_data
 
     copied = mirror_staged_data(data_root(), tmp_path)
     assert f"{HELM_SUBJECTS_DIR}/helm_mmlu_subject_scores.parquet" in copied

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.inference import (
     draw_weights, fit_ols, holm, vcov, wald_test, wild_bootstrap_table, wild_cluster_bootstrap,
 )

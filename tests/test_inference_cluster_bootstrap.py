@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.inference import cluster_bootstrap_correlation
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.inference import fit_ols, lr_interaction, permutation_test, r2_gap
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import mmlu_audit
-from mmlu_audit.inference.simulate import homogeneity_rejections, simulate_homogeneity_world, size_power_table
+from mmlu_audit.worlds.homogeneity import homogeneity_rejections, simulate_homogeneity_world, size_power_table
 
 
 def _mmlu_subjects():

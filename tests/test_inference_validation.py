@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmlu_audit.errors import DataError, ParameterError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.inference import (
     HTZUndefinedError,
     cluster_bootstrap_correlation, coef_table, cv_r2, fit_ols, fold_ids, holm, homogeneity_test,

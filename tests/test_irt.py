@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.irt import (IRTFit, IRTSpec, fit_cached, fit_irt, fit_key, heldout_loglik,
                             holdout_mask, oracle_difficulties, paired_z, recovery_stats,
                             split_cohort_reliability)
@@ -47,7 +47,7 @@ def logistic_data(n_models, n_items, seed, *, guessing=0.0, rasch=False, rho=Non
 def world_2pl():
     """A 200 × 1,500 slice of the simulated leaderboard world (2PL, b SD 2.24)."""
     from mmlu_audit import load_items
-    from mmlu_audit.simulate import WorldSpec, simulate_world
+    from mmlu_audit.worlds.simulated import WorldSpec, simulate_world
 
     items = load_items()
     keep = np.sort(np.random.default_rng(0).choice(len(items), 1500, replace=False))

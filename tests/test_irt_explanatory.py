@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.irt.explanatory import (ExplanatorySpec, fit_explanatory, fit_explanatory_restarts,
                                         identification_table, is_identified)
 

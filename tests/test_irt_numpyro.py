@@ -25,7 +25,7 @@ from numpyro.infer.autoguide import AutoNormal
 from numpyro.infer.util import log_density
 from test_irt import logistic_data
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.irt.data import prepare_data
 from mmlu_audit.irt.engine import elbo_estimate

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def full_world():
-    from mmlu_audit.simulate import WorldSpec, load_or_simulate
+    from mmlu_audit.worlds.simulated import WorldSpec, load_or_simulate
 
     return load_or_simulate(WorldSpec(response_model="2pl"), seed=0)
 

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from mmlu_audit.errors import DataError, ParameterError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.irt.data import prepare_data
 from mmlu_audit.irt.engine import elbo_estimate

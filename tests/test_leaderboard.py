@@ -13,7 +13,7 @@ import pytest
 
 from mmlu_audit.data import leaderboard as lb
 from mmlu_audit.data.responses import MISSING
-from mmlu_audit.errors import DataError, MissingDependencyError
+from mmlu_audit.core.errors import DataError, MissingDependencyError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
 RAW = FIXTURES / "raw"

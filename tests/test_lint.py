@@ -6,7 +6,7 @@ import subprocess
 
 from ruff.__main__ import find_ruff_bin
 
-from mmlu_audit.paths import project_root
+from mmlu_audit.core.paths import project_root
 
 
 def test_ruff_finds_nothing():

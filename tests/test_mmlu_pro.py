@@ -12,7 +12,7 @@ from mmlu_audit import DataError, data_root, load_items, load_responses
 from mmlu_audit.data.mmlu_pro import (CROSSWALK_FILE, PRO_ITEMS_FILE, PRO_RESPONSES_DIR,
                                       load_crosswalk, load_pro_items, load_pro_panel,
                                       validate_pro_items)
-from mmlu_audit.taxonomy import (PRO_CATEGORIES, PRO_CATEGORY_PARTITION, mmlu_subject_partition,
+from mmlu_audit.core.taxonomy import (PRO_CATEGORIES, PRO_CATEGORY_PARTITION, mmlu_subject_partition,
                                  pro_partition_of)
 
 
@@ -124,7 +124,7 @@ def test_item_table_problems(mutate, message):
 
 def test_registered_as_a_real_source():
     from mmlu_audit.data import REAL_SOURCES
-    from mmlu_audit.sources import SOURCES
+    from mmlu_audit.worlds.sources import SOURCES
 
     assert "mmlu_pro_tiger29" in SOURCES
     assert REAL_SOURCES["mmlu_pro_tiger29"].benchmark == "mmlu_pro"

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.errors import DataError
-from mmlu_audit.models import (
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.checkpoints import (
     distinct_checkpoints,
     family_size_table,
     normalise_repo_id,

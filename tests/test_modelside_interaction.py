@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from mmlu_audit.errors import DataError, ParameterError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
-from mmlu_audit.modelside import bootstrap_gammas, gamma_summary, interval_table
-from mmlu_audit.scaling import standardise
+from mmlu_audit.analyses.modelside import bootstrap_gammas, gamma_summary, interval_table
+from mmlu_audit.core.scaling import standardise
 
 GAMMA0, GAMMA1 = -0.4, -0.3
 

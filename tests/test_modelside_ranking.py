@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.errors import DataError, ParameterError
-from mmlu_audit.modelside import (ability_gap, displacement_bootstrap, displacement_null, duplicate_pairs,
-                                  item_blocks, leaderboard_rank, matched_subsample_tau, near_tie_pairs,
-                                  one_per_checkpoint, random_item_sets, rank_shifts, retention_table,
-                                  subject_block_sets, subject_blocks, subscores, top_k_retention,
-                                  weighted_tau)
+from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.analyses.modelside import (ability_gap, displacement_bootstrap, displacement_null,
+                                           duplicate_pairs, item_blocks, leaderboard_rank,
+                                           matched_subsample_tau, near_tie_pairs, one_per_checkpoint,
+                                           random_item_sets, rank_shifts, retention_table, subject_block_sets,
+                                           subject_blocks, subscores, top_k_retention, weighted_tau)
 
 
 def _brute_force_weighted_tau(reference, other):
@@ -158,14 +158,14 @@ def test_inconsistent_blocks_are_refused():
 
 
 def test_null_p_at_least_counts_ties_and_adds_one():
-    from mmlu_audit.modelside import null_p_at_least
+    from mmlu_audit.analyses.modelside import null_p_at_least
 
     assert null_p_at_least([0.1, 0.2, 0.3, 0.4], 0.3) == 3 / 5  # 0.3 and 0.4 reach it
     assert null_p_at_least([0.1, 0.2], 0.9) == 1 / 3
 
 
 def test_shift_summary_by_hand():
-    from mmlu_audit.modelside import shift_summary
+    from mmlu_audit.analyses.modelside import shift_summary
 
     pairs = pd.DataFrame({"aggregate shift": [1, 3, 11], "STEM shift": [2, 3, 23]})
     assert shift_summary(pairs, "dup") == {"dup_shift_aggregate_median": 3.0, "dup_shift_aggregate_max": 11.0,

@@ -5,10 +5,10 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from mmlu_audit.errors import DataError, ParameterError
-from mmlu_audit.modelside import (beta_theta_correlations, construct_consistency, null_correlations,
+from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.analyses.modelside import (beta_theta_correlations, construct_consistency, null_correlations,
                                   null_summary, reasoning_sensitivity, simulate_3pl)
-from mmlu_audit.scaling import standardise
+from mmlu_audit.core.scaling import standardise
 
 
 def _logistic_world(n_models=12, n_items=400, seed=0, missing=0.2):
@@ -111,7 +111,7 @@ def test_construct_consistency_is_a_pair_of_correlations():
 
 def test_column_submatrix_keeps_models_and_refuses_an_empty_selection():
     from mmlu_audit.data.responses import ResponseMatrix
-    from mmlu_audit.modelside import column_submatrix
+    from mmlu_audit.analyses.modelside import column_submatrix
 
     y, _, _, _ = _logistic_world(n_models=3, n_items=5)
     models = pd.DataFrame({"model_id": ["m0", "m1", "m2"]})

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from mmlu_audit.modelside import null_correlations, reasoning_sensitivity
-from mmlu_audit.scaling import standardise
+from mmlu_audit.analyses.modelside import null_correlations, reasoning_sensitivity
+from mmlu_audit.core.scaling import standardise
 
 pytestmark = pytest.mark.slow
 

@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.option_set import common_support, controlled_contrasts, option_controls
-from mmlu_audit.regression import (contrast_terms, contrast_tests, design_arrays, interaction_fit,
+from mmlu_audit.analyses.option_set import common_support, controlled_contrasts, option_controls
+from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, design_arrays, interaction_fit,
                                    partition_fits)
 
 CONTROLS = ("opt_a", "opt_b")

@@ -7,8 +7,8 @@ import json
 import nbformat
 import pytest
 
-from mmlu_audit.errors import DataError
-from mmlu_audit.performance import (chapter_times, encoder_batch_text, feature_stages, multi_seed_text,
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.book.performance import (chapter_times, encoder_batch_text, feature_stages, multi_seed_text,
                                     not_recorded_text, read_result,
                                     rule_text, seed_table, single_seed_table, single_seed_text)
 

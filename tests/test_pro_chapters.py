@@ -8,7 +8,7 @@ import pytest
 
 from mmlu_audit import DataError
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
-from mmlu_audit.pro import (REDUX_GROUPS, accuracy_table, consensus_frame, flagged_questions,
+from mmlu_audit.analyses.pro import (REDUX_GROUPS, accuracy_table, consensus_frame, flagged_questions,
                             pair_members, redux_group, sample_rows)
 
 
@@ -85,7 +85,7 @@ def _homogeneity_rows(n_clusters: int, seed: int = 0) -> pd.DataFrame:
 
 
 def test_homogeneity_summary_reports_an_undefined_htz_as_nan():
-    from mmlu_audit.pro import homogeneity_summary
+    from mmlu_audit.analyses.pro import homogeneity_summary
 
     few = homogeneity_summary(_homogeneity_rows(10), "cluster", seed=1, n_boot=99)
     assert np.isnan(few["htz_p"]) and np.isnan(few["htz_df"])

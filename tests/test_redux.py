@@ -1,4 +1,4 @@
-"""Tests of mmlu_audit.redux: coverage counts by hand, the matrix without flagged items,
+"""Tests of mmlu_audit.analyses.redux: coverage counts by hand, the matrix without flagged items,
 the item–rest correlation against a direct per-item computation, the flagged/clean
 comparison against scipy, and the homogeneity summary against the inference layer."""
 
@@ -10,10 +10,10 @@ import pytest
 from scipy import stats
 
 from mmlu_audit.data.responses import ResponseMatrix
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.redux import (flagged_vs_clean, homogeneity_summary, item_rest_correlation, redux_coverage,
-                              without_flagged)
+from mmlu_audit.analyses.redux import (flagged_vs_clean, homogeneity_summary, item_rest_correlation,
+                                       redux_coverage, without_flagged)
 
 ITEMS = pd.DataFrame({"item_id": [f"i{k}" for k in range(6)],
                       "partition": ["STEM", "STEM", "STEM", "non-STEM", "non-STEM", "non-STEM"]})
@@ -77,7 +77,7 @@ def test_homogeneity_summary_detects_a_planted_contrast():
 
 def test_recalibration_leaves_flagged_items_out_of_the_fit():
     from mmlu_audit.irt import IRTSpec, fit_irt
-    from mmlu_audit.redux import recalibrated_without_flagged
+    from mmlu_audit.analyses.redux import recalibrated_without_flagged
 
     rng = np.random.default_rng(2)
     theta, b = rng.normal(size=60), rng.normal(size=6)

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.inference import fit_ols
-from mmlu_audit.regression import (
+from mmlu_audit.analyses.regression import (
     RIDGE_ALPHAS,
     Design,
     contrast_terms,
@@ -29,7 +29,7 @@ from mmlu_audit.regression import (
     recovery_slope,
     table2_ratios,
 )
-from mmlu_audit.regression.crossval import _ridge_loo_fit_predict
+from mmlu_audit.analyses.regression.crossval import _ridge_loo_fit_predict
 
 
 @pytest.fixture
@@ -169,7 +169,7 @@ def test_partition_fits_r2(world):
 
 def test_design_arrays_are_aligned_and_standardised():
     from mmlu_audit.features import INDICATORS
-    from mmlu_audit.regression import design_arrays
+    from mmlu_audit.analyses.regression import design_arrays
 
     rng = np.random.default_rng(3)
     frame = pd.DataFrame(rng.normal(5, 2, (30, len(INDICATORS))), columns=list(INDICATORS))
@@ -221,7 +221,7 @@ def test_planted_truth_table_and_summary(world):
 
 
 def test_names_where_lists_true_labels_in_order():
-    from mmlu_audit.report import names_where
+    from mmlu_audit.core.formatting import names_where
 
     assert names_where(pd.Series({"b": True, "a": False, "c": True})) == "b, c"
     assert names_where(pd.Series({"a": False})) == "none"
@@ -229,7 +229,7 @@ def test_names_where_lists_true_labels_in_order():
 
 
 def test_holm_survivors_by_hand():
-    from mmlu_audit.regression import holm_survivors
+    from mmlu_audit.analyses.regression import holm_survivors
 
     table = pd.DataFrame({"holm_CR2": [0.01, 0.2, 0.049]}, index=["d_ner", "d_mdd", "c_bry"])
     assert holm_survivors(table, "CR2") == {"d_ner", "c_bry"}

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS, WSCG, GraphBatch, default_tiers
 from mmlu_audit.inference import cv_r2, fit_ols, fold_ids, homogeneity_test
-from mmlu_audit.regression import (Design, contrast_terms, contrast_tests, cv_table, design_arrays,
+from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tests, cv_table, design_arrays,
                                    interaction_fit)
-from mmlu_audit.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, gram_cv_r2,
+from mmlu_audit.analyses.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, gram_cv_r2,
                                    length_residualised, perturbation_study, primary_conclusions,
                                    refitted_frame, section4_statistics, tier_schemes)
 

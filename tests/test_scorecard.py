@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from IPython.core.formatters import format_display_data
 
-from mmlu_audit.errors import DataError
-from mmlu_audit.paper import PAPER
-from mmlu_audit.scorecard import (
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.paper import PAPER
+from mmlu_audit.book.scorecard import (
     NOT_COMPUTABLE_REASONS,
     VERDICTS,
     GluedValue,
@@ -192,7 +192,7 @@ def test_reads_a_real_myst_nb_glue(tmp_path):
 
 def test_bookbuild_tells_the_chapters_that_declare_it_where_the_pages_go():
     import jupytext
-    from mmlu_audit.bookbuild import _declares, chapter_paths
+    from mmlu_audit.book.build import _declares, chapter_paths
 
     declared = {p.stem for p in chapter_paths() if _declares(jupytext.read(p), "executed_dir")}
     assert declared == {"14_answer_key_audit", "98_scorecard", "99_performance"}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mmlu_audit import ParameterError
-from mmlu_audit.seeds import check_seed, rng_from
+from mmlu_audit.core.seeds import check_seed, rng_from
 
 
 @pytest.mark.parametrize("seed", [0, 7, np.int64(3), 2**40])

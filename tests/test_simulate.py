@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mmlu_audit import DataError, WorldSpec, load_or_simulate, simulate_world
-from mmlu_audit.simulate import DEFAULT_SLOPES
+from mmlu_audit.worlds.simulated import DEFAULT_SLOPES
 
 TEXT = {"covariates": "text"}
 

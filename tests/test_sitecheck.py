@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from mmlu_audit.sitecheck import check_pages, main
+from mmlu_audit.book.sitecheck import check_pages, main
 
 PNG = base64.b64decode(  # a valid 1×1 transparent PNG
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sphinx.builders.html._assets import _JavaScript
 
-from mmlu_audit.sphinxext import unique_scripts
+from mmlu_audit.book.sphinxext import unique_scripts
 
 BODY = 'const THEBE_JS_URL = "x"'
 

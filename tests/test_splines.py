@@ -13,10 +13,11 @@ import patsy
 import pytest
 import statsmodels.api as sm
 
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.regression import indicator_design
-from mmlu_audit.splines import HARRELL_QUANTILES, nonlinearity_tests, rcs_basis, rcs_knots, spline_curve
+from mmlu_audit.analyses.regression import indicator_design
+from mmlu_audit.analyses.splines import (HARRELL_QUANTILES, nonlinearity_tests, rcs_basis, rcs_knots,
+                                         spline_curve)
 
 
 def test_basis_by_hand():

@@ -1,4 +1,4 @@
-"""Tests of mmlu_audit.subscales: the disattenuated subscale correlation reaches 1 on
+"""Tests of mmlu_audit.analyses.subscales: the disattenuated subscale correlation reaches 1 on
 one-dimensional data, recovers a planted ability correlation on two-dimensional data,
 and obeys the classical formulas on hand-made inputs."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmlu_audit.errors import DataError
-from mmlu_audit.subscales import (disattenuated, matched_subscale_correlation, share_correct,
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.analyses.subscales import (disattenuated, matched_subscale_correlation, share_correct,
                                   split_half_reliability, summarise_replicates)
 
 

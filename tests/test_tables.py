@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from mmlu_audit.data.tables import require_columns, require_unique
-from mmlu_audit.errors import DataError
+from mmlu_audit.core.errors import DataError
 
 
 def test_require_columns_names_every_missing_column_and_the_expected_set():

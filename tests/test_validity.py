@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mmlu_audit import DataError, WorldSpec, simulate_world
-from mmlu_audit.validity import (
+from mmlu_audit.analyses.validity import (
     calibration_recovery,
     contrast_recovery,
     pooled_theta,

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import DataError
+from mmlu_audit.core.errors import DataError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--seed", type=int, default=0, help="seed of the IRT fit (default 0)")
     audit.add_argument("--no-progress", action="store_true", help="hide progress bars")
     args = parser.parse_args(argv)
-    from .audit import run_audit
+    from mmlu_audit.audit import run_audit
 
     try:
         out = run_audit(args.items, args.out, args.responses, k=args.k, m=args.m, seed=args.seed,

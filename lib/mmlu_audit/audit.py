@@ -18,11 +18,11 @@ column          content
 MATRIX (optional) is a long table (JSONL, CSV or Parquet) of model answers with columns
 ``model``, ``id`` and ``choice`` (letter or 0-based index; empty = no extractable answer,
 graded wrong; a letter past the item's last option is graded wrong too). With it the audit
-adds a 2PL difficulty per item and the consensus flags (:mod:`mmlu_audit.consensus`).
+adds a 2PL difficulty per item and the consensus flags (:mod:`mmlu_audit.analyses.consensus`).
 
 The two indices are computable before any model is evaluated, as the audit paper
-recommends (see :data:`INDEX_DEFINITIONS`). The output folder receives ``items.csv`` and
-``audit.json``; a folder that already holds anything else is never touched.
+recommends (see :data:`mmlu_audit.analyses.capacity.INDEX_DEFINITIONS`). The output folder
+receives ``items.csv`` and ``audit.json``; a folder that already holds anything else is never touched.
 """
 
 from __future__ import annotations
@@ -37,29 +37,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .consensus import consensus_flags
-from .data.checksums import sha256_of
-from .errors import DataError
-from .features import INDICATORS, build_feature_table, option_covariates
+from mmlu_audit.analyses.consensus import consensus_flags
+from mmlu_audit.data.checksums import sha256_of
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.analyses.capacity import INDEX_DEFINITIONS, capacity_indices
+from mmlu_audit.features import INDICATORS, benchmark_features
 
-__all__ = ["INDEX_DEFINITIONS", "RETRIEVAL_INDICATORS", "REASONING_INDICATORS", "read_benchmark",
-           "read_answers", "benchmark_features", "capacity_indices", "run_audit", "write_benchmark",
-           "OUTPUT_FILES"]
+__all__ = ["read_benchmark", "read_answers", "run_audit", "write_benchmark", "OUTPUT_FILES"]
 
-#: Factual-obscurity indicators: how much the item asks to *retrieve* (named entities, rare words).
-RETRIEVAL_INDICATORS = ("d_ner", "zipf_rarity")
-#: Sequential-reasoning and logical-nesting indicators: how much the item asks to *derive*.
-REASONING_INDICATORS = ("wscg_depth", "d_logic")
-INDEX_DEFINITIONS = {
-    "retrieval_index": (
-        "Retrieval capacity: the mean of the z-scores of named-entity density (d_ner) and "
-        "word rarity (zipf_rarity, 7 − mean Zipf frequency) of the stem. High = the item leans "
-        "on recalling specific, rare facts."),
-    "reasoning_index": (
-        "Reasoning capacity: the mean of the z-scores of WSCG depth (wscg_depth, the "
-        "tier-weighted longest chain of cognitive operations) and logical-operator density "
-        "(d_logic) of the stem. High = the item asks for a longer chain of derivation."),
-}
 OUTPUT_FILES = ("items.csv", "audit.json")
 MARKER = "audit.json"
 _LETTERS = "ABCDEFGHIJ"
@@ -210,73 +195,6 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
     return pred, models
 
 
-def benchmark_features(items: pd.DataFrame, progress: bool = True,
-                       timings: dict | None = None) -> pd.DataFrame:
-    """The nine stem indicators and the option covariates of an item table with any option count.
-
-    Parses go through the shared parse cache, so a rerun on the same stems does not parse
-    again. Option covariates are computed over all of an item's options.
-
-    Parameters
-    ----------
-    items : DataFrame
-        ``item_id``, ``question`` and ``options`` (lists).
-    progress : bool
-        Show the parser's progress bar.
-    timings : dict, optional
-        Filled as by :func:`mmlu_audit.features.build_feature_table` (``from_cache`` …).
-    """
-    proxy = items[["item_id", "question"]].copy()
-    for k, column in enumerate(("choice_a", "choice_b", "choice_c", "choice_d")):
-        proxy[column] = [o[k] if k < len(o) else "" for o in items["options"]]
-    table = build_feature_table(proxy, progress=progress, timings=timings)
-    options = pd.DataFrame([option_covariates(list(o), q) for o, q in
-                            zip(items["options"], items["question"], strict=True)], index=table.index)
-    table = table.copy()
-    table[options.columns] = options
-    return table
-
-
-def capacity_indices(features: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The retrieval- and reasoning-capacity indices (:data:`INDEX_DEFINITIONS`).
-
-    Parameters
-    ----------
-    features : DataFrame
-        At least the columns of :data:`RETRIEVAL_INDICATORS` and :data:`REASONING_INDICATORS`.
-    reference : DataFrame, optional
-        The items whose mean and SD standardise each indicator (default: ``features``
-        itself, so the indices are relative to the benchmark being audited).
-
-    Returns
-    -------
-    DataFrame
-        ``retrieval_index`` and ``reasoning_index``, indexed like ``features``.
-
-    Raises
-    ------
-    DataError
-        If an indicator is missing or has no spread in the reference.
-    """
-    from .scaling import standardise
-
-    reference = features if reference is None else reference
-    out = pd.DataFrame(index=features.index)
-    for name, columns in (("retrieval_index", RETRIEVAL_INDICATORS),
-                          ("reasoning_index", REASONING_INDICATORS)):
-        zs = []
-        for column in columns:
-            if column not in features.columns or column not in reference.columns:
-                raise DataError("features", f"missing indicator {column!r} for {name}")
-            _, mean, sd = standardise(reference[column], return_moments=True)
-            if not sd > 0:
-                raise DataError("features", f"{column!r} has no spread in the reference items; "
-                                f"{name} cannot be standardised (audit more than one distinct item)")
-            zs.append((features[column].astype(float) - mean) / sd)
-        out[name] = sum(zs) / len(zs)
-    return out
-
-
 def _check_out(out: Path) -> None:
     """Refuse a folder that holds anything not written by a previous audit."""
     if out.exists() and not out.is_dir():
@@ -289,8 +207,8 @@ def _check_out(out: Path) -> None:
 
 
 def _difficulty(pred: np.ndarray, key: np.ndarray, seed: int, progress: bool) -> pd.DataFrame:
-    from .data.responses import MISSING
-    from .irt import IRTSpec, fit_irt
+    from mmlu_audit.data.responses import MISSING
+    from mmlu_audit.irt import IRTSpec, fit_irt
 
     graded = np.where(pred == MISSING, MISSING, (pred == key[None, :]).astype(np.int8))
     answered = (graded != MISSING).any(axis=0)

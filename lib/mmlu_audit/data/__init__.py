@@ -1,15 +1,15 @@
 """Data layer: items, MMLU-Redux annotations and the real response sources.
 
 Nothing here imports the simulator, the feature pipeline, IRT or regression; simulated
-sources are dispatched above this layer, by :func:`mmlu_audit.sources.load_responses`.
+sources are dispatched above this layer, by :func:`mmlu_audit.worlds.sources.load_responses`.
 """
 
-from .checksums import sha256_of, verify_file
-from .items import ITEM_COLUMNS, load_items, load_redux, validate_items
-from .helm import load_helm20, load_helm_subjects
-from .mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel, load_pro_responses
-from .responses import MISSING, ResponseMatrix, load_matrix, save_matrix
-from .sources import REAL_SOURCES, RealSource, load_real_responses, register_source
+from mmlu_audit.data.checksums import sha256_of, verify_file
+from mmlu_audit.data.items import ITEM_COLUMNS, load_items, load_redux, validate_items
+from mmlu_audit.data.helm import load_helm20, load_helm_subjects
+from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel, load_pro_responses
+from mmlu_audit.data.responses import MISSING, ResponseMatrix, load_matrix, save_matrix
+from mmlu_audit.data.registry import REAL_SOURCES, RealSource, load_real_responses, register_source
 
 _LEADERBOARD = ("build_leaderboard_matrix", "download_leaderboard", "load_leaderboard",
                 "parse_details_file")
@@ -18,7 +18,7 @@ _LEADERBOARD = ("build_leaderboard_matrix", "download_leaderboard", "load_leader
 def __getattr__(name):
     # Imported lazily so `python -m mmlu_audit.data.leaderboard` runs without a double import.
     if name in _LEADERBOARD:
-        from . import leaderboard
+        from mmlu_audit.data import leaderboard
 
         return getattr(leaderboard, name)
     raise AttributeError(name)

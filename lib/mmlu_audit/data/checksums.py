@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError
+from mmlu_audit.core.errors import DataError
 
 __all__ = ["sha256_of", "staged_manifest", "verify_file", "write_manifest", "read_manifest", "read_parquet"]
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
-from ..paths import data_root
-from .checksums import staged_manifest, verify_file
-from .responses import ResponseMatrix
-from .tables import require_columns
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.paths import data_root
+from mmlu_audit.data.checksums import staged_manifest, verify_file
+from mmlu_audit.data.responses import ResponseMatrix
+from mmlu_audit.data.tables import require_columns
 
 __all__ = ["load_helm20", "load_helm_subjects", "HELM_SUBJECTS_DIR"]
 
@@ -34,7 +34,7 @@ def load_helm20(root: str | Path | None = None) -> ResponseMatrix:
     Parameters
     ----------
     root : str or Path, optional
-        Data root; defaults to :func:`mmlu_audit.paths.data_root`.
+        Data root; defaults to :func:`mmlu_audit.core.paths.data_root`.
     """
     root = Path(root) if root is not None else data_root()
     manifest = staged_manifest()
@@ -63,7 +63,7 @@ def load_helm_subjects(root: str | Path | None = None) -> pd.DataFrame:
     Parameters
     ----------
     root : str or Path, optional
-        Data root; defaults to :func:`mmlu_audit.paths.data_root`.
+        Data root; defaults to :func:`mmlu_audit.core.paths.data_root`.
 
     Returns
     -------
@@ -96,7 +96,7 @@ def load_helm_subjects(root: str | Path | None = None) -> pd.DataFrame:
 
 def _check_subject_grid(path, table: pd.DataFrame, counts: pd.Series) -> None:
     """A complete model × subject grid with the published item counts and valid correct counts."""
-    from ..taxonomy import check_subjects
+    from mmlu_audit.core.taxonomy import check_subjects
 
     check_subjects(table["subject"], str(path))
     if table.duplicated(["model_id", "subject"]).any():

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
-from ..paths import data_root
-from ..taxonomy import SUBJECTS, check_subjects, partition_of
-from .checksums import read_parquet, staged_manifest
-from .tables import require_columns, require_unique
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.paths import data_root
+from mmlu_audit.core.taxonomy import SUBJECTS, check_subjects, partition_of
+from mmlu_audit.data.checksums import read_parquet, staged_manifest
+from mmlu_audit.data.tables import require_columns, require_unique
 
 __all__ = ["ITEM_COLUMNS", "load_items", "load_redux", "validate_items", "read_parquet"]
 
@@ -100,7 +100,7 @@ def load_items(root: str | Path | None = None, *, benchmark: str = "mmlu") -> pd
     Parameters
     ----------
     root : str or Path, optional
-        Data root; defaults to :func:`mmlu_audit.paths.data_root`. A benchmark name in its
+        Data root; defaults to :func:`mmlu_audit.core.paths.data_root`. A benchmark name in its
         place is a shortcut: ``load_items("mmlu_pro")``.
     benchmark : {"mmlu", "mmlu_pro"}
         ``"mmlu_pro"`` loads the MMLU-Pro questions instead
@@ -116,7 +116,7 @@ def load_items(root: str | Path | None = None, *, benchmark: str = "mmlu") -> pd
     if benchmark not in BENCHMARKS:
         raise DataError("benchmark", f"unknown benchmark {benchmark!r}; choose one of {BENCHMARKS}")
     if benchmark == "mmlu_pro":
-        from .mmlu_pro import load_pro_items
+        from mmlu_audit.data.mmlu_pro import load_pro_items
 
         return load_pro_items(root)
     root = Path(root) if root is not None else data_root()

@@ -30,7 +30,7 @@ Schema assumptions
 ------------------
 These describe the public repositories as they were archived; each one is
 checked when a file is read, and a file that breaks one raises
-:class:`~mmlu_audit.errors.DataError` naming the file.
+:class:`~mmlu_audit.core.errors.DataError` naming the file.
 
 * **File names.** Run files are ``<run>/details_harness|hendrycksTest-<subject>|5_<ts>.parquet``
   where ``<ts>`` is an ISO timestamp written with ``:`` (older runs,
@@ -87,10 +87,10 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, MissingDependencyError
-from ..paths import cache_root, write_json_atomic
-from ..taxonomy import SUBJECTS
-from .responses import MISSING, ResponseMatrix, check_replaceable, load_matrix, save_matrix
+from mmlu_audit.core.errors import DataError, MissingDependencyError
+from mmlu_audit.core.paths import cache_root, write_json_atomic
+from mmlu_audit.core.taxonomy import SUBJECTS
+from mmlu_audit.data.responses import MISSING, ResponseMatrix, check_replaceable, load_matrix, save_matrix
 
 __all__ = [
     "DETAILS_ORG",
@@ -874,8 +874,8 @@ def main(argv: list[str] | None = None, *, hub: HubClient | None = None,
     ``hub`` and ``items`` are injection points for tests; the defaults are the
     Hugging Face Hub and :func:`~mmlu_audit.data.items.load_items`.
     """
-    from ..paths import data_root
-    from .items import load_items
+    from mmlu_audit.core.paths import data_root
+    from mmlu_audit.data.items import load_items
 
     args = _parser().parse_args(argv)
     cache = args.cache or cache_root() / "leaderboard"

@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
-from ..paths import data_root
-from ..taxonomy import PRO_CATEGORIES, mmlu_subject_partition, pro_partition_of
-from .checksums import read_parquet, staged_manifest, verify_file
-from .responses import ResponseMatrix
-from .tables import require_columns, require_unique
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.paths import data_root
+from mmlu_audit.core.taxonomy import PRO_CATEGORIES, mmlu_subject_partition, pro_partition_of
+from mmlu_audit.data.checksums import read_parquet, staged_manifest, verify_file
+from mmlu_audit.data.responses import ResponseMatrix
+from mmlu_audit.data.tables import require_columns, require_unique
 
 __all__ = ["PRO_ITEMS_FILE", "CROSSWALK_FILE", "PRO_RESPONSES_DIR", "PRO_ITEM_COLUMNS",
            "ORIGINS", "NO_ANSWER", "ProPanel", "load_pro_items", "validate_pro_items",
@@ -91,7 +91,7 @@ def load_pro_items(root: str | Path | None = None) -> pd.DataFrame:
     Parameters
     ----------
     root : str or Path, optional
-        Data root; defaults to :func:`mmlu_audit.paths.data_root`.
+        Data root; defaults to :func:`mmlu_audit.core.paths.data_root`.
 
     Returns
     -------
@@ -99,7 +99,7 @@ def load_pro_items(root: str | Path | None = None) -> pd.DataFrame:
         The stored columns plus ``item_id`` (``mmlu_pro/<qid>``), ``key`` (0-based index of
         the ``answer`` letter), ``origin`` (``ori_mmlu``, ``stemez``, ``theoremQA``,
         ``scibench``), ``mmlu_subject`` (the original MMLU subject, or ``""``), ``partition``
-        (the category partition of :data:`mmlu_audit.taxonomy.PRO_CATEGORY_PARTITION`),
+        (the category partition of :data:`mmlu_audit.core.taxonomy.PRO_CATEGORY_PARTITION`),
         ``stem`` (bool) and ``mmlu_partition`` (MMLU's own label of the original subject).
     """
     root = Path(root) if root is not None else data_root()

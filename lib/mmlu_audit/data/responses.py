@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
-from .checksums import read_manifest, verify_file, write_manifest
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.data.checksums import read_manifest, verify_file, write_manifest
 
 __all__ = ["MISSING", "ResponseMatrix", "check_replaceable", "load_matrix", "replace_folder", "save_matrix",
            "validate_response_values", "validate_responses"]

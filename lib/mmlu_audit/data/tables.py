@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError
+from mmlu_audit.core.errors import DataError
 
 __all__ = ["require_columns", "require_unique"]
 

@@ -12,10 +12,11 @@ Public API
 - baselines: :func:`readability_grade`, :func:`option_covariates`,
   :data:`OPTION_COVARIATES`, :func:`option_covariate_table`, :func:`subject_one_hot`,
   :func:`encode_items`, :func:`item_texts`
-- table: :func:`build_feature_table`, :func:`compute_feature_table`, :func:`item_graphs`
+- table: :func:`build_feature_table`, :func:`benchmark_features` (any option count),
+  :func:`compute_feature_table`, :func:`item_graphs`
 """
 
-from .baselines import (
+from mmlu_audit.features.baselines import (
     ENCODER_BATCH_SIZE,
     OPTION_COVARIATES,
     encode_items,
@@ -25,12 +26,13 @@ from .baselines import (
     readability_grade,
     subject_one_hot,
 )
-from .indicators import DIMENSIONS, INDICATORS, indicator_table, stem_indicators
-from .lexicon import TOP_TIER, Lexicon, TierTable, default_tiers, lexicon_table, load_lexicon, \
-    match_categories
-from .parse import ParsedDoc, SpacyBackend, StanzaBackend, get_backend, parse_texts
-from .table import BASELINES, FLAGS, build_feature_table, compute_feature_table, item_graphs
-from .wscg import WSCG, GraphBatch, build_wscg, depths, wscg_depth
+from mmlu_audit.features.indicators import DIMENSIONS, INDICATORS, indicator_table, stem_indicators
+from mmlu_audit.features.lexicon import (TOP_TIER, Lexicon, TierTable, default_tiers, lexicon_table,
+                                         load_lexicon, match_categories)
+from mmlu_audit.features.parse import ParsedDoc, SpacyBackend, StanzaBackend, get_backend, parse_texts
+from mmlu_audit.features.table import (BASELINES, FLAGS, benchmark_features, build_feature_table,
+                                       compute_feature_table, item_graphs)
+from mmlu_audit.features.wscg import WSCG, GraphBatch, build_wscg, depths, wscg_depth
 
 __all__ = [
     "BASELINES",
@@ -47,6 +49,7 @@ __all__ = [
     "TierTable",
     "WSCG",
     "GraphBatch",
+    "benchmark_features",
     "build_feature_table",
     "build_wscg",
     "compute_feature_table",

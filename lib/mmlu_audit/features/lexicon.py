@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from .parse import ParsedDoc
+from mmlu_audit.features.parse import ParsedDoc
 
 __all__ = [
     "Lexicon",

@@ -12,7 +12,7 @@ version, library version, schema version) under ``cache_root()/"parses"``,
 keyed by the sha256 of the text. Each row also stores a sha256 of (format,
 key, payload), and the file records its format; a row that fails its hash or
 does not decode is reparsed, and a file SQLite cannot read is moved aside and
-rebuilt, each with one :class:`~mmlu_audit.errors.CacheWarning`. A store from
+rebuilt, each with one :class:`~mmlu_audit.core.errors.CacheWarning`. A store from
 before the hashes (``<key>.sqlite``) is read once, row by row through the
 parse validator, into the current one and left untouched.
 """
@@ -34,8 +34,8 @@ from typing import Protocol
 
 from tqdm import tqdm
 
-from ..errors import MissingDependencyError, warn_bad_cache
-from ..paths import cache_root, writable_folder
+from mmlu_audit.core.errors import MissingDependencyError, warn_bad_cache
+from mmlu_audit.core.paths import cache_root, writable_folder
 
 __all__ = [
     "PARSE_SCHEMA",

@@ -9,7 +9,7 @@ hash, the tier table and the versions of the norm packages.
 The provenance file beside each cached table records its ``cache_key``, the
 cache format and the table file's sha256; all are checked on every read, and a
 table that fails a check is rebuilt with one
-:class:`~mmlu_audit.errors.CacheWarning`.
+:class:`~mmlu_audit.core.errors.CacheWarning`.
 """
 
 from __future__ import annotations
@@ -23,20 +23,22 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..data.checksums import sha256_of
-from ..errors import warn_bad_cache
-from ..paths import cache_root, writable_folder
-from .baselines import OPTION_COLUMNS, OPTION_COVARIATES, _option_frame, readability_grade
-from .indicators import INDICATORS, fill_lexical_fallbacks, stem_indicators
-from .lexicon import Lexicon, TierTable, load_lexicon
-from .parse import ParsedDoc, get_backend, parse_texts
-from .wscg import WSCG, build_wscg
+from mmlu_audit.data.checksums import sha256_of
+from mmlu_audit.core.errors import warn_bad_cache
+from mmlu_audit.core.paths import cache_root, writable_folder
+from mmlu_audit.features.baselines import (OPTION_COLUMNS, OPTION_COVARIATES, _option_frame,
+                                           option_covariates, readability_grade)
+from mmlu_audit.features.indicators import INDICATORS, fill_lexical_fallbacks, stem_indicators
+from mmlu_audit.features.lexicon import Lexicon, TierTable, load_lexicon
+from mmlu_audit.features.parse import ParsedDoc, get_backend, parse_texts
+from mmlu_audit.features.wscg import WSCG, build_wscg
 
 __all__ = [
     "FEATURE_SCHEMA",
     "BASELINES",
     "FLAGS",
     "COVERAGE",
+    "benchmark_features",
     "build_feature_table",
     "compute_feature_table",
     "item_graphs",
@@ -162,7 +164,7 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
     tiers : mapping, optional
         Tier weights (e.g. a perturbed :class:`TierTable`); the lexicon's by default.
     cache_dir : str or Path, optional
-        Root for ``parses/`` and ``features/``; defaults to :func:`mmlu_audit.paths.cache_root`.
+        Root for ``parses/`` and ``features/``; defaults to :func:`mmlu_audit.core.paths.cache_root`.
     batch_size : int
         Parser batch size.
     progress : bool
@@ -256,3 +258,30 @@ def item_graphs(items: pd.DataFrame, backend: str = "spacy", lexicon: Lexicon | 
     parses = parse_texts(items["question"].astype(str).tolist(), backend,
                          cache_dir=root / "parses", progress=progress)
     return [build_wscg(doc, lexicon) for doc in parses]
+
+
+def benchmark_features(items: pd.DataFrame, progress: bool = True,
+                       timings: dict | None = None) -> pd.DataFrame:
+    """The nine stem indicators and the option covariates of an item table with any option count.
+
+    Parses go through the shared parse cache, so a rerun on the same stems does not parse
+    again. Option covariates are computed over all of an item's options.
+
+    Parameters
+    ----------
+    items : DataFrame
+        ``item_id``, ``question`` and ``options`` (lists).
+    progress : bool
+        Show the parser's progress bar.
+    timings : dict, optional
+        Filled as by :func:`mmlu_audit.features.build_feature_table` (``from_cache`` …).
+    """
+    proxy = items[["item_id", "question"]].copy()
+    for k, column in enumerate(("choice_a", "choice_b", "choice_c", "choice_d")):
+        proxy[column] = [o[k] if k < len(o) else "" for o in items["options"]]
+    table = build_feature_table(proxy, progress=progress, timings=timings)
+    options = pd.DataFrame([option_covariates(list(o), q) for o, q in
+                            zip(items["options"], items["question"], strict=True)], index=table.index)
+    table = table.copy()
+    table[options.columns] = options
+    return table

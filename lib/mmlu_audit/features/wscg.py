@@ -39,8 +39,8 @@ from collections.abc import Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-from .lexicon import TOP_TIER, Lexicon, TierTable, load_lexicon, match_categories
-from .parse import ParsedDoc
+from mmlu_audit.features.lexicon import TOP_TIER, Lexicon, TierTable, load_lexicon, match_categories
+from mmlu_audit.features.parse import ParsedDoc
 
 __all__ = ["WSCG", "build_wscg", "wscg_depth", "depths", "GraphBatch", "MENTION_UPOS", "FUNCTION_RELATIONS"]
 

@@ -22,17 +22,19 @@ Diagnostics and effect sizes
     :func:`cv_r2`, :func:`fold_ids`, :func:`partition_effects`,
     :func:`cohens_f2`, :func:`cohens_q`, :func:`standardise_within`,
     :func:`standardised_coefficients`.
-Simulation
-    :func:`simulate_homogeneity_world` (null / planted worlds),
-    :func:`homogeneity_rejections`, :func:`size_power_table` (size & power of W(9)).
+
+The simulated worlds for the size and power of these tests live in
+:mod:`mmlu_audit.worlds.homogeneity`.
 """
 
-from .bootstrap import (BootstrapResult, cluster_bootstrap_correlation, draw_weights, wild_bootstrap_table,
-                        wild_cluster_bootstrap)
-from .covariance import CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_algebra, vcov
-from .diagnostics import breusch_pagan, cv_r2, fold_ids, lr_test, residual_skew, vif
-from .effects import cohens_f2, cohens_q, partition_effects, standardise_within, standardised_coefficients
-from .hypothesis import (
+from mmlu_audit.inference.bootstrap import (BootstrapResult, cluster_bootstrap_correlation, draw_weights,
+                                            wild_bootstrap_table, wild_cluster_bootstrap)
+from mmlu_audit.inference.covariance import (CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_algebra,
+                                             vcov)
+from mmlu_audit.inference.diagnostics import breusch_pagan, cv_r2, fold_ids, lr_test, residual_skew, vif
+from mmlu_audit.inference.effects import (cohens_f2, cohens_q, partition_effects, standardise_within,
+                                          standardised_coefficients)
+from mmlu_audit.inference.hypothesis import (
     HTZUndefinedError,
     coef_table,
     holm,
@@ -43,9 +45,8 @@ from .hypothesis import (
     satterthwaite_df,
     wald_test,
 )
-from .ols import OLSFit, add_intercept, fit_ols
-from .permutation import PermutationResult, lr_interaction, permutation_test, r2_gap
-from .simulate import homogeneity_rejections, simulate_homogeneity_world, size_power_table
+from mmlu_audit.inference.ols import OLSFit, add_intercept, fit_ols
+from mmlu_audit.inference.permutation import PermutationResult, lr_interaction, permutation_test, r2_gap
 
 __all__ = [
     "BootstrapResult",
@@ -79,9 +80,6 @@ __all__ = [
     "residual_skew",
     "restriction_matrix",
     "satterthwaite_df",
-    "homogeneity_rejections",
-    "simulate_homogeneity_world",
-    "size_power_table",
     "standardise_within",
     "standardised_coefficients",
     "vcov",

@@ -1,6 +1,6 @@
 """Input checks shared by the inference modules.
 
-Every check raises :class:`mmlu_audit.errors.DataError` (a ``ValueError``) whose
+Every check raises :class:`mmlu_audit.core.errors.DataError` (a ``ValueError``) whose
 message names the offending argument, so misuse fails early and readably.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DataError
+from mmlu_audit.core.errors import DataError
 
 __all__ = ["as_matrix", "as_vector", "as_clusters", "check_rows"]
 

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
-from ..seeds import rng_from
-from ._validate import as_clusters, as_vector
-from .covariance import CLUSTER_KINDS, cluster_algebra, vcov
-from .hypothesis import _restriction, holm
-from .ols import OLSFit
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.inference._validate import as_clusters, as_vector
+from mmlu_audit.inference.covariance import CLUSTER_KINDS, cluster_algebra, vcov
+from mmlu_audit.inference.hypothesis import _restriction, holm
+from mmlu_audit.inference.ols import OLSFit
 
 __all__ = ["BootstrapResult", "cluster_bootstrap_correlation", "draw_weights", "wild_bootstrap_table",
            "wild_cluster_bootstrap", "WEIGHTS"]

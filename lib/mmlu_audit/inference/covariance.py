@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError
-from ._validate import as_clusters
-from .ols import OLSFit
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.inference._validate import as_clusters
+from mmlu_audit.inference.ols import OLSFit
 
 __all__ = [
     "CLUSTER_KINDS",

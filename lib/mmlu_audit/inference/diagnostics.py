@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import DataError, ParameterError
-from ..seeds import rng_from
-from ._validate import as_clusters, as_matrix, as_vector, check_rows
-from .ols import OLSFit, fit_ols
+from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
+from mmlu_audit.inference.ols import OLSFit, fit_ols
 
 __all__ = ["vif", "residual_skew", "breusch_pagan", "lr_test", "cv_r2", "fold_ids"]
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
-from ..scaling import standardise
-from ..seeds import rng_from
-from ._suffstats import block_stats, fit_weighted
-from ._validate import as_clusters, as_matrix, as_vector, check_rows
-from .ols import fit_ols
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.scaling import standardise
+from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.inference._suffstats import block_stats, fit_weighted
+from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
+from mmlu_audit.inference.ols import fit_ols
 
 __all__ = [
     "cohens_f2",

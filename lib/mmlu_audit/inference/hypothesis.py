@@ -15,10 +15,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import DataError
-from ._validate import as_matrix, as_vector, check_rows
-from .covariance import CLUSTER_KINDS, KINDS, PINV_TOL, ClusterAlgebra, cluster_algebra, vcov
-from .ols import OLSFit, fit_ols
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.inference._validate import as_matrix, as_vector, check_rows
+from mmlu_audit.inference.covariance import (CLUSTER_KINDS, KINDS, PINV_TOL, ClusterAlgebra, cluster_algebra,
+                                             vcov)
+from mmlu_audit.inference.ols import OLSFit, fit_ols
 
 
 class HTZUndefinedError(DataError):

@@ -13,8 +13,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
-from ._validate import as_matrix, as_vector
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.inference._validate import as_matrix, as_vector
 
 __all__ = ["OLSFit", "fit_ols", "add_intercept"]
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
-from ..seeds import rng_from
-from ._suffstats import BlockStats, block_stats, fit_weighted
-from ._validate import as_clusters, as_matrix, as_vector, check_rows
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.inference._suffstats import BlockStats, block_stats, fit_weighted
+from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
 
 __all__ = ["PermutationResult", "permutation_test", "r2_gap", "lr_interaction", "SCHEMES", "STATISTICS"]
 

@@ -17,13 +17,14 @@ Public API
 - :func:`oracle_difficulties` — b given the true θ and a: the recovery ceiling.
 """
 
-from .cache import fit_cached, fit_key
-from .data import holdout_mask
-from .engine import backend_name, fit_irt
-from .evaluate import (heldout_loglik, oracle_difficulties, paired_z, recovery_stats,
+from mmlu_audit.irt.cache import fit_cached, fit_key
+from mmlu_audit.irt.data import holdout_mask
+from mmlu_audit.irt.backend import backend_name
+from mmlu_audit.irt.engine import fit_irt
+from mmlu_audit.irt.evaluate import (heldout_loglik, oracle_difficulties, paired_z, recovery_stats,
                        split_cohort_reliability)
-from .result import IRTFit
-from .spec import B_PRIORS, MODELS, IRTSpec
+from mmlu_audit.irt.result import IRTFit
+from mmlu_audit.irt.spec import B_PRIORS, MODELS, IRTSpec
 
 __all__ = [
     "B_PRIORS",

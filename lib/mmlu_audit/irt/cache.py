@@ -8,7 +8,7 @@ book rebuild with the same inputs loads the file instead of refitting.
 Each file carries its key (``cache_key``), the format (``cache_format``) and a
 SHA-256 of its variables' values (``content_sha256``); all three are checked on
 every read, and a file that fails any check is refitted with one
-:class:`~mmlu_audit.errors.CacheWarning`.
+:class:`~mmlu_audit.core.errors.CacheWarning`.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataError, warn_bad_cache
-from ..paths import cache_root, writable_folder
-from .data import _as_response_array
-from .engine import fit_irt
-from .result import IRTFit
-from .spec import IRTSpec
+from mmlu_audit.core.errors import DataError, warn_bad_cache
+from mmlu_audit.core.paths import cache_root, writable_folder
+from mmlu_audit.irt.data import _as_response_array
+from mmlu_audit.irt.engine import fit_irt
+from mmlu_audit.irt.result import IRTFit
+from mmlu_audit.irt.spec import IRTSpec
 
 __all__ = ["CACHE_FORMAT", "content_digest", "fit_key", "fit_cached"]
 
@@ -102,7 +102,7 @@ def fit_cached(data, spec: IRTSpec | None = None, cache_dir: str | Path | None =
     -----
     A cache file that is unreadable, carries another key or format, or fails its
     content hash is refitted and overwritten, with one
-    :class:`~mmlu_audit.errors.CacheWarning`. The stored ``meta`` keeps the original
+    :class:`~mmlu_audit.core.errors.CacheWarning`. The stored ``meta`` keeps the original
     wall time; the ``cache_key``, ``cache_format`` and ``content_sha256`` attributes
     are added on write.
     """

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data.responses import MISSING, ResponseMatrix, validate_response_values
-from ..errors import DataError
-from ..scaling import standardise
-from ..seeds import rng_from
+from mmlu_audit.data.responses import MISSING, ResponseMatrix, validate_response_values
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.scaling import standardise
+from mmlu_audit.core.seeds import rng_from
 
 __all__ = ["FitData", "prepare_data", "holdout_mask", "to_signs"]
 

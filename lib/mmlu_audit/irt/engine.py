@@ -20,14 +20,14 @@ import jax.numpy as jnp
 import numpy as np
 from tqdm import tqdm
 
-from ..device import backend_name
-from ..errors import DataError, ParameterError
-from .data import FitData, prepare_data
-from .models import initial_values, log_likelihood, log_prior, model_sites, site_sum
-from .numpyro_svi import run_numpyro_svi
-from .result import IRTFit, SVIRun, summarise_fit
-from .spec import IRTSpec
-from .transforms import constrain, log_det_jacobian, unconstrain
+from mmlu_audit.irt.backend import backend_name
+from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.irt.data import FitData, prepare_data
+from mmlu_audit.irt.models import initial_values, log_likelihood, log_prior, model_sites, site_sum
+from mmlu_audit.irt.numpyro_svi import run_numpyro_svi
+from mmlu_audit.irt.result import IRTFit, SVIRun, summarise_fit
+from mmlu_audit.irt.spec import IRTSpec
+from mmlu_audit.irt.transforms import constrain, log_det_jacobian, unconstrain
 
 __all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "run_svi"]
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import jax.numpy as jnp
 
-from ..data.responses import ResponseMatrix
-from ..errors import DataError
-from ..seeds import rng_from
-from .data import _as_response_array, to_signs
-from .engine import fit_irt
-from .models import cell_loglik, linear_predictor
-from .result import IRTFit
-from .spec import IRTSpec
+from mmlu_audit.data.responses import ResponseMatrix
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.irt.data import _as_response_array, to_signs
+from mmlu_audit.irt.engine import fit_irt
+from mmlu_audit.irt.models import cell_loglik, linear_predictor
+from mmlu_audit.irt.result import IRTFit
+from mmlu_audit.irt.spec import IRTSpec
 
 __all__ = ["heldout_loglik", "oracle_difficulties", "paired_z", "recovery_stats",
            "split_cohort_reliability"]

@@ -40,11 +40,11 @@ from numpyro.infer.autoguide import AutoNormal
 from numpyro.infer.initialization import init_to_value
 from tqdm import tqdm
 
-from ..errors import DataError
-from ..scaling import standardise
-from .data import _as_response_array, to_signs
-from .engine import elbo_converged
-from .models import factor_form, total_loglik
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.scaling import standardise
+from mmlu_audit.irt.data import _as_response_array, to_signs
+from mmlu_audit.irt.engine import elbo_converged
+from mmlu_audit.irt.models import factor_form, total_loglik
 
 __all__ = ["REPLICATE_SD_RATIO", "ExplanatoryFit", "ExplanatorySpec", "explanatory_model", "fit_explanatory",
            "fit_explanatory_restarts", "identification_table", "is_identified"]

@@ -16,9 +16,9 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro.distributions as dist
 
-from ..scaling import standardise
-from .data import FitData
-from .spec import IRTSpec
+from mmlu_audit.core.scaling import standardise
+from mmlu_audit.irt.data import FitData
+from mmlu_audit.irt.spec import IRTSpec
 
 __all__ = [
     "ITEM_SITES", "SCALAR_SITES", "Site", "cell_loglik", "factor_form", "initial_values",

@@ -24,10 +24,10 @@ from numpyro.infer import SVI, Trace_ELBO
 from numpyro.infer.autoguide import AutoNormal
 from numpyro.infer.initialization import init_to_value
 
-from .data import FitData
-from .models import initial_values, linear_predictor, model_sites, site_priors
-from .result import ENTROPY_CONSTANT, SVIRun
-from .spec import IRTSpec
+from mmlu_audit.irt.data import FitData
+from mmlu_audit.irt.models import initial_values, linear_predictor, model_sites, site_priors
+from mmlu_audit.irt.result import ENTROPY_CONSTANT, SVIRun
+from mmlu_audit.irt.spec import IRTSpec
 
 __all__ = ["numpyro_model", "run_numpyro_svi"]
 

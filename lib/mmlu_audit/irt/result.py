@@ -37,10 +37,10 @@ import numpy as np
 import numpyro
 import xarray as xr
 
-from ..errors import DataError
-from .models import SCALAR_SITES
-from .spec import IRTSpec
-from .transforms import constrain
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.irt.models import SCALAR_SITES
+from mmlu_audit.irt.spec import IRTSpec
+from mmlu_audit.irt.transforms import constrain
 
 __all__ = ["ABILITY_LABELS", "ENTROPY_CONSTANT", "IRTFit", "SVIRun", "summarise_fit"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, replace
 
-from ..errors import DataError
-from ..seeds import check_seed
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.seeds import check_seed
 
 __all__ = ["MODELS", "B_PRIORS", "IRTSpec"]
 

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .models import Site
+from mmlu_audit.irt.models import Site
 
 __all__ = ["constrain", "unconstrain", "log_det_jacobian"]
 

@@ -1,0 +1,218 @@
+"""Model-consensus audit of an answer key.
+
+The rule (the pre-registered rule of the MMLU-Pro consensus audit, MV2 / Munim 2026):
+take the ``k`` most accurate models of a panel; flag a question when at least ``m`` of
+them choose the same option other than the key **and** more of them choose it than
+choose the key. A flag is a question for a human to review, not a proven error:
+strong models can share a misconception.
+
+Votes are the options the models chose (0-based); a model with no record of the
+question, or no extractable answer, casts no vote on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from mmlu_audit.core.errors import DataError
+
+__all__ = ["NO_VOTE", "panel_models", "vote_counts", "consensus_flags", "threshold_curve",
+           "flag_rates", "precision_recall", "option_origin"]
+
+NO_VOTE = -1
+MAX_OPTIONS = 10
+
+
+def _check_k_m(k: int, m: int, n_models: int) -> None:
+    for name, value in (("k", k), ("m", m)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise DataError(name, f"must be a positive integer, got {value!r}")
+    if k > n_models:
+        raise DataError("k", f"the panel has only {n_models} models, cannot take the best {k}")
+    if m > k:
+        raise DataError("m", f"m = {m} votes cannot come from k = {k} models")
+
+
+def panel_models(accuracy, k: int) -> np.ndarray:
+    """Row indices of the ``k`` most accurate models, best first (ties keep model order).
+
+    Parameters
+    ----------
+    accuracy : array-like of float, shape (J,)
+        Each model's accuracy; NaN (a model with no observed item) ranks last.
+    k : int
+    """
+    accuracy = np.asarray(accuracy, dtype=float)
+    _check_k_m(k, 1, len(accuracy))
+    order = np.argsort(-np.nan_to_num(accuracy, nan=-np.inf), kind="stable")
+    return order[:k]
+
+
+def vote_counts(pred: np.ndarray, n_options: int = MAX_OPTIONS) -> np.ndarray:
+    """Votes per option: an (I, n_options) integer array from an (M, I) choice matrix.
+
+    Entries of ``pred`` outside ``0 … n_options-1`` (no record, no answer) are not votes.
+    """
+    pred = np.asarray(pred)
+    if pred.ndim != 2 or pred.dtype.kind not in "iu":
+        raise DataError("pred", "choices must be a 2-D integer array (models × questions)")
+    counts = np.zeros((pred.shape[1], n_options), dtype=np.int32)
+    for option in range(n_options):
+        counts[:, option] = (pred == option).sum(axis=0)
+    return counts
+
+
+def consensus_flags(pred: np.ndarray, key, accuracy, k: int = 10, m: int = 6,
+                    n_options=None) -> pd.DataFrame:
+    """Apply the consensus rule to every question.
+
+    Parameters
+    ----------
+    pred : ndarray of int, shape (J, I)
+        Option chosen by each model on each question (0-based); negative = no vote.
+    key : array-like of int, shape (I,)
+        The answer key (0-based).
+    accuracy : array-like of float, shape (J,)
+        Used only to choose the panel (:func:`panel_models`).
+    k : int
+        Panel size: the ``k`` most accurate models.
+    m : int
+        Minimum number of panel votes on one non-key option.
+    n_options : array-like of int, shape (I,), optional
+        Options per question; a choice past the last option (a letter the question does not
+        have) is a wrong answer but not a vote.
+
+    Returns
+    -------
+    DataFrame
+        One row per question: ``key``, ``panel_choice`` (the non-key option with most panel
+        votes; the lowest index on a tie, -1 when no panel model chose a non-key option),
+        ``choice_votes``, ``key_votes``, ``n_voters`` and ``flagged``
+        (``choice_votes >= m`` and ``choice_votes > key_votes``).
+    """
+    pred = np.asarray(pred)
+    key = np.asarray(key)
+    if pred.ndim != 2 or key.shape != (pred.shape[1],):
+        raise DataError("key", f"need one key per question: pred {pred.shape}, key {key.shape}")
+    if ((key < 0) | (key >= MAX_OPTIONS)).any():
+        raise DataError("key", f"keys must be option indices 0–{MAX_OPTIONS - 1}")
+    _check_k_m(k, m, pred.shape[0])
+    panel = panel_models(accuracy, k)
+    votes = pred[panel]
+    if n_options is not None:
+        votes = np.where(votes < np.asarray(n_options)[None, :], votes, NO_VOTE)
+    counts = vote_counts(votes)
+    rows = np.arange(len(key))
+    key_votes = counts[rows, key]
+    others = counts.copy()
+    others[rows, key] = -1
+    choice = others.argmax(axis=1)
+    choice_votes = others[rows, choice]
+    choice = np.where(choice_votes > 0, choice, NO_VOTE)
+    choice_votes = np.maximum(choice_votes, 0)
+    return pd.DataFrame({
+        "key": key.astype(int),
+        "panel_choice": choice.astype(int),
+        "choice_votes": choice_votes.astype(int),
+        "key_votes": key_votes.astype(int),
+        "n_voters": counts.sum(axis=1).astype(int),
+        "flagged": (choice_votes >= m) & (choice_votes > key_votes),
+    })
+
+
+def threshold_curve(pred: np.ndarray, key, accuracy, ks: Iterable[int], ms: Iterable[int],
+                    groups: Mapping[str, np.ndarray], n_options=None) -> pd.DataFrame:
+    """Flag counts for every (k, m) with m ≤ k, overall and within each group.
+
+    Parameters
+    ----------
+    groups : mapping of str → boolean mask of shape (I,)
+        Question groups to count flags in (e.g. ``{"Redux wrong key": …}``).
+    n_options : array-like of int, optional
+        As for :func:`consensus_flags`.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``k``, ``m``, ``n_flagged`` and ``flagged_<group>`` for each group.
+    """
+    rows = []
+    for k in ks:
+        for m in ms:
+            if m > k:
+                continue
+            flags = consensus_flags(pred, key, accuracy, k=k, m=m, n_options=n_options)
+            flagged = flags["flagged"].to_numpy()
+            row = {"k": k, "m": m, "n_flagged": int(flagged.sum())}
+            row.update({f"flagged_{name}": int((flagged & mask).sum()) for name, mask in groups.items()})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def flag_rates(flagged, groups: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    """Questions and flags per group: ``n``, ``n_flagged``, ``rate``."""
+    flagged = np.asarray(flagged, dtype=bool)
+    rows = []
+    for name, mask in groups.items():
+        mask = np.asarray(mask, dtype=bool)
+        n, hits = int(mask.sum()), int((flagged & mask).sum())
+        rows.append({"group": name, "n": n, "n_flagged": hits, "rate": hits / n if n else np.nan})
+    return pd.DataFrame(rows).set_index("group")
+
+
+def precision_recall(flagged, truth, reviewed) -> dict[str, float]:
+    """Precision and recall of the flags against an expert label, on reviewed questions.
+
+    Parameters
+    ----------
+    flagged, truth, reviewed : boolean arrays of shape (I,)
+        The flags; the experts' positive label (e.g. wrong key); whether the experts
+        reviewed the question at all. Only reviewed questions count.
+
+    Returns
+    -------
+    dict
+        ``n_reviewed``, ``n_positive``, ``n_flagged``, ``n_hit``, ``precision``, ``recall``
+        and ``rate_ratio`` (flag rate on positives over the rate on reviewed negatives).
+    """
+    flagged, truth, reviewed = (np.asarray(x, dtype=bool) for x in (flagged, truth, reviewed))
+    if (truth & ~reviewed).any():
+        raise DataError("truth", "an expert label is set on a question the experts did not review")
+    f, t = flagged[reviewed], truth[reviewed]
+    hit = int((f & t).sum())
+    rate_pos = hit / t.sum() if t.sum() else np.nan
+    negatives = ~t
+    rate_neg = (f & negatives).sum() / negatives.sum() if negatives.sum() else np.nan
+    return {
+        "n_reviewed": int(reviewed.sum()), "n_positive": int(t.sum()), "n_flagged": int(f.sum()),
+        "n_hit": hit,
+        "precision": hit / f.sum() if f.sum() else np.nan,
+        "recall": rate_pos,
+        "rate_ratio": rate_pos / rate_neg if rate_neg else np.nan,
+    }
+
+
+def option_origin(choice, original_options) -> np.ndarray:
+    """Whether each chosen option is one of the source's original options.
+
+    Parameters
+    ----------
+    choice : array-like of int, shape (I,)
+        Chosen option per question (negative = none).
+    original_options : sequence of sequences of int
+        Per question, the indices (in the new option list) of the original options;
+        negative entries (an original option that was dropped) are ignored.
+
+    Returns
+    -------
+    ndarray of object
+        ``"original"``, ``"added"`` or ``""`` (no choice).
+    """
+    out = np.full(len(choice), "", dtype=object)
+    for i, (c, originals) in enumerate(zip(np.asarray(choice), original_options, strict=True)):
+        if c >= 0:
+            out[i] = "original" if c in set(int(o) for o in originals if o >= 0) else "added"
+    return out

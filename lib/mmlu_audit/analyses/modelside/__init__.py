@@ -1,0 +1,37 @@
+"""Model-side analyses of paper §5: what the item-side findings mean for the models.
+
+- :mod:`.sensitivity` — the Reasoning Sensitivity Coefficient β_j (batched logistic
+  regression of each model's accuracy on WSCG Depth) and its correlation with θ̂.
+- :mod:`.null3pl` — the 3PL generative null of that correlation (the guessing floor
+  alone makes β fall with ability).
+- :mod:`.interaction` — the native ability × depth interaction model, with mean-field
+  and model-bootstrap intervals side by side.
+- :mod:`.ranking` — rank stability of STEM / non-STEM subscores against the aggregate:
+  weighted τ, top-k retention, displacement, size-matched nulls, the duplicate-checkpoint
+  noise floor and the 2D-IRT ability gap.
+"""
+
+from mmlu_audit.analyses.modelside.interaction import (bootstrap_gammas, gamma_summary, interaction_spec,
+                                                       interval_table)
+from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_correlations, null_spec,
+                                                   null_summary, simulate_3pl)
+from mmlu_audit.analyses.modelside.ranking import (Blocks, ability_gap, displacement_bootstrap,
+                                                   displacement_null, duplicate_pairs, item_blocks,
+                                                   leaderboard_rank, matched_subsample_tau, near_tie_pairs,
+                                                   null_p_at_least, one_per_checkpoint, random_item_sets,
+                                                   rank_agreement, rank_shifts, retention_table,
+                                                   shift_summary, subject_block_sets, subject_blocks,
+                                                   subscores, top_k_retention, weighted_tau)
+from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_correlations, column_submatrix,
+                                                       reasoning_sensitivity)
+
+__all__ = [
+    "EXCLUSIONS", "Blocks", "ability_gap", "beta_theta_correlations", "bootstrap_gammas",
+    "column_submatrix", "construct_consistency", "displacement_bootstrap", "displacement_null",
+    "duplicate_pairs", "gamma_summary", "interaction_spec", "interval_table", "item_blocks",
+    "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs", "null_p_at_least", "shift_summary",
+    "null_correlations", "null_spec",
+    "null_summary", "one_per_checkpoint", "random_item_sets", "rank_agreement", "rank_shifts",
+    "reasoning_sensitivity", "retention_table", "simulate_3pl", "subject_block_sets", "subject_blocks",
+    "subscores", "top_k_retention", "weighted_tau",
+]

@@ -1,0 +1,158 @@
+"""MMLU-Redux labels in the audit: coverage, the homogeneity refit without flagged
+items, and how flagged items behave in real model responses.
+
+MMLU-Redux 2.0 (Gema et al. 2024) re-annotated 100 items per subject, 5,700 of the
+14,042. Removing its flagged items can only remove the errors it found: the other
+8,342 items were never checked, so an unannotated item is "not known to be wrong",
+not "clean".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from mmlu_audit.data.responses import ResponseMatrix
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.inference import homogeneity_test, wild_cluster_bootstrap
+from mmlu_audit.analyses.regression import contrast_terms, design_arrays, interaction_fit
+
+__all__ = ["flagged_vs_clean", "homogeneity_summary", "item_rest_correlation", "recalibrated_without_flagged",
+           "redux_coverage", "without_flagged"]
+
+
+def redux_coverage(items: pd.DataFrame, redux: pd.DataFrame) -> pd.DataFrame:
+    """Items, annotated items and flagged items per partition (and in total).
+
+    Returns
+    -------
+    DataFrame indexed by partition plus ``"all"``
+        ``items``, ``annotated``, ``flagged``, ``share_annotated``,
+        ``share_flagged_of_annotated``, ``unchecked`` (items never annotated).
+    """
+    unknown = ~redux["item_id"].isin(items["item_id"])
+    if unknown.any():
+        raise DataError("redux_coverage", f"{int(unknown.sum())} annotation(s) name unknown items")
+    labelled = items[["item_id", "partition"]].merge(redux[["item_id", "is_error"]], on="item_id", how="left")
+    groups = {**{p: labelled[labelled["partition"] == p] for p in sorted(labelled["partition"].unique())},
+              "all": labelled}
+    rows = {}
+    for name, part in groups.items():
+        annotated = int(part["is_error"].notna().sum())
+        flagged = int(part["is_error"].eq(True).sum())
+        rows[name] = {"items": len(part), "annotated": annotated, "flagged": flagged,
+                      "share_annotated": annotated / len(part),
+                      "share_flagged_of_annotated": flagged / annotated if annotated else np.nan,
+                      "unchecked": len(part) - annotated}
+    return pd.DataFrame(rows).T.astype({"items": int, "annotated": int, "flagged": int, "unchecked": int})
+
+
+def without_flagged(matrix: ResponseMatrix, redux: pd.DataFrame) -> ResponseMatrix:
+    """The response matrix without the columns of Redux-flagged items."""
+    flagged = set(redux.loc[redux["is_error"].astype(bool), "item_id"])
+    keep = ~np.isin(matrix.item_ids, list(flagged))
+    return ResponseMatrix(matrix.responses[:, keep], matrix.models, matrix.item_ids[keep], matrix.source,
+                          matrix.simulated, matrix.description, dict(matrix.meta))
+
+
+def recalibrated_without_flagged(frame: pd.DataFrame, matrix: ResponseMatrix, redux: pd.DataFrame, spec,
+                                 progress: bool = False) -> pd.DataFrame:
+    """The item frame without Redux-flagged items, with ``b_hat`` from a new calibration.
+
+    The flagged columns leave the response matrix before the IRT fit (cached by
+    :func:`~mmlu_audit.irt.fit_cached`), so they influence neither the abilities nor the
+    other items' difficulties. Items nobody answered stay out, as in the main analysis.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The analysis frame (indexed by ``item_id``) of the same source as ``matrix``.
+    matrix : ResponseMatrix
+    redux : DataFrame
+        From :func:`mmlu_audit.data.load_redux`.
+    spec : IRTSpec
+        The calibration to repeat.
+    """
+    from mmlu_audit.irt import fit_cached
+
+    kept = without_flagged(matrix, redux)
+    answered = kept.observed.any(axis=0)
+    kept = ResponseMatrix(kept.responses[:, answered], kept.models, kept.item_ids[answered], kept.source,
+                          kept.simulated, kept.description, dict(kept.meta))
+    missing = ~np.isin(kept.item_ids, frame.index)
+    if missing.any():
+        raise DataError("recalibrated_without_flagged",
+                        f"{int(missing.sum())} item(s) of the matrix are not in the frame")
+    fit = fit_cached(kept, spec, progress=progress)
+    return frame.loc[kept.item_ids].assign(b_hat=fit.b, a_hat=fit.a)
+
+
+def homogeneity_summary(frame: pd.DataFrame, *, seed: int, n_boot: int, boot_kind: str = "CR2") -> dict:
+    """The §4.3 verdict on one item frame: W(9) under HC3 and CR2-HTZ, and the WCR bootstrap.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Items with ``b_hat``, ``stem``, ``subject`` and the nine indicators.
+    seed : int
+        Seed of the wild cluster bootstrap.
+    n_boot : int
+        Bootstrap draws.
+
+    Returns
+    -------
+    dict
+        ``n_items``, ``w9_hc3``, ``p_hc3``, ``htz_F``, ``p_htz``, ``w9_cr2``, ``p_wcr``.
+    """
+    X, y, stem, subjects = design_arrays(frame)
+    hc3 = homogeneity_test(y, X, stem, subjects, kind="HC3").iloc[0]
+    cr2 = homogeneity_test(y, X, stem, subjects, kind="CR2", forms=["chi2", "HTZ"]).set_index("form")
+    boot = wild_cluster_bootstrap(interaction_fit(y, X, stem), contrast_terms(X.columns), clusters=subjects,
+                                  seed=seed, kind=boot_kind, n_draws=n_boot)
+    return {"n_items": len(frame), "w9_hc3": float(hc3["wald"]), "p_hc3": float(hc3["p"]),
+            "w9_cr2": float(cr2.loc["chi2", "wald"]), "htz_F": float(cr2.loc["HTZ", "stat"]),
+            "p_htz": float(cr2.loc["HTZ", "p"]), "p_wcr": float(boot.p)}
+
+
+def item_rest_correlation(responses: np.ndarray) -> np.ndarray:
+    """Point-biserial correlation of each item with the models' share correct on the others.
+
+    A model-free discrimination index: the Pearson correlation over models (observed
+    cells only) between the item's 0/1 response and the rest score. NaN when fewer
+    than three models saw the item or either variable is constant.
+    """
+    responses = np.asarray(responses)
+    seen = responses != -1
+    right = (responses == 1).astype(float)
+    n_seen, n_right = seen.sum(1, keepdims=True), right.sum(1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest = np.where(seen, (n_right - right) / (n_seen - 1), np.nan)
+    y = np.where(seen, right, np.nan)
+    count = seen.sum(0)
+    y_c, rest_c = y - np.nanmean(y, 0), rest - np.nanmean(rest, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.nansum(y_c * rest_c, 0) / np.sqrt(np.nansum(y_c**2, 0) * np.nansum(rest_c**2, 0))
+    return np.where(count >= 3, r, np.nan)
+
+
+def flagged_vs_clean(values: pd.DataFrame, is_error) -> pd.DataFrame:
+    """Compare each column of ``values`` between flagged and clean items.
+
+    Returns
+    -------
+    DataFrame, one row per column
+        ``mean_flagged``, ``mean_clean``, ``median_flagged``, ``median_clean``,
+        ``n_flagged``, ``n_clean`` and the two-sided Mann–Whitney p.
+    """
+    flag = np.asarray(is_error, bool)
+    if flag.shape != (len(values),) or flag.all() or not flag.any():
+        raise DataError("flagged_vs_clean", "need one flag per row and both flagged and clean items")
+    rows = {}
+    for column in values.columns:
+        v = values[column].to_numpy(float)
+        a, b = v[flag & np.isfinite(v)], v[~flag & np.isfinite(v)]
+        rows[column] = {"mean_flagged": a.mean(), "mean_clean": b.mean(), "median_flagged": np.median(a),
+                        "median_clean": np.median(b), "n_flagged": a.size, "n_clean": b.size,
+                        "mann_whitney_p": stats.mannwhitneyu(a, b, alternative="two-sided").pvalue}
+    return pd.DataFrame(rows).T

@@ -1,0 +1,340 @@
+"""Appendix A: the paper's three primary conclusions, and how robust they are.
+
+The three conclusions are computed booleans, defined once here
+(:func:`section4_statistics` computes the statistics, :func:`primary_conclusions`
+applies the thresholds), so every robustness scheme reports the same three:
+
+1. ``homogeneity_rejected`` — the joint test that the nine STEM × indicator
+   interactions of ``b ~ [1, X, STEM, STEM·X]`` are zero rejects at ``alpha``
+   under the CR2 covariance with the Hotelling-T² (HTZ) small-sample reference
+   (subject clusters). When the null-imposed wild cluster bootstrap is run, its
+   p-value is reported beside it as ``homogeneity_rejected_wcr`` (the paper's own
+   bootstrap p is 0.060, so that version fails in the paper itself).
+2. ``d_ner_survives_holm`` — the Entity Density contrast ``STEM:d_ner`` is
+   positive and its CR2 t test (Bell–McCaffrey df), Holm-adjusted over the nine
+   contrasts, has p < ``alpha``.
+3. ``stem_r2_exceeds`` — the K-fold cross-validated R² of OLS on the nine
+   indicators (item folds, fitted and scored within each partition) is larger in
+   STEM than outside it.
+
+Schemes: :func:`tier_schemes` draws the WSCG tier perturbations (one tier at a
+time, shift ~ Uniform(−width, width), weights floored at 0) plus the scheme that
+clamps the lowest tier to 0; :func:`length_residualised` gives the scheme that
+replaces both Dimension 1 indicators by their OLS residuals on token count;
+:func:`perturbation_study` scores every scheme with a
+:class:`~mmlu_audit.features.GraphBatch` and reports the three conclusions.
+:func:`refitted_frame` swaps in another difficulty calibration (Rasch, the
+hierarchical-prior 2PL) for the estimator sensitivity.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.features import INDICATORS, GraphBatch
+from mmlu_audit.inference import (cluster_algebra, coef_table, fold_ids, wald_test, wild_bootstrap_table,
+                        wild_cluster_bootstrap)
+from mmlu_audit.analyses.regression import contrast_terms, design_arrays, estimated_items, interaction_fit
+
+__all__ = [
+    "CONCLUSIONS",
+    "ENTITY_TERM",
+    "active_tiers",
+    "conclusion_shares",
+    "gram_cv_r2",
+    "gram_r2",
+    "length_residualised",
+    "perturbation_study",
+    "primary_conclusions",
+    "refitted_frame",
+    "section4_statistics",
+    "tier_schemes",
+]
+
+#: The three primary conclusions, in the order of the module docstring.
+CONCLUSIONS = ("homogeneity_rejected", "d_ner_survives_holm", "stem_r2_exceeds")
+ENTITY_TERM = "STEM:d_ner"
+DIMENSION_1 = ("wscg_nodes", "wscg_depth")
+
+
+def require_seed(seed) -> int:
+    """``seed`` as a non-negative int; None (which numpy reads as "random") is refused."""
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        raise DataError("seed", f"must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def section4_statistics(frame: pd.DataFrame, *, seed, n_folds: int = 10, n_boot: int = 0,
+                        boot_kind: str = "CR2", columns: Sequence[str] = INDICATORS) -> dict[str, float]:
+    """The §4 statistics the three conclusions read, for one item frame.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Item frame with ``b_hat``, ``stem``, ``subject`` and the indicator columns;
+        rows without a finite ``b_hat`` are dropped.
+    seed : int
+        Seeds the CV folds and the bootstrap.
+    n_folds : int
+        K of the item-fold cross-validation.
+    n_boot : int
+        Wild cluster bootstrap draws (joint W(9) and per contrast); 0 skips them.
+    boot_kind : str
+        Covariance inside the bootstrapped statistics.
+    columns : sequence of str
+        Indicator columns (z-scored over the rows of ``frame``).
+
+    Returns
+    -------
+    dict
+        ``w9_hc3``, ``w9_cr2`` (raw Wald), ``htz_p``, ``wcr_p`` (NaN without
+        bootstrap), ``d_ner_contrast``, ``d_ner_t_cr2``, ``d_ner_holm_cr2``,
+        ``holm_cr2_count`` (contrasts with Holm CR2 p < 0.05), ``d_ner_holm_boot``,
+        ``cv_r2_stem``, ``cv_r2_nonstem``, ``r2_stem``, ``r2_nonstem`` (in sample).
+    """
+    seed = require_seed(seed)
+    frame = estimated_items(frame)
+    X, y, stem, subjects = design_arrays(frame)
+    X = X[list(columns)]
+    fit = interaction_fit(y, X, stem)
+    terms = contrast_terms(X.columns)
+    hc3 = wald_test(fit, terms, kind="HC3").iloc[0]
+    algebra = cluster_algebra(fit, subjects, "CR2")
+    cr2 = wald_test(fit, terms, kind="CR2", clusters=subjects, form="HTZ", algebra=algebra).iloc[0]
+    contrasts = coef_table(fit, "CR2", subjects, terms=terms, algebra=algebra).set_index("term").loc[terms]
+    entity = contrasts.loc[ENTITY_TERM]
+    cv = {label: gram_cv_r2(y[mask], X[mask].to_numpy(float), fold_ids(int(mask.sum()), n_folds, seed=seed))
+          for label, mask in (("STEM", stem), ("non-STEM", ~stem))}
+    stats = {
+        "w9_hc3": float(hc3["wald"]), "w9_cr2": float(cr2["wald"]), "htz_p": float(cr2["p"]),
+        "wcr_p": float("nan"),
+        "d_ner_contrast": float(fit.beta[fit.names.index(ENTITY_TERM)]),
+        "d_ner_t_cr2": float(entity["stat"]), "d_ner_holm_cr2": float(entity["p_holm"]),
+        "holm_cr2_count": int((contrasts["p_holm"] < 0.05).sum()),
+        "d_ner_holm_boot": float("nan"),
+        "cv_r2_stem": float(cv["STEM"]), "cv_r2_nonstem": float(cv["non-STEM"]),
+        "r2_stem": gram_r2(y[stem], X[stem].to_numpy(float)),
+        "r2_nonstem": gram_r2(y[~stem], X[~stem].to_numpy(float)),
+    }
+    if n_boot > 0:
+        joint = wild_cluster_bootstrap(fit, terms, clusters=subjects, seed=seed, kind=boot_kind,
+                                       n_draws=n_boot)
+        per_term = wild_bootstrap_table(fit, terms, clusters=subjects, seed=seed, kind=boot_kind,
+                                        n_draws=n_boot).set_index("term")
+        stats["wcr_p"] = float(joint.p)
+        stats["d_ner_holm_boot"] = float(per_term.loc[ENTITY_TERM, "p_holm"])
+    return stats
+
+
+def gram_r2(y: np.ndarray, X: np.ndarray) -> float:
+    """In-sample R² of OLS of ``y`` on ``[1, X]`` via the normal equations."""
+    Z = np.column_stack([np.ones(len(y)), X])
+    residual = y - Z @ np.linalg.solve(Z.T @ Z, Z.T @ y)
+    centred = y - y.mean()
+    return float(1.0 - residual @ residual / (centred @ centred))
+
+
+def gram_cv_r2(y: np.ndarray, X: np.ndarray, folds: np.ndarray) -> float:
+    """K-fold cross-validated R² of OLS with intercept, from per-fold Gram matrices.
+
+    Equal to :func:`mmlu_audit.inference.cv_r2` with the same folds, but each
+    training fit solves ``(G − G_f) β = (c − c_f)`` with ``G = Z'Z``, ``c = Z'y``
+    summed once, instead of a QR of the training rows: the perturbation study
+    refits this for every scheme.
+    """
+    Z = np.column_stack([np.ones(len(y)), X])
+    labels = np.unique(folds)
+    grams = np.stack([Z[folds == f].T @ Z[folds == f] for f in labels])
+    crosses = np.stack([Z[folds == f].T @ y[folds == f] for f in labels])
+    predicted = np.empty_like(y, dtype=float)
+    for f, gram, cross in zip(labels, grams, crosses, strict=True):
+        beta = np.linalg.solve(grams.sum(axis=0) - gram, crosses.sum(axis=0) - cross)
+        predicted[folds == f] = Z[folds == f] @ beta
+    centred = y - y.mean()
+    return float(1.0 - np.sum((y - predicted) ** 2) / (centred @ centred))
+
+
+def primary_conclusions(stats: Mapping[str, float], alpha: float = 0.05) -> dict[str, bool]:
+    """The three primary conclusions from :func:`section4_statistics` output.
+
+    Thresholds as in the module docstring: HTZ p < ``alpha``; ``STEM:d_ner`` positive
+    with Holm CR2 p < ``alpha``; STEM CV R² > non-STEM CV R². With a bootstrap
+    (``wcr_p`` finite) ``homogeneity_rejected_wcr`` is added: WCR p < ``alpha``.
+    """
+    if not 0 < alpha < 1:
+        raise DataError("alpha", f"must lie in (0, 1), got {alpha}")
+    out = {
+        "homogeneity_rejected": bool(stats["htz_p"] < alpha),
+        "d_ner_survives_holm": bool(stats["d_ner_contrast"] > 0 and stats["d_ner_holm_cr2"] < alpha),
+        "stem_r2_exceeds": bool(stats["cv_r2_stem"] > stats["cv_r2_nonstem"]),
+    }
+    if np.isfinite(stats.get("wcr_p", np.nan)):
+        out["homogeneity_rejected_wcr"] = bool(stats["wcr_p"] < alpha)
+    return out
+
+
+def active_tiers(graphs) -> list[str]:
+    """Tiers that at least one vertex of ``graphs`` sits on, sorted by name."""
+    return sorted({tier for graph in graphs for tier in graph.tiers})
+
+
+def tier_schemes(tiers: Mapping[str, float], active: Sequence[str], n_draws: int, *, seed,
+                 width: float = 1.0, clamp_tier: str | None = None) -> pd.DataFrame:
+    """The tier-table schemes of the WSCG perturbation study.
+
+    Parameters
+    ----------
+    tiers : mapping
+        The default tier table (tier → weight).
+    active : sequence of str
+        Tiers to perturb, one at a time.
+    n_draws : int
+        Monte Carlo draws per tier.
+    seed : int
+    width : float
+        Each draw shifts its tier by ``delta ~ Uniform(−width, width)``; the new
+        weight is floored at 0 (weights cannot be negative).
+    clamp_tier : str, optional
+        Add one scheme setting this tier to 0 (the paper's "clamp 0.5 to 0").
+
+    Returns
+    -------
+    DataFrame
+        One row per scheme: ``scheme`` (label), ``kind`` (``"tier shift"`` or
+        ``"clamp"``), ``tier``, ``delta``, then one column of weights per tier.
+    """
+    seed = require_seed(seed)
+    if n_draws < 1:
+        raise DataError("n_draws", f"must be at least 1, got {n_draws}")
+    unknown = [t for t in [*active, *([clamp_tier] if clamp_tier else [])] if t not in tiers]
+    if unknown:
+        raise DataError("tiers", f"unknown tiers {unknown}; the table has {list(tiers)}")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for tier in active:
+        for draw, delta in enumerate(rng.uniform(-width, width, size=n_draws)):
+            weights = {**tiers, tier: max(0.0, tiers[tier] + delta)}
+            rows.append({"scheme": f"{tier} draw {draw}", "kind": "tier shift", "tier": tier,
+                         "delta": float(delta), **weights})
+    if clamp_tier is not None:
+        rows.append({"scheme": f"clamp {clamp_tier} to 0", "kind": "clamp", "tier": clamp_tier,
+                     "delta": -float(tiers[clamp_tier]), **tiers, clamp_tier: 0.0})
+    return pd.DataFrame(rows)
+
+
+def length_residualised(frame: pd.DataFrame, columns: Sequence[str] = DIMENSION_1,
+                        length: str = "n_tokens") -> pd.DataFrame:
+    """A copy of ``frame`` with ``columns`` replaced by their OLS residuals on ``length``.
+
+    The residuals keep the column's mean (the intercept is added back), so only the
+    part linearly predictable from token count is removed.
+    """
+    missing = [c for c in [*columns, length] if c not in frame]
+    if missing:
+        raise DataError("frame", f"missing columns {missing}")
+    out = frame.copy()
+    design = np.column_stack([np.ones(len(frame)), frame[length].to_numpy(float)])
+    for column in columns:
+        values = frame[column].to_numpy(float)
+        beta = np.linalg.lstsq(design, values, rcond=None)[0]
+        out[column] = values - (design[:, 1] - design[:, 1].mean()) * beta[1]
+    return out
+
+
+def perturbation_study(frame: pd.DataFrame, batch: GraphBatch, item_ids, schemes: pd.DataFrame, *,
+                       seed, n_folds: int = 10, alpha: float = 0.05, progress: bool = False) -> pd.DataFrame:
+    """The three conclusions under every tier scheme and under length residualisation.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Item frame (index ``item_id``) of :func:`mmlu_audit.analyses.pipeline.analysis_inputs`.
+    batch : GraphBatch
+        The WSCGs of the items ``item_ids`` (from the parse cache).
+    item_ids : array-like
+        Item id of each graph in ``batch``; must cover ``frame``'s rows.
+    schemes : DataFrame
+        From :func:`tier_schemes`; its tier columns are read in ``batch.tier_names`` order.
+    seed, n_folds, alpha
+        As for :func:`section4_statistics` / :func:`primary_conclusions` (no bootstrap).
+    progress : bool
+        Show a progress bar over schemes.
+
+    Returns
+    -------
+    DataFrame
+        One row per scheme (the tier schemes, then ``"length-residualised Dimension 1"``):
+        the scheme columns, the statistics and the three conclusions.
+    """
+    seed = require_seed(seed)
+    item_ids = pd.Index(item_ids)
+    if len(item_ids) != batch.n_items:
+        raise DataError("item_ids", f"{len(item_ids)} ids for {batch.n_items} graphs")
+    if not frame.index.isin(item_ids).all():
+        raise DataError("frame", "has items with no graph in the batch")
+    depth = pd.DataFrame(batch.depths(schemes[list(batch.tier_names)].to_numpy(float)).T, index=item_ids)
+    rows = []
+    variants = [(row, depth[i]) for i, row in enumerate(schemes.to_dict("records"))]
+    for scheme, values in _progress(variants, progress):
+        scored = frame.assign(wscg_depth=values.reindex(frame.index).to_numpy())
+        rows.append(_scheme_row(scheme, scored, seed, n_folds, alpha))
+    residual = {"scheme": "length-residualised Dimension 1", "kind": "length-residualised"}
+    rows.append(_scheme_row(residual, length_residualised(frame), seed, n_folds, alpha))
+    return pd.DataFrame(rows)
+
+
+def _scheme_row(scheme: dict, frame: pd.DataFrame, seed: int, n_folds: int, alpha: float) -> dict:
+    stats = section4_statistics(frame, seed=seed, n_folds=n_folds)
+    return {**scheme, **stats, **primary_conclusions(stats, alpha)}
+
+
+def _progress(iterable, show: bool):
+    if not show:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc="schemes")
+
+
+def conclusion_shares(study: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """Share of schemes in which each conclusion holds (overall, or per ``by`` group)."""
+    present = [c for c in CONCLUSIONS if c in study]
+    if len(present) != len(CONCLUSIONS):
+        raise DataError("study", f"missing conclusion columns {sorted(set(CONCLUSIONS) - set(present))}")
+    if by is None:
+        return study[present].mean().to_frame("share holding").T.assign(schemes=len(study))
+    grouped = study.groupby(by, sort=False)
+    return grouped[present].mean().assign(schemes=grouped.size())
+
+
+def refitted_frame(inputs, spec) -> tuple[pd.DataFrame, object]:
+    """``inputs.frame`` with ``b_hat``, ``a_hat`` and ``b_sd`` from another calibration.
+
+    Parameters
+    ----------
+    inputs : AnalysisInputs
+        From :func:`mmlu_audit.analyses.pipeline.analysis_inputs`.
+    spec : IRTSpec
+        The alternative calibration (e.g. ``model="rasch"`` or ``b_prior="hierarchical"``);
+        fitted through the IRT cache.
+
+    Returns
+    -------
+    (DataFrame, IRTFit)
+    """
+    from mmlu_audit.irt import fit_cached
+    from mmlu_audit.analyses.pipeline import answered_columns
+
+    matrix = inputs.matrix
+    answered = matrix.observed.any(axis=0)
+    fit = fit_cached(answered_columns(matrix, answered), spec, progress=False)
+    frame = inputs.frame.copy()
+    for column, values in (("b_hat", fit.b), ("a_hat", fit.a), ("b_sd", fit.dataset["b_sd"].to_numpy())):
+        frame[column] = np.nan
+        frame.loc[frame.index[answered], column] = np.asarray(values, float)
+    return frame, fit

@@ -1,0 +1,95 @@
+"""``make data``: mirror the staged data into ``data/`` and generate the simulated worlds.
+
+Usage::
+
+    python -m mmlu_audit.book.prepare [--source ../shared/data] [--seed 20240601]
+
+Each staged file is copied to a temporary name, checked against its published
+sha256, and only then renamed into place; files already present with the right
+checksum are left alone. This is the only step that reads from outside the
+project; chapters read ``data/`` (or the resolved data root) only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from mmlu_audit.data.checksums import staged_manifest, verify_file
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.paths import project_root
+
+__all__ = ["mirror_staged_data", "prepare_worlds", "main"]
+
+#: Staged folders whose provenance README is mirrored beside the data.
+_README_FOLDERS = ("responses/helm_mmlu_top20_via_mmlu_redux", "responses/mmlu_pro_tiger29",
+                   "helm_mmlu_subjects")
+
+
+def mirror_staged_data(source: Path, target: Path) -> list[str]:
+    """Copy every staged file listed in the manifest from ``source`` to ``target``.
+
+    Returns
+    -------
+    list of str
+        The relative paths that were copied (already-verified files are skipped).
+    """
+    copied = []
+    for relative, digest in staged_manifest().items():
+        destination = target / relative
+        if destination.exists():
+            try:
+                verify_file(destination, digest)
+                continue
+            except DataError:
+                pass  # stale or corrupt copy: replace it below
+        origin = verify_file(source / relative, digest)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        partial = destination.with_name(f".{destination.name}.partial")
+        shutil.copyfile(origin, partial)
+        try:
+            verify_file(partial, digest)
+        except DataError:
+            partial.unlink()
+            raise
+        os.replace(partial, destination)
+        copied.append(relative)
+    for folder in _README_FOLDERS:
+        readme = source / folder / "README.md"
+        if readme.exists():
+            shutil.copyfile(readme, target / folder / "README.md")
+    return copied
+
+
+def prepare_worlds(seed: int) -> None:
+    """Generate and cache the planted and null simulated worlds for ``seed``."""
+    from mmlu_audit.worlds.sources import load_responses
+
+    for source in ("simulated", "simulated-null"):
+        matrix = load_responses(source, seed=seed)
+        print(f"  {source}: {matrix.shape[0]:,} × {matrix.shape[1]:,} cached", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=project_root().parent / "shared" / "data")
+    parser.add_argument("--target", type=Path, default=project_root() / "data")
+    parser.add_argument("--seed", type=int, default=20240601)
+    args = parser.parse_args(argv)
+    try:
+        copied = mirror_staged_data(args.source, args.target)
+    except DataError as exc:
+        print(f"make data: {exc}", file=sys.stderr)
+        return 1
+    print(f"staged data in {args.target}: {len(copied)} file(s) copied, "
+          f"{len(staged_manifest()) - len(copied)} already verified")
+    prepare_worlds(args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

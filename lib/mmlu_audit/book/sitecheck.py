@@ -1,0 +1,288 @@
+"""Open every page of the built site in a real browser and report what a reader would hit.
+
+Usage::
+
+    python -m mmlu_audit.book.sitecheck _build/html [--screenshots _build/screenshots] [--json report.json]
+
+The site is served on ``127.0.0.1`` from a thread and each page is loaded in headless
+Chromium (the system ``chromium``, driven by Playwright's Python package). A page
+fails on:
+
+- a console error or an uncaught script exception;
+- a request that failed, returned an HTTP error, or left the local server (the site
+  must work offline: external requests are blocked and reported);
+- an image that did not load;
+- a math span that MathJax left unrendered;
+- a ``{glue:`` placeholder left in the visible text.
+
+A full-page screenshot of every page is saved, so a reviewer can look at the site
+without building it.
+
+Every browser step on a page (loading, MathJax's typesetting, the screenshot) is bounded by
+``timeout_s``: a page that never settles is reported as a problem, never waited on forever.
+The command line prints each page as it is checked, so a run that stops shows where.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from mmlu_audit.core.errors import MissingDependencyError
+from mmlu_audit.core.paths import write_json_atomic
+
+__all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "PageReport", "check_pages", "check_site", "main",
+           "serve"]
+
+#: The system Chromium (Debian package ``chromium``).
+CHROMIUM = Path("/usr/bin/chromium")
+#: Flags for a quiet, offline, sandbox-free headless run (CI runs as root).
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+
+#: Seconds any one browser step on a page may take.
+PAGE_TIMEOUT_S = 30
+
+# After the load event (which waits for MathJax's async script), wait for typesetting, but
+# no longer than the given milliseconds: evaluate() itself has no timeout.
+_MATHJAX_DONE = """(ms) => new Promise((resolve) => {
+  const ready = window.MathJax && MathJax.startup && MathJax.startup.promise;
+  if (!ready) { resolve(null); return; }
+  const timer = setTimeout(() => resolve(
+    {stalled: true, text: `MathJax did not finish typesetting within ${ms / 1000} s`}), ms);
+  ready.then(() => { clearTimeout(timer); resolve(null); },
+             (err) => { clearTimeout(timer); resolve({stalled: false, text: `MathJax failed: ${err}`}); });
+})"""
+_PAGE_PROBLEMS = """() => {
+  const problems = [];
+  for (const img of document.images) {
+    if (!img.complete || img.naturalWidth === 0) problems.push(`missing image: ${img.getAttribute('src')}`);
+  }
+  for (const el of document.querySelectorAll('.math')) {
+    if (!el.querySelector('mjx-container')) {
+      problems.push(`unrendered math: ${el.textContent.trim().slice(0, 60)}`);
+    }
+  }
+  const text = document.body ? document.body.innerText : '';
+  const at = text.indexOf('{glue:');
+  if (at >= 0) problems.push(`glue placeholder in text: ${text.slice(at, at + 60)}`);
+  return problems;
+}"""
+
+
+# Sphinx output folders whose .html files are templates or copies, not pages.
+_NOT_PAGES = {"_static", "_sources", "_images", "_downloads"}
+
+
+@dataclass
+class PageReport:
+    """What the browser found on one page.
+
+    Attributes
+    ----------
+    page : str
+        The page's path relative to the site root.
+    problems : list of str
+        One line per problem; empty when the page is clean.
+    screenshot : Path or None
+        Where its screenshot was saved.
+    stalled : bool
+        Whether a step ran out of time (those problems are among ``problems``).
+    first_try : list of str
+        When the page was checked twice (its first check stalled), the first check's problems.
+    """
+
+    page: str
+    problems: list = field(default_factory=list)
+    screenshot: Path | None = None
+    stalled: bool = False
+    first_try: list = field(default_factory=list)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+
+@contextmanager
+def serve(root: Path):
+    """Serve ``root`` on 127.0.0.1 (a free port) from a daemon thread; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _screenshot_name(page: str) -> str:
+    return page.replace("/", "__").removesuffix(".html") + ".png"
+
+
+def _settled_evaluate(tab, script: str, arg=None, attempts: int = 3):
+    """Evaluate ``script`` on the page, following a redirect (e.g. the site's index.html)."""
+    from playwright.sync_api import Error
+
+    for attempt in range(attempts):
+        try:
+            return tab.evaluate(script, arg)
+        except Error as exc:
+            if "context was destroyed" not in str(exc) or attempt == attempts - 1:
+                raise
+            tab.wait_for_load_state("load")  # a navigation replaced the page: check where it landed
+
+
+def _check_one(context, base: str, page: str, screenshots: Path | None, timeout_s: float) -> PageReport:
+    from playwright.sync_api import TimeoutError as PageTimeout
+
+    report = PageReport(page)
+    tab = context.new_page()
+    tab.set_default_timeout(timeout_s * 1000)
+    tab.on("console", lambda msg: msg.type == "error" and report.problems.append(
+        f"console error: {msg.text}"))
+    tab.on("pageerror", lambda exc: report.problems.append(f"script error: {exc}"))
+    tab.on("requestfailed", lambda req: req.url.startswith(base) and report.problems.append(
+        f"failed request: {req.url} ({req.failure})"))
+    tab.on("response", lambda resp: resp.status >= 400 and report.problems.append(
+        f"HTTP {resp.status}: {resp.url}"))
+
+    def keep_local(route):
+        if route.request.url.startswith((base, "data:", "blob:")):
+            route.continue_()
+        else:
+            report.problems.append(f"external request: {route.request.url}")
+            route.abort()
+
+    tab.route("**/*", keep_local)
+    try:
+        tab.goto(base + page, wait_until="load")
+        unsettled = _settled_evaluate(tab, _MATHJAX_DONE, timeout_s * 1000)
+        if unsettled:
+            report.problems.append(unsettled["text"])
+            report.stalled = unsettled["stalled"]
+        report.problems.extend(_settled_evaluate(tab, _PAGE_PROBLEMS))
+        if screenshots is not None:
+            report.screenshot = screenshots / _screenshot_name(page)
+            tab.screenshot(path=str(report.screenshot), full_page=True)
+    except PageTimeout as exc:  # Playwright's own: a step ran past timeout_s
+        report.problems.append(f"timed out: {exc.message.splitlines()[0]}")
+        report.stalled = True
+    finally:
+        tab.close()
+    return report
+
+
+def _check_twice_if_stalled(context, base: str, page: str, screenshots: Path | None,
+                            timeout_s: float) -> PageReport:
+    report = _check_one(context, base, page, screenshots, timeout_s)
+    if report.stalled:  # once more in a new tab: only a stall that repeats is the page's
+        first_try = report.problems
+        report = _check_one(context, base, page, screenshots, timeout_s)
+        report.first_try = first_try
+    return report
+
+
+def check_pages(root: Path, pages: list[str], screenshots: Path | None = None,
+                chromium: Path = CHROMIUM, timeout_s: float = PAGE_TIMEOUT_S,
+                log: TextIO | None = None) -> list[PageReport]:
+    """Load each page of a static site in headless Chromium and report its problems.
+
+    Parameters
+    ----------
+    root : Path
+        The site's root folder (e.g. ``_build/html``).
+    pages : list of str
+        Page paths relative to ``root``.
+    screenshots : Path, optional
+        Folder for one full-page PNG per page (created if needed; files are overwritten).
+    chromium : Path
+        The Chromium executable.
+    timeout_s : float
+        Seconds each browser step on a page may take (loading, typesetting, screenshot).
+        A page with a step that runs out is checked once more in a new tab, and its report
+        is the second check's (the first's problems kept in ``first_try``): a stall that
+        repeats is the page's, a single one is taken as the headless browser's.
+    log : text stream, optional
+        Where to write one line per page as it is checked (the command line uses stdout).
+
+    Returns
+    -------
+    list of PageReport
+        One per page, in the order given.
+
+    Raises
+    ------
+    MissingDependencyError
+        When Chromium or Playwright's Python package is not installed.
+    """
+    if not Path(chromium).exists():
+        raise MissingDependencyError(
+            f"{chromium}: Chromium is not installed (`apt-get install -y chromium`; `make test` does it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        raise MissingDependencyError("the browser check needs `pip install -r requirements.txt` "
+                                     "(playwright)") from exc
+    if screenshots is not None:
+        screenshots.mkdir(parents=True, exist_ok=True)
+    with serve(root) as base, sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(chromium), args=list(CHROMIUM_FLAGS))
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                          service_workers="block")
+            reports = []
+            for number, page in enumerate(pages, 1):
+                start = time.perf_counter()
+                report = _check_twice_if_stalled(context, base, page, screenshots, timeout_s)
+                reports.append(report)
+                if log is not None:
+                    again = f"[checked twice: {'; '.join(report.first_try)}]  " if report.first_try else ""
+                    print(f"{number:3d}/{len(pages)}  {time.perf_counter() - start:5.1f} s  "
+                          f"{len(report.problems)} problems  {again}{page}", file=log, flush=True)
+            return reports
+        finally:
+            browser.close()
+
+
+def check_site(root: Path, screenshots: Path | None = None, chromium: Path = CHROMIUM,
+               **options) -> list[PageReport]:
+    """:func:`check_pages` on every page under ``root`` (sorted; ``_static`` and the like skipped)."""
+    root = Path(root)
+    pages = sorted(str(p.relative_to(root)) for p in root.rglob("*.html")
+                   if p.relative_to(root).parts[0] not in _NOT_PAGES)
+    if not pages:
+        raise FileNotFoundError(f"{root}: no .html pages (build the book first: `make html`)")
+    return check_pages(root, pages, screenshots, chromium, **options)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; prints each problem and returns 1 if there were any."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="the built site, e.g. _build/html")
+    parser.add_argument("--screenshots", type=Path, help="default: screenshots/ beside the site folder")
+    parser.add_argument("--json", type=Path, help="also write every page's report to this file")
+    args = parser.parse_args(argv)
+    reports = check_site(args.site, args.screenshots or args.site.parent / "screenshots", log=sys.stdout)
+    if args.json:
+        write_json_atomic(args.json, [asdict(r) | {"screenshot": str(r.screenshot)} for r in reports])
+    bad = [r for r in reports if r.problems]
+    for report in bad:
+        print(f"{report.page}:\n  " + "\n  ".join(report.problems))
+    print(f"{len(reports)} pages checked, {len(bad)} with problems")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Where data, caches and results live.
+
+Resolution order for the data root (first match wins):
+
+1. the ``MMLU_AUDIT_DATA`` environment variable;
+2. ``<project>/data`` when it holds ``mmlu/test.parquet`` (what ``make data`` mirrors);
+3. ``<project>/../shared/data``, the staged read-only mirror beside a checkout.
+
+Caches (simulated worlds, fitted models, parses) go to ``MMLU_AUDIT_CACHE`` or
+``<project>/data/cache``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from mmlu_audit.core.errors import DataError
+
+__all__ = ["project_root", "data_root", "cache_root", "writable_folder", "write_json_atomic", "DATA_ENV",
+           "CACHE_ENV"]
+
+DATA_ENV = "MMLU_AUDIT_DATA"
+CACHE_ENV = "MMLU_AUDIT_CACHE"
+_MARKER = Path("mmlu") / "test.parquet"
+
+
+def project_root() -> Path:
+    """Return the project checkout that holds ``_toc.yml`` (editable install), else the cwd."""
+    here = Path(__file__).resolve().parents[2]
+    if (here / "_toc.yml").exists():
+        return here
+    return Path.cwd()
+
+
+def data_root() -> Path:
+    """Return the data root, following the documented resolution order.
+
+    Raises
+    ------
+    DataError
+        If ``MMLU_AUDIT_DATA`` points at a missing folder, or no candidate holds
+        ``mmlu/test.parquet``.
+    """
+    env = os.environ.get(DATA_ENV)
+    if env:
+        root = Path(env).expanduser()
+        if not root.is_dir():
+            raise DataError(root, f"{DATA_ENV} points at a folder that does not exist")
+        return root
+    candidates = [project_root() / "data", project_root().parent / "shared" / "data"]
+    for root in candidates:
+        if (root / _MARKER).exists():
+            return root
+    tried = ", ".join(str(c) for c in candidates)
+    raise DataError(
+        _MARKER, f"no data root found (tried {tried}); run `make data` or set {DATA_ENV}"
+    )
+
+
+def cache_root() -> Path:
+    """Return (and create) the cache folder for generated artefacts.
+
+    Raises
+    ------
+    DataError
+        If the folder cannot be created or written (see :func:`writable_folder`).
+    """
+    return writable_folder(Path(os.environ.get(CACHE_ENV) or project_root() / "data" / "cache"),
+                           f"cache folder (set {CACHE_ENV} to a writable folder)")
+
+
+def writable_folder(folder: str | Path, what: str = "cache folder") -> Path:
+    """Create ``folder`` if needed and check it is writable, else raise one :class:`DataError`.
+
+    Parameters
+    ----------
+    folder : str or Path
+    what : str
+        How the error describes the folder.
+    """
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataError(folder, f"cannot create the {what}: {exc.strerror or exc}") from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise DataError(folder, f"the {what} is not writable")
+    return folder
+
+
+def write_json_atomic(target: str | Path, payload) -> None:
+    """Write ``payload`` as indented JSON to ``target`` through a temporary file and a rename.
+
+    A reader sees the old file or the whole new one, never half of it.
+    """
+    target = Path(target)
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, target)

@@ -1,0 +1,468 @@
+"""A simulated Open LLM Leaderboard world with known, planted truth.
+
+The real leaderboard matrix (1,000 models × 14,042 items) cannot be fetched on
+the machines this project runs on, so every chapter can instead run on a world
+generated over the **real** MMLU items. Its defaults are calibrated to the
+paper: 1,000 models in 50 base family × size groups with 131 duplicated
+checkpoints (869 distinct), two correlated abilities (STEM / non-STEM,
+ρ = 0.965 overall) with a small reasoning-tuned tail, positive
+discriminations, and difficulties with SD 2.24 built from a partition shift,
+subject effects, partition-specific slopes on item covariates, and noise.
+
+Everything computed on such a world is a statement about the simulation,
+never about MMLU: :attr:`ResponseMatrix.simulated` is True and every chapter
+shows a banner saying so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mmlu_audit.data.responses import ResponseMatrix, load_matrix, save_matrix
+from mmlu_audit.core.errors import DataError, warn_bad_cache
+from mmlu_audit.core.paths import cache_root, writable_folder
+from mmlu_audit.core.scaling import standardise
+from mmlu_audit.core.seeds import check_seed
+
+__all__ = [
+    "COVARIATE_KINDS",
+    "B_NOISES",
+    "DEFAULT_SLOPES",
+    "TEXT_SLOPES",
+    "WorldSpec",
+    "World",
+    "simulate_world",
+    "load_or_simulate",
+    "default_covariates",
+    "text_covariates",
+]
+
+# Planted slopes (logits of difficulty per SD of indicator): (STEM, non-STEM).
+# Three contrasts are planted, as in the paper's findings: entity density and
+# syntactic MDD matter in STEM only, concreteness reverses sign; the other six
+# indicators have identical slopes in both partitions.
+DEFAULT_SLOPES: dict[str, tuple[float, float]] = {
+    "wscg_nodes": (0.10, 0.10),
+    "wscg_depth": (0.25, 0.25),
+    "d_mdd": (0.35, 0.00),
+    "clause_depth": (0.10, 0.10),
+    "d_logic": (0.10, 0.10),
+    "c_bry": (-0.20, 0.10),
+    "nominal_rate": (0.05, 0.05),
+    "d_ner": (0.40, 0.00),
+    "zipf_rarity": (0.20, 0.20),
+}
+# Cheap stand-in covariates (``WorldSpec(covariates="text")``) for fast tests.
+TEXT_SLOPES: dict[str, tuple[float, float]] = {
+    "log_words": (0.30, 0.30),
+    "digit_share": (0.45, 0.00),
+    "mean_word_length": (0.25, 0.10),
+    "n_sentences": (0.00, 0.00),
+}
+COVARIATE_KINDS = ("indicators", "text")
+B_NOISES = ("normal", "skewed")
+
+_FAMILIES = (
+    "llama", "llama-2", "llama-3", "mistral", "mixtral", "qwen", "qwen1.5", "qwen2", "yi",
+    "falcon", "pythia", "deepseek", "solar", "gpt2", "opt", "bloom", "phi", "gemma",
+    "mpt", "stablelm",
+)
+_SIZES = (0.07, 0.16, 0.41, 1.0, 1.4, 2.8, 6.9, 7.0, 8.0, 10.7, 13.0, 14.0, 34.0, 40.0, 70.0, 72.0, 180.0)
+
+
+@dataclass(frozen=True)
+class WorldSpec:
+    """Parameters of a simulated leaderboard world (defaults follow the paper).
+
+    Parameters
+    ----------
+    n_models, n_distinct, n_groups : int
+        Models in the matrix, distinct checkpoints among them (the rest are
+        exact duplicates), and base family × size groups.
+    rho : float
+        Overall correlation of θ_STEM and θ_non-STEM across distinct models,
+        reasoning tail included.
+    tail_share, tail_shift : float
+        Share of distinct models that are reasoning-tuned, and the shift (in SD)
+        added to their θ_STEM.
+    group_share : float
+        Share of ability variance between family × size groups.
+    b_sd : float
+        Standard deviation of the difficulties (paper: 2.24).
+    stem_shift : float
+        Mean difficulty of STEM minus non-STEM items before centring.
+    subject_share : float
+        Share of the non-covariate difficulty variance due to subject effects.
+    covariates : {"indicators", "text"}
+        Item covariates the slopes are planted on when none are passed: the nine
+        complexity indicators of :mod:`mmlu_audit.features` (default), or cheap
+        text-derived stand-ins (:func:`text_covariates`) for fast tests.
+    slopes : dict, optional
+        Covariate name → (STEM slope, non-STEM slope), in logits per SD; defaults
+        to :data:`DEFAULT_SLOPES` or :data:`TEXT_SLOPES` by ``covariates``.
+    null_world : bool
+        Plant identical slopes in both partitions (the average of the two).
+    a_log_sd : float
+        SD of log discrimination (a = exp(N(0, a_log_sd²)) > 0).
+    response_model : {"3pl", "2pl"}
+        3PL with fixed guessing ``guessing`` or a 2PL.
+    guessing : float
+        Lower asymptote c of the 3PL.
+    b_noise : {"normal", "skewed"}
+        Distribution of the item-level difficulty noise: normal, or a standardised
+        log-normal (σ = 0.75: skewness ≈ 2.9, a heavy right tail), which makes the
+        difficulty distribution skewed and heavy-tailed at the same SD ``b_sd``.
+    """
+
+    n_models: int = 1000
+    n_distinct: int = 869
+    n_groups: int = 50
+    rho: float = 0.965
+    tail_share: float = 0.03
+    tail_shift: float = 0.8
+    group_share: float = 0.6
+    b_sd: float = 2.24
+    stem_shift: float = 0.6
+    subject_share: float = 0.15
+    covariates: str = "indicators"
+    slopes: dict | None = None
+    null_world: bool = False
+    a_log_sd: float = 0.35
+    response_model: str = "3pl"
+    guessing: float = 0.25
+    b_noise: str = "normal"
+
+    def __post_init__(self):
+        if self.slopes is None:
+            default = DEFAULT_SLOPES if self.covariates == "indicators" else TEXT_SLOPES
+            object.__setattr__(self, "slopes", dict(default))
+        problems = []
+        if self.covariates not in COVARIATE_KINDS:
+            problems.append(f"covariates must be one of {COVARIATE_KINDS}")
+        if not 1 <= self.n_groups <= self.n_distinct <= self.n_models:
+            problems.append("need 1 ≤ n_groups ≤ n_distinct ≤ n_models")
+        if not 0 < self.rho < 1:
+            problems.append("rho must lie in (0, 1)")
+        if self.base_rho >= 1:
+            problems.append("rho is too high for the reasoning tail (base correlation ≥ 1)")
+        if self.response_model not in ("3pl", "2pl"):
+            problems.append("response_model must be '3pl' or '2pl'")
+        if not 0 <= self.guessing < 1:
+            problems.append("guessing must lie in [0, 1)")
+        if self.b_noise not in B_NOISES:
+            problems.append(f"b_noise must be one of {B_NOISES}")
+        if problems:
+            raise ValueError("invalid WorldSpec: " + "; ".join(problems))
+
+    @property
+    def base_rho(self) -> float:
+        """Correlation among non-tail models that yields :attr:`rho` overall."""
+        p = self.tail_share
+        return self.rho * np.sqrt(1 + self.tail_shift**2 * p * (1 - p))
+
+    def planted_slopes(self) -> pd.DataFrame:
+        """Table of planted slopes per covariate and partition (null world applied)."""
+        table = pd.DataFrame(self.slopes, index=["STEM", "non-STEM"]).T
+        if self.null_world:
+            table[:] = table.mean(axis=1).to_numpy()[:, None]
+        table.index.name = "covariate"
+        return table
+
+    def to_json(self) -> str:
+        """Canonical JSON of the spec (used in cache keys and saved truth).
+
+        ``b_noise`` appears only when it is not the default, so worlds cached before the
+        field existed keep their keys.
+        """
+        fields = asdict(self)
+        if fields["b_noise"] == "normal":
+            del fields["b_noise"]
+        return json.dumps(fields, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class World:
+    """A simulated response matrix with its generating truth.
+
+    Attributes
+    ----------
+    matrix : ResponseMatrix
+        The responses (``simulated=True``).
+    truth : dict of ndarray
+        ``theta`` (J, 2) [STEM, non-STEM], ``a``, ``b``, ``c``, ``stem`` (I,),
+        ``subject_effect`` (I,), ``covariates`` (I, K), ``group`` / ``checkpoint``
+        / ``tail`` (J,), ``rho`` (realised, distinct models).
+    spec : WorldSpec
+    seed : int
+    """
+
+    matrix: ResponseMatrix
+    truth: dict
+    spec: WorldSpec
+    seed: int
+
+    @property
+    def slopes(self) -> pd.DataFrame:
+        """The planted slopes (logits per covariate SD) by partition."""
+        return self.spec.planted_slopes()
+
+
+def text_covariates(items: pd.DataFrame) -> pd.DataFrame:
+    """Cheap text-derived item covariates from the question stem.
+
+    Used until the nine complexity indicators are available: log word count,
+    share of digit characters, mean word length, and sentence count.
+    """
+    stems = items["question"].fillna("").astype(str)
+    words = stems.str.split()
+    n_words = words.str.len().clip(lower=1)
+    chars = stems.str.len().clip(lower=1)
+    return pd.DataFrame(
+        {
+            "log_words": np.log(n_words),
+            "digit_share": stems.str.count(r"\d") / chars,
+            "mean_word_length": words.apply(lambda w: np.mean([len(t) for t in w]) if w else 0.0),
+            "n_sentences": stems.str.count(r"[.?!](\s|$)").clip(lower=1),
+        },
+        index=items.index,
+    )
+
+
+def default_covariates(spec: WorldSpec, items: pd.DataFrame) -> pd.DataFrame:
+    """The covariates ``spec.covariates`` names, computed (or read from cache) for ``items``."""
+    if spec.covariates == "text":
+        return text_covariates(items)
+    from mmlu_audit.features import INDICATORS, build_feature_table
+
+    table = build_feature_table(items)
+    return table.loc[items["item_id"].to_numpy(), list(INDICATORS)].reset_index(drop=True)
+
+
+def _difficulties(spec: WorldSpec, items: pd.DataFrame, covariates: np.ndarray,
+                  rng: np.random.Generator) -> dict:
+    """Build b = partition shift + X·β_partition + s·(subject effect + noise), SD = b_sd."""
+    stem = items["stem"].to_numpy(bool)
+    slopes = spec.planted_slopes().to_numpy()
+    systematic = np.where(stem, covariates @ slopes[:, 0], covariates @ slopes[:, 1])
+    systematic = systematic + spec.stem_shift * stem
+    subjects, subject_idx = np.unique(items["subject"].to_numpy(str), return_inverse=True)
+    effects = rng.normal(0, np.sqrt(spec.subject_share), len(subjects))
+    noise = np.sqrt(1 - spec.subject_share) * _standard_noise(spec.b_noise, len(items), rng)
+    random_part = effects[subject_idx] + noise
+    scale = _scale_for_sd(systematic, random_part, spec.b_sd)
+    b = systematic + scale * random_part
+    shift = b.mean()
+    return {"b": b - shift, "subject_effect": scale * effects[subject_idx], "b_scale": scale,
+            "b_shift": shift}
+
+
+def _standard_noise(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Mean-0, SD-1 noise: standard normal, or a standardised log-normal (σ = 0.75)."""
+    if kind == "normal":
+        return rng.normal(0, 1, n)
+    sigma = 0.75
+    draws = rng.lognormal(0, sigma, n)
+    mean, var = np.exp(sigma**2 / 2), (np.exp(sigma**2) - 1) * np.exp(sigma**2)
+    return (draws - mean) / np.sqrt(var)
+
+
+def _scale_for_sd(fixed: np.ndarray, random_part: np.ndarray, target_sd: float) -> float:
+    """Positive s with SD(fixed + s·random_part) = target_sd."""
+    var_r = random_part.var()
+    cov = np.mean((fixed - fixed.mean()) * (random_part - random_part.mean()))
+    const = fixed.var() - target_sd**2
+    disc = cov**2 - var_r * const
+    if const >= 0 or disc < 0:
+        raise ValueError("planted slopes alone exceed the target difficulty SD; lower them")
+    return float((-cov + np.sqrt(disc)) / var_r)
+
+
+def _abilities(spec: WorldSpec, rng: np.random.Generator) -> dict:
+    """Two correlated abilities for the distinct checkpoints, grouped by family × size."""
+    cov = np.array([[1.0, spec.base_rho], [spec.base_rho, 1.0]])
+    group_means = rng.multivariate_normal([0, 0], cov * spec.group_share, spec.n_groups)
+    group = np.concatenate([np.arange(spec.n_groups),
+                            rng.integers(0, spec.n_groups, spec.n_distinct - spec.n_groups)])
+    group = np.sort(group)
+    within = rng.multivariate_normal([0, 0], cov * (1 - spec.group_share), spec.n_distinct)
+    theta = group_means[group] + within
+    tail = rng.random(spec.n_distinct) < spec.tail_share
+    theta[tail, 0] += spec.tail_shift
+    theta[:, 1] = _with_exact_correlation(theta[:, 0], theta[:, 1], spec.rho)
+    return {"theta": theta, "group": group, "tail": tail}
+
+
+def _with_exact_correlation(anchor: np.ndarray, other: np.ndarray, rho: float) -> np.ndarray:
+    """Rebuild ``other`` so its sample correlation with ``anchor`` is exactly ``rho``.
+
+    Keeps ``other``'s mean, SD and the part of it orthogonal to ``anchor`` (which
+    carries the family × size structure), so the planted ρ is a property of the
+    realised world rather than only of its distribution.
+    """
+    s, n = standardise(anchor), standardise(other)
+    residual = n - np.mean(n * s) * s
+    residual /= residual.std()
+    return other.mean() + other.std() * (rho * s + np.sqrt(1 - rho**2) * residual)
+
+
+def _model_table(spec: WorldSpec, group: np.ndarray, checkpoint: np.ndarray,
+                 rng: np.random.Generator) -> pd.DataFrame:
+    """Leaderboard-style names: duplicates get a mirror org, so only their responses match."""
+    combos = [(f, s) for f in _FAMILIES for s in _SIZES]
+    chosen = rng.choice(len(combos), spec.n_groups, replace=False)
+    family = np.array([combos[k][0] for k in chosen])[group[checkpoint]]
+    size = np.array([combos[k][1] for k in chosen])[group[checkpoint]]
+    seen: dict[int, int] = {}
+    names = []
+    for row, ckpt in enumerate(checkpoint):
+        copy = seen.get(ckpt, 0)
+        seen[ckpt] = copy + 1
+        org = "sim-org" if copy == 0 else f"sim-mirror{copy}"
+        names.append(f"{org}/{family[row]}-{size[row]:g}b-ft{ckpt:04d}")
+    return pd.DataFrame({"model_id": names, "family": family, "size_b": size,
+                         "group": group[checkpoint], "checkpoint": checkpoint})
+
+
+def _responses(theta_items: np.ndarray, a: np.ndarray, b: np.ndarray, c: float,
+               rng: np.random.Generator) -> np.ndarray:
+    """Bernoulli draws from c + (1 − c)·σ(a(θ − b)), row by row to bound memory."""
+    out = np.empty(theta_items.shape, dtype=np.int8)
+    for j in range(theta_items.shape[0]):
+        p = c + (1 - c) / (1 + np.exp(-a * (theta_items[j] - b)))
+        out[j] = rng.random(len(b), dtype=np.float32) < p
+    return out
+
+
+def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
+                   items: pd.DataFrame | None = None,
+                   covariates: pd.DataFrame | None = None) -> World:
+    """Generate a simulated leaderboard world.
+
+    Parameters
+    ----------
+    spec : WorldSpec, optional
+        Defaults follow the paper.
+    seed : int
+        Seed of the generator; the same seed and inputs give identical output.
+    items : DataFrame, optional
+        Items to simulate over (needs ``item_id``, ``subject``, ``question``,
+        ``stem``); defaults to the 14,042 real MMLU items.
+    covariates : DataFrame, optional
+        Item covariates aligned with ``items``, one column per key of
+        ``spec.slopes``; defaults to those named by ``spec.covariates``.
+
+    Returns
+    -------
+    World
+    """
+    from mmlu_audit.data.items import load_items
+
+    seed = check_seed(seed)
+    spec = spec or WorldSpec()
+    items = load_items() if items is None else items.reset_index(drop=True)
+    covariates = default_covariates(spec, items) if covariates is None else covariates
+    missing = [name for name in spec.slopes if name not in covariates.columns]
+    if missing:
+        raise DataError("covariates", f"no column for planted slope(s) {missing}")
+    if len(covariates) != len(items):
+        raise DataError("covariates", f"{len(covariates)} rows for {len(items)} items")
+    x = standardise(covariates[list(spec.slopes)].to_numpy(dtype=float))
+    item_rng, model_rng, name_rng, response_rng = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))
+
+    item_truth = _difficulties(spec, items, x, item_rng)
+    a = np.exp(item_rng.normal(0, spec.a_log_sd, len(items)))
+    ability = _abilities(spec, model_rng)
+    checkpoint = np.sort(np.concatenate([
+        np.arange(spec.n_distinct),
+        model_rng.choice(spec.n_distinct, spec.n_models - spec.n_distinct, replace=True)]))
+    c = spec.guessing if spec.response_model == "3pl" else 0.0
+    stem = items["stem"].to_numpy(bool)
+    theta_items = np.where(stem[None, :], ability["theta"][:, [0]], ability["theta"][:, [1]])
+    distinct_y = _responses(theta_items, a, item_truth["b"], c, response_rng)
+
+    models = _model_table(spec, ability["group"], checkpoint, name_rng)
+    truth = {
+        "theta": ability["theta"][checkpoint], "a": a, "b": item_truth["b"], "c": np.float64(c),
+        "stem": stem, "subject_effect": item_truth["subject_effect"], "covariates": x,
+        "group": ability["group"][checkpoint], "checkpoint": checkpoint,
+        "tail": ability["tail"][checkpoint],
+        "rho": np.float64(np.corrcoef(ability["theta"].T)[0, 1]),
+    }
+    label = "null world (identical slopes)" if spec.null_world else "planted world"
+    matrix = ResponseMatrix(
+        distinct_y[checkpoint], models, items["item_id"].to_numpy(str), "simulated", True,
+        f"Simulated leaderboard ({label}, {spec.response_model.upper()}, seed {seed}); "
+        "not MMLU findings.",
+        {"seed": seed, "spec": json.loads(spec.to_json()),
+         "covariate_names": list(spec.slopes), "b_scale": item_truth["b_scale"]},
+    )
+    return World(matrix, truth, spec, seed)
+
+
+#: Layout of a cached world (its arrays and meta); bump when it or the generator changes.
+WORLD_FORMAT = "world-2"
+
+
+def _world_key(spec: WorldSpec, seed: int, items: pd.DataFrame, covariates: pd.DataFrame | None) -> str:
+    digest = hashlib.sha256(spec.to_json().encode())
+    digest.update(str(seed).encode())
+    digest.update(pd.util.hash_pandas_object(items[["item_id", "question"]], index=False).values.tobytes())
+    if covariates is not None:
+        digest.update(pd.util.hash_pandas_object(covariates, index=False).values.tobytes())
+    return digest.hexdigest()[:16]
+
+
+def load_or_simulate(spec: WorldSpec | None = None, seed: int = 0,
+                     items: pd.DataFrame | None = None,
+                     covariates: pd.DataFrame | None = None,
+                     cache_dir: str | Path | None = None) -> World:
+    """Return the world for (spec, seed, items, covariates), generating and caching it once.
+
+    The cache lives under ``cache_root()/simulated/<key>``. Every load checks
+    the sha256 manifest and the stored ``world_key`` and ``world_format``; an
+    entry that fails is regenerated with one :class:`~mmlu_audit.core.errors.CacheWarning`.
+    """
+    from mmlu_audit.data.items import load_items
+
+    seed = check_seed(seed)
+    spec = spec or WorldSpec()
+    items = load_items() if items is None else items
+    covariates = default_covariates(spec, items) if covariates is None else covariates
+    key = _world_key(spec, seed, items, covariates)
+    folder = writable_folder(Path(cache_dir or cache_root() / "simulated"), "world cache folder") / key
+    if folder.exists():
+        cached = _cached_world(folder, key, spec, seed)
+        if cached is not None:
+            return cached
+    world = simulate_world(spec, seed, items, covariates)
+    stamped = ResponseMatrix(world.matrix.responses, world.matrix.models, world.matrix.item_ids,
+                             world.matrix.source, world.matrix.simulated, world.matrix.description,
+                             {**world.matrix.meta, "world_key": key, "world_format": WORLD_FORMAT})
+    save_matrix(stamped, folder, {f"truth_{k}": np.asarray(v) for k, v in world.truth.items()})
+    return World(stamped, world.truth, spec, seed)
+
+
+def _cached_world(folder: Path, key: str, spec: WorldSpec, seed: int) -> World | None:
+    """The world stored in ``folder`` if it verifies and is the one keyed ``key``, else None (warned)."""
+    try:
+        matrix, arrays = load_matrix(folder)
+    except DataError as exc:
+        warn_bad_cache(folder, f"{exc}")
+        return None
+    problem = None
+    if matrix.meta.get("world_format") != WORLD_FORMAT:
+        problem = f"world format {matrix.meta.get('world_format')!r}, expected {WORLD_FORMAT!r}"
+    elif matrix.meta.get("world_key") != key:
+        problem = f"stored world_key {matrix.meta.get('world_key')} is not the expected {key}"
+    if problem:
+        warn_bad_cache(folder, problem)
+        return None
+    truth = {k.removeprefix("truth_"): v for k, v in arrays.items()}
+    return World(matrix, truth, spec, seed)
