@@ -34,9 +34,12 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world and of the SVI noise
-fast = False  # fewer SVI steps for smoke runs
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 cohort_seed = 7  # seed of the split into two model cohorts
 extra_steps = 2000  # SVI step cap for the split-cohort and alternative-prior fits
+
+# %% [raw] tags=["fast-parameters"]
+# extra_steps = 150
 
 # %%
 import matplotlib.pyplot as plt
@@ -51,8 +54,6 @@ from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source,
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner
 
 use_style()
-if fast:
-    extra_steps = min(extra_steps, 150)
 inputs = analysis_inputs(data_source, seed, fast)
 matrix, fit, frame, truth = inputs.matrix, inputs.fit, inputs.frame, inputs.truth
 source_banner(matrix)

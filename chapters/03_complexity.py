@@ -26,12 +26,11 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # unused here: this chapter reads item texts only (uniform interface)
 seed = 20240601  # seed of the subject-block bootstrap of the correlations
-fast = False  # fewer bootstrap replicates for smoke runs
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_boot = 2000  # subject-block bootstrap replicates for the correlation intervals
 
-# %%
-if fast:
-    n_boot = min(n_boot, 200)
+# %% [raw] tags=["fast-parameters"]
+# n_boot = 200
 
 # %%
 

@@ -25,13 +25,13 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the IRT fit and the CV folds
-fast = False  # smoke-run settings
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 cv_folds = 10  # K of the K-fold cross-validation
-cv_items = 0  # items in Table 2, 0 for all; fast mode takes a seeded subsample
+cv_items = 0  # items in Table 2, 0 for all (else a seeded subsample)
 
-# %%
-if fast:
-    cv_folds, cv_items = min(cv_folds, 5), (cv_items or 3000)
+# %% [raw] tags=["fast-parameters"]
+# cv_folds = 5
+# cv_items = 3000
 
 # %%
 import matplotlib.pyplot as plt

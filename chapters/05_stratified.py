@@ -25,14 +25,14 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the IRT fit, folds and bootstraps
-fast = False  # smoke-run settings
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_boot = 9999  # subject-cluster bootstrap draws (effect sizes) and wild bootstrap draws
 cv_folds = 10  # K of the K-fold cross-validation
 boot_kind = "CR2"  # covariance inside the bootstrapped t statistics
 
-# %%
-if fast:
-    n_boot, cv_folds = min(n_boot, 199), min(cv_folds, 5)
+# %% [raw] tags=["fast-parameters"]
+# n_boot = 199
+# cv_folds = 5
 
 # %%
 import matplotlib.pyplot as plt

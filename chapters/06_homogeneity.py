@@ -27,14 +27,14 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the IRT fit, bootstraps and permutations
-fast = False  # smoke-run settings
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_boot = 9999  # wild cluster bootstrap draws
 n_perm = 9999  # permutations per test
 boot_kind = "CR2"  # covariance inside the bootstrapped statistics
 
-# %%
-if fast:
-    n_boot, n_perm = min(n_boot, 199), min(n_perm, 199)
+# %% [raw] tags=["fast-parameters"]
+# n_boot = 199
+# n_perm = 199
 
 # %%
 import matplotlib.pyplot as plt

@@ -27,14 +27,15 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the IRT fits, the null and the bootstrap
-fast = False  # smoke-run settings
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 null_replicates = 100  # R, matrices simulated from the fitted 3PL
 boot_replicates = 50  # refits of the interaction model on models resampled with replacement
+boot_max_steps = 0  # SVI step cap of each bootstrap refit; 0 keeps the full stopping rule
 
-# %%
-boot_max_steps = None  # refits use the full stopping rule
-if fast:
-    null_replicates, boot_replicates, boot_max_steps = min(null_replicates, 3), min(boot_replicates, 2), 40
+# %% [raw] tags=["fast-parameters"]
+# null_replicates = 3
+# boot_replicates = 2
+# boot_max_steps = 40
 
 # %%
 import matplotlib.pyplot as plt

@@ -30,7 +30,7 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the 2D fit, the draws and the bootstraps
-fast = False  # smoke-run settings
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 top_k = [50, 10]  # Top-k sizes on the main source (the paper's)
 real_top_k = [10, 20]  # Top-k sizes for the 79 HELM models
 matched_draws = 200  # non-STEM subsamples matched to the STEM item count
@@ -38,9 +38,10 @@ boot_replicates = 200  # bootstrap replicates of the displacement rate
 null_draws = 200  # draws of each displacement null
 noise_tol = 0.001  # "agree within 0.1 % aggregate accuracy"
 
-# %%
-if fast:
-    matched_draws, boot_replicates, null_draws = (min(v, 20) for v in (matched_draws, boot_replicates, null_draws))
+# %% [raw] tags=["fast-parameters"]
+# matched_draws = 20
+# boot_replicates = 20
+# null_draws = 20
 
 # %%
 import matplotlib.pyplot as plt

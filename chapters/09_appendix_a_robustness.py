@@ -30,7 +30,7 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the IRT fits, the tier draws, CV folds and bootstraps
-fast = False  # smoke-run settings
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_draws = 100  # Monte Carlo draws per perturbed tier
 tier_width = 1.0  # each draw shifts its tier by Uniform(-tier_width, tier_width)
 clamp_tier = "T1"  # the tier set to 0 in the clamp scheme (default weight 0.5)
@@ -39,9 +39,11 @@ n_boot = 9999  # wild cluster bootstrap draws in the estimator comparison
 boot_kind = "CR2"  # covariance inside the bootstrapped statistics
 refit_max_steps = 0  # SVI steps of the Rasch / hierarchical refits; 0 keeps the calibration default
 
-# %%
-if fast:
-    n_draws, cv_folds, n_boot, refit_max_steps = min(n_draws, 1), min(cv_folds, 5), min(n_boot, 199), 150
+# %% [raw] tags=["fast-parameters"]
+# n_draws = 1
+# cv_folds = 5
+# n_boot = 199
+# refit_max_steps = 150
 
 # %%
 import time

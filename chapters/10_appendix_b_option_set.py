@@ -30,16 +30,16 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the IRT fit and the bootstrap
-fast = False  # smoke-run settings
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_boot = 9999  # wild cluster bootstrap draws per contrast
 boot_kind = "CR2"  # covariance inside the bootstrapped t statistics
 n_knots = 4  # knots of each restricted cubic spline (3, 4 or 5; Harrell's quantiles)
 support_trim = 0.01  # quantile trimmed from each end of each partition before intersecting ranges
 cv_folds = 10  # K of the item-fold cross-validation in the three conclusions
 
-# %%
-if fast:
-    n_boot, cv_folds = min(n_boot, 199), min(cv_folds, 5)
+# %% [raw] tags=["fast-parameters"]
+# n_boot = 199
+# cv_folds = 5
 
 # %%
 import matplotlib.pyplot as plt

@@ -28,19 +28,21 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the SVI fits, the held-out cells and the splits
-fast = False  # smoke-run settings
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 holdout_fraction = 0.05  # share of observed cells masked for the held-out comparison
 n_splits = 200  # random matched-length subscale draws
 explanatory_restarts = 3  # SVI restarts (different seeds) of the explanatory model
 explanatory_steps = 1500  # SVI steps per restart
 explanatory_models = 1000  # models used by the explanatory model (a seeded random subset if fewer)
 guessing = 0.25  # lower asymptote of the explanatory model on a real source (four options)
+max_steps = 0  # SVI step cap of the 1D and 2D fits; 0 keeps the calibration's stopping rule
 
-# %%
-max_steps = None  # IRT step cap; the calibration's default unless fast
-if fast:
-    n_splits, explanatory_restarts = min(n_splits, 10), min(explanatory_restarts, 2)
-    explanatory_steps, explanatory_models, max_steps = min(explanatory_steps, 100), min(explanatory_models, 100), 100
+# %% [raw] tags=["fast-parameters"]
+# n_splits = 10
+# explanatory_restarts = 2
+# explanatory_steps = 100
+# explanatory_models = 100
+# max_steps = 100
 
 # %%
 import matplotlib.pyplot as plt
@@ -64,7 +66,7 @@ use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 matrix, truth = inputs.matrix, inputs.truth
 stem = inputs.items["stem"].to_numpy()
-steps = {} if max_steps is None else {"max_steps": max_steps}
+steps = {"max_steps": max_steps} if max_steps else {}
 spec_1d = calibration_spec(fast, seed, **steps)
 spec_2d = spec_1d.with_(model="2d")
 glue_values({"population_note": population_note(matrix),

@@ -29,15 +29,16 @@
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the IRT refit and the bootstrap
-fast = False  # smoke-run settings
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_boot = 9999  # wild cluster bootstrap draws per homogeneity test
 boot_kind = "CR2"  # covariance inside the bootstrapped statistic
 n_strata = 20  # score-quantile strata that match the two model groups
 real_source = "helm20"  # the real per-item responses read against the Redux labels
+refit_max_steps = 0  # SVI step cap of the refit without the flagged items; 0 keeps the stopping rule
 
-# %%
-if fast:
-    n_boot = min(n_boot, 199)
+# %% [raw] tags=["fast-parameters"]
+# n_boot = 199
+# refit_max_steps = 100
 
 # %%
 import matplotlib.pyplot as plt
@@ -104,7 +105,7 @@ coverage.round(4)
 # by the bootstrap after the removal ({glue:text}`verdict_all` on all items).
 
 # %%
-spec = calibration_spec(fast, seed, **({"max_steps": 100} if fast else {}))  # smoke runs: a rough refit
+spec = calibration_spec(fast, seed, **({"max_steps": refit_max_steps} if refit_max_steps else {}))
 frame_all = estimated_items(inputs.frame)
 frame_kept = estimated_items(recalibrated_without_flagged(inputs.frame, inputs.matrix, redux, spec))
 tests = pd.DataFrame({"all items": homogeneity_summary(frame_all, seed=seed, n_boot=n_boot, boot_kind=boot_kind),

@@ -25,14 +25,16 @@
 
 # %% tags=["parameters"]
 data_source = "mmlu_pro_tiger29"  # this chapter always uses the real MMLU-Pro responses
-seed = 20240601  # seed of the SVI fits, the cohort split, the bootstrap and the fast subsample
-fast = False  # smoke-run settings
+seed = 20240601  # seed of the SVI fits, the cohort split, the bootstrap and the stem subsample
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_boot = 9999  # wild cluster bootstrap draws
-feature_items = 1500  # stems parsed in fast mode (a seeded subsample; all 12,032 otherwise)
+feature_items = 0  # stems parsed: 0 for all 12,032, else a seeded subsample of this size
+helm_items = "all"  # MMLU items of the HELM-20 refit: "all", or "crosswalk" (those MMLU-Pro kept)
 
-# %%
-if fast:
-    n_boot = min(n_boot, 199)
+# %% [raw] tags=["fast-parameters"]
+# n_boot = 199
+# feature_items = 1500
+# helm_items = "crosswalk"
 
 # %%
 import time
@@ -128,7 +130,7 @@ accuracy.round(2)
 profile = origin_profile(frame, [*INDICATORS, "n_tokens", "flag_top_tier"])
 parsed = frame.dropna(subset=list(INDICATORS))
 glue_values({
-    "feature_note": (f"Fast mode: a seeded subsample of {len(parsed):,} stems." if fast
+    "feature_note": (f"A seeded subsample of {len(parsed):,} stems (`feature_items`)." if feature_items
                      else f"All {len(parsed):,} stems."),
     "top_tier_share_all": parsed["flag_top_tier"].mean(),
     "top_tier_share_theoremqa": profile.loc["TheoremQA", "flag_top_tier"] if "TheoremQA" in profile.index else float("nan"),
@@ -183,12 +185,13 @@ glue_figure("fig_pro_sources", fig)
 
 # %%
 spec = calibration_spec(fast, seed)
-columns = np.flatnonzero(inputs.feature_rows) if fast else np.arange(matrix.shape[1])
+columns = np.flatnonzero(inputs.feature_rows)
 split = split_cohort_reliability(matrix.responses[:, columns], spec, seed=seed)
 helm = load_helm20()
 mmlu_items = load_items()
 helm_matrix = helm.aligned_to(mmlu_items)
-if fast:  # only the crosswalked MMLU items
+assert helm_items in ("all", "crosswalk"), f"helm_items must be 'all' or 'crosswalk', not {helm_items!r}"
+if helm_items == "crosswalk":
     keep = mmlu_items["item_id"].isin(inputs.crosswalk["item_id"]).to_numpy()
     helm_matrix = type(helm_matrix)(helm_matrix.responses[:, keep], helm_matrix.models,
                                     helm_matrix.item_ids[keep], helm_matrix.source, False, helm_matrix.description)

@@ -27,16 +27,16 @@
 # %% tags=["parameters"]
 data_source = "mmlu_pro_tiger29"  # this chapter always uses the real MMLU-Pro responses
 seed = 20240601  # unused: the audit has no random step
-fast = False  # smoke-run settings: a coarser threshold grid
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 k = 10  # panel size: the k most accurate models
 m = 6  # votes needed on one non-key option
 executed_dir = "../book/_executed"  # where bookbuild writes this page; the flagged-question CSV goes beside it
+curve_ks = [5, 8, 10, 12, 15, 20, 29]  # panel sizes of the threshold curves
+curve_ms = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]  # vote thresholds of the threshold curves
 
-# %%
-if fast:
-    curve_ks, curve_ms = (5, 10, 20), tuple(range(3, 11))
-else:
-    curve_ks, curve_ms = (5, 8, 10, 12, 15, 20, 29), tuple(range(2, 16))
+# %% [raw] tags=["fast-parameters"]
+# curve_ks = [5, 10, 20]
+# curve_ms = [3, 4, 5, 6, 7, 8, 9, 10]
 
 # %%
 import time

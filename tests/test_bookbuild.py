@@ -4,6 +4,7 @@ and chapter-specific parameters pass from the command line, checked against the 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -23,6 +24,10 @@ fast = False
 data_source = "simulated"
 n_draws = 10  # a chapter-specific knob
 levels = [0.5]
+
+# %% [raw] tags=["fast-parameters"]
+# n_draws = 2
+# levels = (0.25, 0.75)
 
 # %%
 from pathlib import Path
@@ -79,20 +84,79 @@ def test_chapter_parameters_from_the_command_line(toy_root):
 
 
 @pytest.mark.parametrize("argv, problem", [
-    (["-p", "n_drawz", "3"], "01_toy.py has no parameter 'n_drawz'.*n_draws"),
+    (["-p", "n_drawz", "3"], "no selected chapter has a parameter 'n_drawz'.*n_draws"),
     (["-p", "seed", "3"], "use --seed"),
-    (["-p", "n_draws", "[1,"], "not a YAML value"),
+    (["-p", "n_draws", "3", "-p", "n_draws", "4"], "'n_draws' is given twice"),
 ])
 def test_bad_chapter_parameters_exit_non_zero_before_running(toy_root, capsys, argv, problem):
     out = toy_root / "executed"
     assert bookbuild.main(["01", "--out", str(out), *argv]) == 2
-    assert pytest.importorskip("re").search(problem, capsys.readouterr().err)
+    assert re.search(problem, capsys.readouterr().err)
     assert not out.exists()
 
 
-def test_parse_value_reads_yaml_literals():
-    assert bookbuild.parse_value("3") == 3
-    assert bookbuild.parse_value("0.5") == 0.5
-    assert bookbuild.parse_value("true") is True
-    assert bookbuild.parse_value("helm20") == "helm20"
-    assert bookbuild.parse_value("{a: 1}") == {"a": 1}
+def test_parse_value_reads_json_literals_and_keeps_other_text():
+    assert bookbuild.parse_value("3") == 3 and bookbuild.parse_value("0.5") == 0.5
+    assert bookbuild.parse_value("1e-3") == 0.001  # YAML 1.1 read this as a string
+    assert bookbuild.parse_value("true") is True and bookbuild.parse_value("null") is None
+    assert bookbuild.parse_value("[0.9, 0.95]") == [0.9, 0.95]
+    for text in ("helm20", "CR1", "no", "010", "[1,"):  # YAML 1.1: False, 8, an error
+        assert bookbuild.parse_value(text) == text
+    assert bookbuild.parse_value('"010"') == "010"
+
+
+def test_fast_runs_the_chapter_s_overlay_under_the_command_line(toy_root):
+    out = toy_root / "executed"
+    assert bookbuild.main(["01", "--fast", "--out", str(out)]) == 0
+    assert "n_draws 2 levels [0.25, 0.75] type int" in _printed(out / "01_toy.ipynb")
+    assert bookbuild.main(["01", "--fast", "--out", str(out), "-p", "n_draws", "5"]) == 0
+    assert "n_draws 5 levels [0.25, 0.75]" in _printed(out / "01_toy.ipynb")
+    assert bookbuild.main(["01", "--out", str(out)]) == 0  # without --fast the overlay is ignored
+    assert "n_draws 10 levels [0.5]" in _printed(out / "01_toy.ipynb")
+    cells = json.loads((out / "01_toy.ipynb").read_text())["cells"]
+    (overlay,) = [c for c in cells if "fast-parameters" in c["metadata"].get("tags", [])]
+    assert overlay["cell_type"] == "raw" and "remove-cell" in overlay["metadata"]["tags"]
+
+
+def test_a_chapter_receives_only_what_it_declares(toy_root):
+    (toy_root / "chapters" / "02_other.py").write_text(CHAPTER.replace("n_draws = 10  # a chapter-specific knob\n", "")
+                                                       .replace("# n_draws = 2\n", "")
+                                                       .replace("n_draws, ", "").replace('"n_draws", ', ""))
+    sources = bookbuild.chapter_paths()
+    runs = bookbuild.run_parameters(sources, {"data_source": "simulated", "seed": 1, "fast": True},
+                                    [["n_draws", "7"]])
+    first, second = (runs[s] for s in sources)
+    assert first == {"seed": 1, "fast": True, "data_source": "simulated", "n_draws": 7, "levels": [0.25, 0.75]}
+    assert "n_draws" not in second and second["levels"] == [0.25, 0.75]
+
+
+@pytest.mark.parametrize("overlay, problem", [
+    ("# n_drawz = 2\n", "sets \\['n_drawz'\\], which its parameters cell does not declare"),
+    ("# n_draws 2\n", "is not `name = literal`"),
+    ("# n_draws = min(n_draws, 2)\n", "is not `name = literal`"),
+])
+def test_a_bad_fast_overlay_is_refused_before_running(toy_root, capsys, overlay, problem):
+    chapter = toy_root / "chapters" / "01_toy.py"
+    chapter.write_text(CHAPTER.replace("# n_draws = 2\n", overlay))
+    out = toy_root / "executed"
+    assert bookbuild.main(["01", "--fast", "--out", str(out)]) == 2
+    assert re.search(problem, capsys.readouterr().err)
+    assert not out.exists()
+
+
+CHAPTERS = bookbuild.chapter_paths()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_every_assignment_of_a_parameters_cell_is_a_parameter(chapter):
+    """papermill skips a line it cannot parse (an ``=`` in a comment, a ``None`` default),
+    and the name then silently stops being settable; the overlay must parse too."""
+    import ast
+
+    import jupytext
+
+    (cell,) = [c for c in jupytext.read(chapter).cells if "parameters" in c.metadata.get("tags", [])]
+    assigned = [target.id for node in ast.parse(cell.source).body if isinstance(node, ast.Assign)
+                for target in node.targets]
+    assert list(bookbuild.chapter_parameters(chapter)) == assigned
+    assert set(bookbuild.fast_values(chapter)) <= set(assigned)

@@ -19,13 +19,12 @@ from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.paper import MMLU_PRO_LEADERBOARD as PUBLISHED_ACCURACY
 
-__all__ = ["FAST_FEATURE_ITEMS", "ProInputs", "pro_inputs", "pair_members", "sample_rows",
+__all__ = ["ProInputs", "pro_inputs", "pair_members", "sample_rows",
            "origin_profile", "mmlu_difficulty_comparison", "redux_group", "REDUX_GROUPS",
            "accuracy_table", "PUBLISHED_ACCURACY", "consensus_frame", "flagged_questions",
            "added_option_baselines", "homogeneity_summary"]
 
 #: Stems parsed in fast mode (seeded subsample).
-FAST_FEATURE_ITEMS = 1_500
 REDUX_GROUPS = ("Redux: wrong key", "Redux: other error", "Redux: fine",
                 "MMLU-derived, never reviewed", "STEM-website source")
 
@@ -94,18 +93,17 @@ def pair_members(items: pd.DataFrame, crosswalk: pd.DataFrame) -> pd.DataFrame:
 
 
 @lru_cache(maxsize=4)
-def pro_inputs(seed: int = 20240601, fast: bool = False,
-               feature_items: int = FAST_FEATURE_ITEMS) -> ProInputs:
+def pro_inputs(seed: int = 20240601, fast: bool = False, feature_items: int = 0) -> ProInputs:
     """Load (or compute and cache) the MMLU-Pro inputs.
 
     Parameters
     ----------
     seed : int
-        Seed of the SVI fit and of the fast-mode stem subsample.
+        Seed of the SVI fit and of the stem subsample.
     fast : bool
-        Fewer SVI steps, and stem features on ``feature_items`` seeded questions only.
+        Fewer SVI steps.
     feature_items : int
-        Size of the fast-mode subsample.
+        Stem features on this many seeded questions only; 0 (the default) for all of them.
     """
     from mmlu_audit.features import benchmark_features
     from mmlu_audit.features import INDICATORS
@@ -122,7 +120,7 @@ def pro_inputs(seed: int = 20240601, fast: bool = False,
     frame["b_sd"] = fit.dataset["b_sd"].to_numpy()
     frame = frame.join(pair_members(items, crosswalk))
     frame["redux"] = redux_group(items, crosswalk)
-    rows = sample_rows(len(items), feature_items if fast else len(items), seed)
+    rows = sample_rows(len(items), feature_items or len(items), seed)
     features = benchmark_features(items.loc[rows], progress=False)
     frame = frame.set_index("item_id").join(features[[*INDICATORS, "n_tokens", "flag_top_tier",
                                                       "top_tier_nodes"]])

@@ -15,9 +15,17 @@ at the end and the exit status is 1. Bad options (an unknown chapter prefix, a
 parameter the chapter does not declare, a bad seed) exit with status 2 before
 anything runs.
 
-``-p NAME VALUE`` (repeatable) sets a chapter-specific parameter; ``VALUE`` is
-read as a YAML literal (``3``, ``0.5``, ``true``, ``[0.9, 0.95]``, ``helm20``),
-and ``NAME`` must be declared in the parameters cell of every selected chapter.
+Each chapter receives only the parameters its ``parameters`` cell declares.
+``-p NAME VALUE`` sets one (once per name); ``VALUE`` is read as a JSON literal
+(``3``, ``0.5``, ``1e-3``, ``true``, ``null``, ``[0.9, 0.95]``, ``"010"``), and any
+text that is not JSON is taken as a string (``helm20``, ``CR1``, ``no``, ``010``).
+A ``NAME`` that no selected chapter declares stops the build.
+
+``--fast`` is an overlay: a chapter's smoke-run values live in the chapter itself,
+in a raw cell tagged ``fast-parameters`` (one ``name = value`` Python literal per
+line, each a name the parameters cell declares). They are applied as if given with
+``-p``, before the command line's own ``-p`` values, which win; the cell is not
+executed and is removed from the rendered page.
 """
 
 from __future__ import annotations
@@ -29,15 +37,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from mmlu_audit.book.tags import tag_notebook_file
+from mmlu_audit.book.tags import FAST_TAG, tag_notebook_file
 from mmlu_audit.book.device import DEVICES, jax_platforms, require_device
 from mmlu_audit.core.errors import DeviceUnavailableError, ParameterError
 from mmlu_audit.core.paths import project_root
 from mmlu_audit.core.seeds import check_seed
 
-__all__ = ["chapter_paths", "chapter_parameters", "execute_chapter", "main", "parse_value"]
+__all__ = ["FAST_TAG", "chapter_parameters", "chapter_paths", "execute_chapter", "fast_values", "main",
+           "parse_value", "run_parameters"]
 
-#: Parameters every chapter takes, set by their own options rather than ``-p``.
+#: Parameters set by their own options rather than ``-p``.
 COMMON = {"data_source": "--data-source", "seed": "--seed", "fast": "--fast"}
 
 
@@ -60,21 +69,17 @@ def chapter_paths(root: Path | None = None, only: list[str] | None = None) -> li
     return [p for p in paths if any(p.stem.startswith(o) for o in only)]
 
 
-def _declares(notebook, name: str) -> bool:
-    """Whether the notebook's ``parameters`` cell assigns ``name``."""
-    return any(line.split("=")[0].strip() == name
-               for cell in notebook.cells if "parameters" in cell.metadata.get("tags", [])
-               for line in cell.source.splitlines() if "=" in line)
-
-
 def parse_value(text: str):
-    """Read a command-line parameter value as a YAML literal, as papermill's ``-y`` does."""
-    import yaml
+    """Read a command-line parameter value: a JSON literal, or else the text itself as a string.
+
+    JSON rather than YAML, so ``1e-3`` is a number and ``no`` or ``010`` stay strings.
+    """
+    import json
 
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ParameterError("-p", f"{text!r} is not a YAML value ({getattr(exc, 'problem', exc)})") from None
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 def _notebook(source: Path):
@@ -110,7 +115,7 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
     import papermill
 
     notebook = _notebook(source)
-    if _declares(notebook, "executed_dir") and "executed_dir" not in parameters:
+    if "executed_dir" in chapter_parameters(source) and "executed_dir" not in parameters:
         parameters = {**parameters, "executed_dir": str(Path(out_dir).resolve())}
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{source.stem}.ipynb"
@@ -136,21 +141,84 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
     return target
 
 
-def _chapter_overrides(pairs: list[list[str]] | None, sources: list[Path]) -> dict:
-    """Parse ``-p NAME VALUE`` pairs and check every selected chapter declares them."""
-    overrides = {}
+def fast_values(source: Path) -> dict:
+    """A chapter's smoke-run values: the ``name = literal`` lines of its ``fast-parameters`` cell.
+
+    Raises
+    ------
+    ParameterError
+        If a line is not ``name = literal``, or names a parameter the chapter does not declare.
+    """
+    import ast
+
+    cells = [c for c in _notebook(source).cells if FAST_TAG in c.metadata.get("tags", [])]
+    if len(cells) > 1:
+        raise ParameterError(source.name, f"more than one {FAST_TAG!r} cell")
+    values = {}
+    for line in (cells[0].source.splitlines() if cells else []):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        name, sep, text = (part.strip() for part in line.partition("="))
+        try:
+            if not (sep and name.isidentifier()):
+                raise ValueError(line)
+            values[name] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            raise ParameterError(source.name, f"{FAST_TAG} line {line.strip()!r} is not `name = literal`") from None
+    undeclared = sorted(set(values) - set(chapter_parameters(source)))
+    if undeclared:
+        raise ParameterError(source.name, f"{FAST_TAG} sets {undeclared}, which its parameters cell "
+                                          "does not declare")
+    return {name: list(v) if isinstance(v, tuple) else v for name, v in values.items()}
+
+
+def _command_line_values(pairs: list[list[str]] | None) -> dict:
+    """The ``-p NAME VALUE`` pairs as a dict; a common name or a repeated one is refused."""
+    values = {}
     for name, text in pairs or []:
         if name in COMMON:
             raise ParameterError("-p", f"{name!r} is set for every chapter: use {COMMON[name]}")
-        overrides[name] = parse_value(text)
-    if overrides:
-        for source in sources:
-            declared = chapter_parameters(source)
-            for name in overrides:
-                if name not in declared:
-                    raise ParameterError("-p", f"{source.name} has no parameter {name!r} "
-                                               f"(it declares: {', '.join(declared)})")
-    return overrides
+        if name in values:
+            raise ParameterError("-p", f"{name!r} is given twice")
+        values[name] = parse_value(text)
+    return values
+
+
+def run_parameters(sources: list[Path], common: dict, pairs: list[list[str]] | None = None) -> dict:
+    """The parameters each chapter receives: declared ones only, the fast overlay under ``-p``.
+
+    Parameters
+    ----------
+    sources : list of Path
+        The selected chapters.
+    common : dict
+        ``data_source``, ``seed`` and ``fast`` for every chapter.
+    pairs : list of [NAME, VALUE], optional
+        The command line's ``-p`` pairs.
+
+    Returns
+    -------
+    dict
+        Chapter path → the parameters dict passed to papermill.
+
+    Raises
+    ------
+    ParameterError
+        A ``-p`` name that no selected chapter declares, a repeated or common ``-p`` name,
+        or a malformed fast overlay.
+    """
+    given = _command_line_values(pairs)
+    declared = {source: chapter_parameters(source) for source in sources}
+    unknown = [name for name in given if not any(name in names for names in declared.values())]
+    if unknown:
+        listing = "; ".join(f"{s.name}: {', '.join(names)}" for s, names in declared.items())
+        raise ParameterError("-p", f"no selected chapter has a parameter {unknown[0]!r} ({listing})")
+    out = {}
+    for source, names in declared.items():
+        overlay = fast_values(source) if common.get("fast") else {}
+        merged = {**common, **overlay, **given}
+        out[source] = {name: value for name, value in merged.items() if name in names}
+    return out
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -160,7 +228,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-source", default="simulated")
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
-                        help="a chapter-specific parameter (repeatable; VALUE is a YAML literal)")
+                        help="a chapter parameter (once per name; VALUE is a JSON literal, else a string)")
     parser.add_argument("--out", type=Path, default=project_root() / "book" / "_executed")
     parser.add_argument("--device", choices=sorted(DEVICES), default="cpu",
                         help="what JAX computes on; gpu fails at once where JAX sees no GPU")
@@ -172,8 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         sources = chapter_paths(only=args.chapters)
-        parameters = {"data_source": args.data_source, "seed": check_seed(args.seed, "--seed"),
-                      "fast": args.fast, **_chapter_overrides(args.parameter, sources)}
+        common = {"data_source": args.data_source, "seed": check_seed(args.seed, "--seed"), "fast": args.fast}
+        parameters = run_parameters(sources, common, args.parameter)
         require_device(args.device)
     except ParameterError as exc:
         print(f"bookbuild: {exc}", file=sys.stderr)
@@ -186,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     for source in sources:
         start = time.perf_counter()
         try:
-            execute_chapter(source, args.out, parameters)
+            execute_chapter(source, args.out, parameters[source])
             status = "ok"
         except Exception as exc:  # collected and reported together below
             failures.append((source, exc))

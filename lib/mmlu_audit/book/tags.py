@@ -9,7 +9,9 @@ chapter follows the same rules without per-cell work:
   under a comment) and then removed, so the page shows one parameters cell;
 - a setup cell (one whose top-level statements begin with imports) loses its
   input (``remove-input``): its outputs, such as the provenance banner, stay;
-- every other code cell gets ``hide-input`` (a toggle reveals the code).
+- every other code cell gets ``hide-input`` (a toggle reveals the code);
+- the raw ``fast-parameters`` cell (the smoke-run overlay that ``bookbuild --fast``
+  reads) is removed: it is never executed, and the parameters cell shows what ran.
 
 A cell opts out by carrying any display tag of its own in the chapter source
 (``show-input`` keeps it fully visible; ``hide-cell``, ``remove-cell`` and the
@@ -21,7 +23,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-__all__ = ["DISPLAY_TAGS", "cell_display_tag", "tag_notebook", "tag_notebook_file"]
+__all__ = ["DISPLAY_TAGS", "FAST_TAG", "cell_display_tag", "tag_notebook", "tag_notebook_file"]
+
+#: The tag of the raw cell that holds a chapter's smoke-run values.
+FAST_TAG = "fast-parameters"
 
 #: Tags that decide how a cell is displayed; a cell with any of them is left as written.
 DISPLAY_TAGS = frozenset({
@@ -57,10 +62,12 @@ def cell_display_tag(cell) -> str | None:
     -------
     str or None
         ``"remove-input"`` for a setup cell, ``"hide-input"`` for any other code
-        cell, None for markdown cells, the ``parameters`` cell and cells that
-        already carry a display tag.
+        cell, ``"remove-cell"`` for the fast overlay, None for markdown cells, the
+        ``parameters`` cell and cells that already carry a display tag.
     """
     tags = _tags(cell)
+    if FAST_TAG in tags:
+        return "remove-cell"
     if cell.get("cell_type") != "code" or "parameters" in tags or DISPLAY_TAGS & set(tags):
         return None
     if "injected-parameters" in tags:
