@@ -119,14 +119,14 @@ def test_fast_runs_the_chapter_s_overlay_under_the_command_line(toy_root):
 
 
 def test_a_chapter_receives_only_what_it_declares(toy_root):
-    (toy_root / "chapters" / "02_other.py").write_text(CHAPTER.replace("n_draws = 10  # a chapter-specific knob\n", "")
-                                                       .replace("# n_draws = 2\n", "")
-                                                       .replace("n_draws, ", "").replace('"n_draws", ', ""))
+    other = CHAPTER.replace("n_draws = 10  # a chapter-specific knob\n", "").replace("# n_draws = 2\n", "")
+    (toy_root / "chapters" / "02_other.py").write_text(other)
     sources = bookbuild.chapter_paths()
     runs = bookbuild.run_parameters(sources, {"data_source": "simulated", "seed": 1, "fast": True},
                                     [["n_draws", "7"]])
     first, second = (runs[s] for s in sources)
-    assert first == {"seed": 1, "fast": True, "data_source": "simulated", "n_draws": 7, "levels": [0.25, 0.75]}
+    assert first == {"seed": 1, "fast": True, "data_source": "simulated", "n_draws": 7,
+                     "levels": [0.25, 0.75]}
     assert "n_draws" not in second and second["levels"] == [0.25, 0.75]
 
 

@@ -164,7 +164,8 @@ def fast_values(source: Path) -> dict:
                 raise ValueError(line)
             values[name] = ast.literal_eval(text)
         except (ValueError, SyntaxError):
-            raise ParameterError(source.name, f"{FAST_TAG} line {line.strip()!r} is not `name = literal`") from None
+            problem = f"{FAST_TAG} line {line.strip()!r} is not `name = literal`"
+            raise ParameterError(source.name, problem) from None
     undeclared = sorted(set(values) - set(chapter_parameters(source)))
     if undeclared:
         raise ParameterError(source.name, f"{FAST_TAG} sets {undeclared}, which its parameters cell "
