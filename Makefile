@@ -13,7 +13,7 @@ CHROMIUM ?= /usr/bin/chromium
 MATHJAX := book/_mathjax/mathjax/tex-chtml.js
 PYTEST_ARGS ?=
 
-.PHONY: book test lint test-slow smoke data data-leaderboard bench lock clean help
+.PHONY: book test test-fast lint test-slow smoke data data-leaderboard bench lock clean help
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -60,6 +60,10 @@ smoke: ## every chapter in fast mode + the book build
 test: $(VENV)/.installed $(MATHJAX) $(CHROMIUM)  ## lint, then run the default test suite (includes the smoke build and the browser test)
 	$(VENV)/bin/ruff check lib tests chapters bench
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test-fast: $(VENV)/.installed  ## the developers' inner loop: lint and every test but the smoke build and browser check (CI runs them all)
+	$(VENV)/bin/ruff check lib tests chapters bench
+	$(VENV)/bin/pytest -m 'not slow and not r and not smoke' $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed  ## ruff over lib, tests, chapters and bench (config in pyproject.toml)
 	$(VENV)/bin/ruff check lib tests chapters bench
