@@ -96,9 +96,7 @@ def paired_z(loglik_a: np.ndarray, loglik_b: np.ndarray) -> dict:
 def _cohort(data, rows: np.ndarray, columns: np.ndarray):
     """The sub-matrix of ``rows`` × ``columns`` (keeping ids when ``data`` is a ResponseMatrix)."""
     if isinstance(data, ResponseMatrix):
-        return ResponseMatrix(data.responses[np.ix_(rows, columns)],
-                              data.models.iloc[rows].reset_index(drop=True),
-                              data.item_ids[columns], data.source, data.simulated, data.description)
+        return data.take(rows, columns)
     responses, _, _ = _as_response_array(data)
     return responses[np.ix_(rows, columns)]
 
