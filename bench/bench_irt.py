@@ -39,6 +39,8 @@ import numpy as np
 
 from _memory import peak_rss_mb
 
+from mmlu_audit.core.store import write_bytes_atomic
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "results" / "irt.json"
 DEFAULT_PYIRT = HERE / ".venv-pyirt" / "bin" / "python"
@@ -194,9 +196,7 @@ def write_result(out_path: Path, args, runs: list[dict], complete: bool) -> None
                           "loadavg_at_end": os.getloadavg()},
               "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    partial = out_path.with_name(out_path.name + ".tmp")
-    partial.write_text(json.dumps(result, indent=2))
-    partial.replace(out_path)  # never leave a half-written result behind
+    write_bytes_atomic(out_path, json.dumps(result, indent=2).encode())  # never a half-written result
 
 
 def main() -> None:

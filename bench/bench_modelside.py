@@ -30,6 +30,7 @@ import statsmodels.api as sm
 
 from mmlu_audit.analyses.modelside import reasoning_sensitivity
 from mmlu_audit.core.scaling import standardise
+from mmlu_audit.core.store import write_json_atomic
 
 RESULTS = Path(__file__).parent / "results"
 CHAPTER_KEYS = ("chapters_full_s", "chapters_full_cpu_s", "chapters_load_1min")
@@ -91,9 +92,7 @@ def write_result(result: dict) -> Path:
     for key in CHAPTER_KEYS:
         if key in current or key in result:
             result[key] = current.get(key, {}) | result.get(key, {})
-    partial = path.with_name(".modelside.json.partial")
-    partial.write_text(json.dumps(result, indent=2) + "\n")
-    os.replace(partial, path)
+    write_json_atomic(path, result, sort_keys=False)
     return path
 
 

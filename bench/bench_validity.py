@@ -26,6 +26,8 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from mmlu_audit.core.store import atomic_write, write_json_atomic
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 WORLDS = {
@@ -83,12 +85,11 @@ def main() -> None:
             table += rows
     args.out.mkdir(parents=True, exist_ok=True)
     for stem, rows in zip(("validity_recovery", "validity_contrasts", "validity_tail"), tables, strict=False):
-        partial = args.out / f"{stem}.csv.tmp"
-        pd.DataFrame(rows).to_csv(partial, index=False)
-        partial.replace(args.out / f"{stem}.csv")
+        table = pd.DataFrame(rows)
+        atomic_write(args.out / f"{stem}.csv", lambda tmp, table=table: table.to_csv(tmp, index=False))
     meta = {"seed": args.seed, "quick": args.quick, "worlds": WORLDS, "seconds": time.perf_counter() - start,
             "n_items": len(items), "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    (args.out / "validity.json").write_text(json.dumps(meta, indent=2) + "\n")
+    write_json_atomic(args.out / "validity.json", meta, sort_keys=False)
     print(json.dumps(meta, indent=2))
 
 

@@ -45,7 +45,8 @@ from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.analyses.regression import (cv_table, difficulty_reliability, estimated_items, indicator_design,
-                                   planted_slopes, recovery_slope, table2_designs, table2_ratios)
+                                   planted_slopes, table2_designs, table2_ratios)
+from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 
 use_style()
@@ -68,7 +69,7 @@ truth_known = inputs.truth is not None
 outcome = {
     "population_note": population_note(inputs.matrix),
     "b_reliability": difficulty_reliability(frame),
-    "recovery": recovery_slope(frame) if truth_known else float("nan"),
+    "recovery": recovery_slope(frame["b_hat"], frame.get("b_true")),
 }
 glue_values(outcome)
 

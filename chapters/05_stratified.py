@@ -48,7 +48,8 @@ from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.analyses.regression import (Design, holm_survivors, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
-                                   planted_summary, planted_truth_table, recovery_slope)
+                                   planted_summary, planted_truth_table)
+from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 from mmlu_audit.core.formatting import names_where
 
@@ -63,7 +64,7 @@ source_banner(inputs.matrix)
 # %%
 X, y, stem, subjects = design_arrays(frame)
 planted = planted_slopes(inputs.matrix)
-recovery = recovery_slope(frame) if planted is not None else float("nan")
+recovery = recovery_slope(frame["b_hat"], frame.get("b_true"))
 glue_values({"population_note": population_note(inputs.matrix), "recovery": recovery})
 
 # %% [markdown]

@@ -52,7 +52,8 @@ from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, declared, design_arrays, estimated_items,
                                    holm_count, indicator_names, interaction_fit, planted_slopes, planted_summary,
-                                   planted_truth_table, recovery_slope)
+                                   planted_truth_table)
+from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 from mmlu_audit.core.formatting import names_where
 
@@ -69,7 +70,7 @@ X, y, stem, subjects = design_arrays(frame)
 fit = interaction_fit(y, X, stem)
 terms = contrast_terms(X.columns)
 planted = planted_slopes(inputs.matrix)
-recovery = recovery_slope(frame) if planted is not None else float("nan")
+recovery = recovery_slope(frame["b_hat"], frame.get("b_true"))
 glue_values({"population_note": population_note(inputs.matrix), "recovery": recovery,
              "n_clusters": len(np.unique(subjects))})
 

@@ -58,7 +58,8 @@ from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, design_arrays, estimated_items, interaction_fit,
-                                   partition_fits, recovery_slope)
+                                   partition_fits)
+from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 from mmlu_audit.analyses.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, perturbation_study,
                                    primary_conclusions, refitted_frame, section4_statistics, tier_schemes)
@@ -225,7 +226,7 @@ for label, (this, _fit) in alternatives.items():
     contrasts = contrast_tests(interaction_fit(y, X, stem), subjects, contrast_terms(X.columns), kinds=("CR2",))
     holm_by_estimator[label] = contrasts["holm_CR2"]
     table3_by_estimator[label] = partition_fits(y, X, stem).xs("estimate", axis=1, level="value")
-    recoveries[label] = recovery_slope(this) if "b_true" in this else float("nan")
+    recoveries[label] = recovery_slope(this["b_hat"], this.get("b_true"))
 estimators = pd.DataFrame(by_estimator)
 conclusion_rows = estimators.loc[[*CONCLUSIONS, "homogeneity_rejected_wcr"]].astype(bool)
 dependent = [c for c in conclusion_rows.index if conclusion_rows.loc[c].nunique() > 1]

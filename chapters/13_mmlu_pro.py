@@ -193,8 +193,7 @@ helm_matrix = helm.aligned_to(mmlu_items)
 assert helm_items in ("all", "crosswalk"), f"helm_items must be 'all' or 'crosswalk', not {helm_items!r}"
 if helm_items == "crosswalk":
     keep = mmlu_items["item_id"].isin(inputs.crosswalk["item_id"]).to_numpy()
-    helm_matrix = type(helm_matrix)(helm_matrix.responses[:, keep], helm_matrix.models,
-                                    helm_matrix.item_ids[keep], helm_matrix.source, False, helm_matrix.description)
+    helm_matrix = helm_matrix.take(columns=keep)
 answered = helm_matrix.observed.any(axis=0)
 helm_fit = fit_cached(answered_columns(helm_matrix, answered), spec, progress=False)
 mmlu_b = pd.Series(helm_fit.b, index=helm_matrix.item_ids[answered])

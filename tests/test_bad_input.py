@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from mmlu_audit import DataError, ResponseMatrix, data_root, load_items
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.data.checksums import sha256_of
 from mmlu_audit.data.items import read_parquet, validate_items
 from mmlu_audit.data.responses import load_matrix, save_matrix
@@ -106,6 +107,47 @@ def test_missing_cells_are_kept():
     assert matrix.observed.tolist() == [[True, False], [True, True]]
     assert np.isnan(matrix.as_float()[0, 1])
     assert matrix.accuracy().tolist() == [1.0, 0.5]
+
+
+def _provenanced(values):
+    values = np.asarray(values, np.int8)
+    models = pd.DataFrame({"model_id": [f"m{k}" for k in range(values.shape[0])],
+                           "size": np.arange(values.shape[0]) * 1.5}, index=np.arange(values.shape[0]) + 10)
+    ids = np.array([f"anatomy/{k}" for k in range(values.shape[1])])
+    return ResponseMatrix(values, models, ids, "helm20", False, "a described matrix",
+                          {"seed": 3, "spec": {"x": 1}})
+
+
+def test_take_keeps_ids_provenance_and_meta_aligned():
+    """Hand-written subsets used to drop ``meta`` (and one hard-coded ``simulated=False``)."""
+    values = np.arange(12).reshape(3, 4) % 3 - 1
+    matrix = _provenanced(values)
+    sub = matrix.take(rows=[2, 0], columns=np.array([False, True, False, True]))
+    assert sub.responses.tolist() == values[np.ix_([2, 0], [1, 3])].tolist()
+    assert sub.models["model_id"].tolist() == ["m2", "m0"] and sub.models["size"].tolist() == [3.0, 0.0]
+    assert sub.models.index.tolist() == [0, 1]
+    assert sub.item_ids.tolist() == ["anatomy/1", "anatomy/3"]
+    assert (sub.source, sub.simulated, sub.description) == ("helm20", False, "a described matrix")
+    assert sub.meta == matrix.meta and sub.meta is not matrix.meta
+    expected = (values[2, [1, 3]] == 1).sum() / (values[2, [1, 3]] != -1).sum()
+    assert sub.accuracy()["m2"] == pytest.approx(expected)
+    columns_only = matrix.take(columns=[3, 1])
+    assert columns_only.models is matrix.models
+    assert columns_only.item_ids.tolist() == ["anatomy/3", "anatomy/1"]
+    assert matrix.take().responses.tolist() == values.tolist()
+
+
+@pytest.mark.parametrize("rows, columns, message", [
+    (np.array([True, False]), None, "rows: boolean mask of length 2 for 3 rows"),
+    (None, [0, 4], r"columns: position\(s\) \[4\] outside 0..3"),
+    ([-1], None, r"rows: position\(s\) \[-1\] outside"),
+    (None, [1, 1], "columns: repeats a position"),
+    ([0.5], None, "rows: positions must be integers"),
+    (np.zeros((1, 1), int), None, "rows: must be one-dimensional"),
+])
+def test_take_refuses_bad_positions(rows, columns, message):
+    with pytest.raises(ParameterError, match=message):
+        _provenanced(np.zeros((3, 4))).take(rows, columns)
 
 
 def test_saved_matrix_round_trip_and_tamper(tmp_path):

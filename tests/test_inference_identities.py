@@ -16,8 +16,9 @@ from statsmodels.stats.diagnostic import het_breuschpagan
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.outliers_influence import variance_inflation_factor
 
+from mmlu_audit.core.errors import DataError
 from mmlu_audit.inference import (
-    breusch_pagan, coef_table, cohens_q, cv_r2, fit_ols, fold_ids, holm, homogeneity_test,
+    breusch_pagan, coef_table, cohens_q, cv_r2, fit_ols, fold_ids, holm, homogeneity_test, r2_score,
     interaction_design, lr_interaction, lr_test, partition_effects, residual_skew,
     standardised_coefficients, vcov, vif, wald_test,
 )
@@ -171,6 +172,43 @@ def test_lr_interaction_matches_separate_gaussian_loglik():
     common, df_c = lr_interaction(y, X, stem, separate_variance=False)
     ref = sm.OLS(y, Z).fit().compare_lr_test(sm.OLS(y, sm.add_constant(X)).fit())
     assert common == pytest.approx(ref[0], rel=1e-9) and df_c == 4
+
+
+def test_r2_score_matches_statsmodels_rsquared(data):
+    y, X, _, fit = data
+    ref = sm.OLS(y, sm.add_constant(X)).fit()
+    assert r2_score(y, ref.fittedvalues) == pytest.approx(ref.rsquared, rel=1e-12)
+    assert fit.r2 == pytest.approx(ref.rsquared, rel=1e-12)
+
+
+def test_r2_score_of_the_mean_is_zero_and_of_worse_predictions_negative(data):
+    y, *_ = data
+    assert r2_score(y, np.full_like(y, y.mean())) == pytest.approx(0.0, abs=1e-12)
+    worse = y.mean() + 2 * (y.mean() - y)
+    assert r2_score(y, worse) == pytest.approx(-8.0, rel=1e-12)  # residuals 3 × (y − ȳ)
+    with pytest.raises(DataError, match="predicted: has 3 rows"):
+        r2_score(y, y[:3])
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+def test_cv_r2_matches_fold_refits_by_statsmodels(data, intercept):
+    """The Gram-update refits against one statsmodels OLS per training fold."""
+    y, X, _, _ = data
+    folds = fold_ids(y.size, 7, seed=3)
+    Z = sm.add_constant(X) if intercept else X
+    predicted = np.empty_like(y)
+    for fold in np.unique(folds):
+        test = folds == fold
+        predicted[test] = sm.OLS(y[~test], Z[~test]).fit().predict(Z[test])
+    expected = 1 - np.sum((y - predicted) ** 2) / np.sum((y - y.mean()) ** 2)
+    assert cv_r2(y, X, folds=folds, intercept=intercept) == pytest.approx(expected, rel=1e-9)
+    assert cv_r2(y, X, n_folds=7, seed=3, intercept=intercept) == pytest.approx(expected, rel=1e-9)
+
+
+def test_cv_r2_refuses_a_singular_training_design(data):
+    y, X, _, _ = data
+    with pytest.raises(DataError, match="X: the design without fold 0 is singular"):
+        cv_r2(y, np.column_stack([X[:, 0], X[:, 0]]), folds=np.arange(y.size) % 3)
 
 
 def test_loo_cv_r2_equals_press(data):

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.irt import (IRTFit, IRTSpec, fit_cached, fit_irt, fit_key, heldout_loglik,
-                            holdout_mask, oracle_difficulties, paired_z, recovery_stats,
+                            holdout_mask, oracle_difficulties, paired_z, recovery_slope, recovery_stats,
                             split_cohort_reliability)
 from mmlu_audit.irt.engine import elbo_converged
 
@@ -95,6 +96,31 @@ def test_wide_prior_weakens_the_compression(world_2pl, fit_2pl):
     wide = recovery_stats(fit_w.b, world_2pl.truth["b"])["slope"]
     paper = recovery_stats(fit_2pl.b, world_2pl.truth["b"])["slope"]
     assert wide > paper + 0.2
+
+
+def test_recovery_slope_and_stats_match_scipy_linregress():
+    rng = np.random.default_rng(8)
+    truth = rng.normal(size=300)
+    estimate = 0.6 * truth + 0.2 + rng.normal(0, 0.3, 300)
+    ref = stats.linregress(truth, estimate)
+    assert recovery_slope(estimate, truth) == pytest.approx(ref.slope, rel=1e-10)
+    found = recovery_stats(estimate, truth)
+    assert found["slope"] == pytest.approx(ref.slope, rel=1e-10)
+    assert found["intercept"] == pytest.approx(ref.intercept, rel=1e-10)
+    assert found["r"] == pytest.approx(ref.rvalue, rel=1e-10)
+    assert found["rmse"] == pytest.approx(np.sqrt(np.mean((estimate - truth) ** 2)))
+
+
+def test_recovery_slope_is_nan_when_undefined():
+    """It used to return None without a truth, which a format string or an array cannot take."""
+    assert np.isnan(recovery_slope([1.0, 2.0], None))
+    assert np.isnan(recovery_slope([1.0, 2.0, 3.0], [0.5, 0.5, 0.5]))  # a truth that does not vary
+    assert np.isnan(recovery_slope([1.0], [2.0]))
+    assert np.isnan(recovery_stats([1.0, 2.0], [3.0, 3.0])["slope"])
+    with pytest.raises(DataError, match="recovery_slope: shape mismatch"):
+        recovery_slope([1.0, 2.0], [1.0, 2.0, 3.0])
+    with pytest.raises(DataError, match="recovery_slope: estimate or truth contains NaN"):
+        recovery_slope([1.0, np.nan], [1.0, 2.0])
 
 
 def test_rasch_recovery():

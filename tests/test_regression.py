@@ -26,7 +26,6 @@ from mmlu_audit.analyses.regression import (
     planted_truth_table,
     planted_vs_estimated,
     realised_contrasts,
-    recovery_slope,
     table2_ratios,
 )
 from mmlu_audit.analyses.regression.crossval import _ridge_loo_fit_predict
@@ -124,13 +123,11 @@ def test_bootstrap_needs_a_seed(world):
         contrast_tests(interaction_fit(y, X, stem), subjects, ["STEM:x1"], n_boot=9)
 
 
-def test_recovery_slope_and_reliability():
+def test_difficulty_reliability():
     rng = np.random.default_rng(1)
     b_true = rng.normal(size=2000)
     frame = pd.DataFrame({"b_true": b_true, "b_hat": 0.7 * b_true + rng.normal(0, 0.1, 2000),
                           "b_sd": np.full(2000, 0.1)})
-    assert recovery_slope(frame) == pytest.approx(0.7, abs=0.01)
-    assert recovery_slope(frame.drop(columns="b_true")) is None
     assert difficulty_reliability(frame) == pytest.approx(1 - 0.01 / frame["b_hat"].var(ddof=0))
 
 

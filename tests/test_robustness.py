@@ -1,7 +1,7 @@
 """Appendix A: the three conclusions, the batched WSCG re-scoring and the perturbation schemes.
 
 References: :meth:`WSCG.depth` (the tested per-graph dynamic programme) for the
-batched depths; :func:`mmlu_audit.inference.cv_r2`, :func:`homogeneity_test` and
+batched depths; :func:`~mmlu_audit.analyses.regression.cv_table`, :func:`homogeneity_test` and
 :func:`contrast_tests` for the statistics; hand computations for the schemes.
 """
 
@@ -13,10 +13,10 @@ import pytest
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS, WSCG, GraphBatch, default_tiers
-from mmlu_audit.inference import cv_r2, fit_ols, fold_ids, homogeneity_test
+from mmlu_audit.inference import fit_ols, homogeneity_test
 from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tests, cv_table, design_arrays,
                                    interaction_fit)
-from mmlu_audit.analyses.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, gram_cv_r2,
+from mmlu_audit.analyses.robustness import (CONCLUSIONS, active_tiers, conclusion_shares,
                                    length_residualised, perturbation_study, primary_conclusions,
                                    refitted_frame, section4_statistics, tier_schemes)
 
@@ -104,13 +104,6 @@ def world_frame(seed: int, contrast: float = 0.8, n_subjects: int = 24,
                      n_tokens=np.round(20 + 5 * X["wscg_nodes"] + rng.normal(size=len(subjects))))
     frame.index = pd.Index([f"i{k}" for k in range(len(frame))], name="item_id")
     return frame
-
-
-def test_gram_cv_equals_the_qr_cross_validation():
-    frame = world_frame(0)
-    X, y, _, _ = design_arrays(frame)
-    folds = fold_ids(len(y), 10, seed=5)
-    assert gram_cv_r2(y, X.to_numpy(), folds) == pytest.approx(cv_r2(y, X, folds=folds), abs=1e-10)
 
 
 def test_section4_statistics_match_the_reference_functions():

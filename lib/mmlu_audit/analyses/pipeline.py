@@ -108,5 +108,4 @@ def answered_columns(matrix: ResponseMatrix, answered: np.ndarray) -> ResponseMa
     """
     if answered.all():
         return matrix
-    return ResponseMatrix(matrix.responses[:, answered], matrix.models, matrix.item_ids[answered],
-                          matrix.source, matrix.simulated, matrix.description, dict(matrix.meta))
+    return matrix.take(columns=answered)

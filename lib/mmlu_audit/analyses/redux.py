@@ -52,8 +52,7 @@ def without_flagged(matrix: ResponseMatrix, redux: pd.DataFrame) -> ResponseMatr
     """The response matrix without the columns of Redux-flagged items."""
     flagged = set(redux.loc[redux["is_error"].astype(bool), "item_id"])
     keep = ~np.isin(matrix.item_ids, list(flagged))
-    return ResponseMatrix(matrix.responses[:, keep], matrix.models, matrix.item_ids[keep], matrix.source,
-                          matrix.simulated, matrix.description, dict(matrix.meta))
+    return matrix.take(columns=keep)
 
 
 def recalibrated_without_flagged(frame: pd.DataFrame, matrix: ResponseMatrix, redux: pd.DataFrame, spec,
@@ -78,8 +77,7 @@ def recalibrated_without_flagged(frame: pd.DataFrame, matrix: ResponseMatrix, re
 
     kept = without_flagged(matrix, redux)
     answered = kept.observed.any(axis=0)
-    kept = ResponseMatrix(kept.responses[:, answered], kept.models, kept.item_ids[answered], kept.source,
-                          kept.simulated, kept.description, dict(kept.meta))
+    kept = kept.take(columns=answered)
     missing = ~np.isin(kept.item_ids, frame.index)
     if missing.any():
         raise DataError("recalibrated_without_flagged",

@@ -37,8 +37,8 @@ import pandas as pd
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS, GraphBatch
-from mmlu_audit.inference import (cluster_algebra, coef_table, fold_ids, wald_test, wild_bootstrap_table,
-                        wild_cluster_bootstrap)
+from mmlu_audit.inference import (cluster_algebra, coef_table, cv_r2, fit_ols, fold_ids, wald_test,
+                                  wild_bootstrap_table, wild_cluster_bootstrap)
 from mmlu_audit.analyses.regression import contrast_terms, design_arrays, estimated_items, interaction_fit
 
 __all__ = [
@@ -46,8 +46,6 @@ __all__ = [
     "ENTITY_TERM",
     "active_tiers",
     "conclusion_shares",
-    "gram_cv_r2",
-    "gram_r2",
     "length_residualised",
     "perturbation_study",
     "primary_conclusions",
@@ -108,7 +106,7 @@ def section4_statistics(frame: pd.DataFrame, *, seed, n_folds: int = 10, n_boot:
     cr2 = wald_test(fit, terms, kind="CR2", clusters=subjects, form="HTZ", algebra=algebra).iloc[0]
     contrasts = coef_table(fit, "CR2", subjects, terms=terms, algebra=algebra).set_index("term").loc[terms]
     entity = contrasts.loc[ENTITY_TERM]
-    cv = {label: gram_cv_r2(y[mask], X[mask].to_numpy(float), fold_ids(int(mask.sum()), n_folds, seed=seed))
+    cv = {label: cv_r2(y[mask], X[mask].to_numpy(float), folds=fold_ids(int(mask.sum()), n_folds, seed=seed))
           for label, mask in (("STEM", stem), ("non-STEM", ~stem))}
     stats = {
         "w9_hc3": float(hc3["wald"]), "w9_cr2": float(cr2["wald"]), "htz_p": float(cr2["p"]),
@@ -118,8 +116,8 @@ def section4_statistics(frame: pd.DataFrame, *, seed, n_folds: int = 10, n_boot:
         "holm_cr2_count": int((contrasts["p_holm"] < 0.05).sum()),
         "d_ner_holm_boot": float("nan"),
         "cv_r2_stem": float(cv["STEM"]), "cv_r2_nonstem": float(cv["non-STEM"]),
-        "r2_stem": gram_r2(y[stem], X[stem].to_numpy(float)),
-        "r2_nonstem": gram_r2(y[~stem], X[~stem].to_numpy(float)),
+        "r2_stem": fit_ols(y[stem], X[stem].to_numpy(float), intercept=True).r2,
+        "r2_nonstem": fit_ols(y[~stem], X[~stem].to_numpy(float), intercept=True).r2,
     }
     if n_boot > 0:
         joint = wild_cluster_bootstrap(fit, terms, clusters=subjects, seed=seed, kind=boot_kind,
@@ -129,34 +127,6 @@ def section4_statistics(frame: pd.DataFrame, *, seed, n_folds: int = 10, n_boot:
         stats["wcr_p"] = float(joint.p)
         stats["d_ner_holm_boot"] = float(per_term.loc[ENTITY_TERM, "p_holm"])
     return stats
-
-
-def gram_r2(y: np.ndarray, X: np.ndarray) -> float:
-    """In-sample R² of OLS of ``y`` on ``[1, X]`` via the normal equations."""
-    Z = np.column_stack([np.ones(len(y)), X])
-    residual = y - Z @ np.linalg.solve(Z.T @ Z, Z.T @ y)
-    centred = y - y.mean()
-    return float(1.0 - residual @ residual / (centred @ centred))
-
-
-def gram_cv_r2(y: np.ndarray, X: np.ndarray, folds: np.ndarray) -> float:
-    """K-fold cross-validated R² of OLS with intercept, from per-fold Gram matrices.
-
-    Equal to :func:`mmlu_audit.inference.cv_r2` with the same folds, but each
-    training fit solves ``(G − G_f) β = (c − c_f)`` with ``G = Z'Z``, ``c = Z'y``
-    summed once, instead of a QR of the training rows: the perturbation study
-    refits this for every scheme.
-    """
-    Z = np.column_stack([np.ones(len(y)), X])
-    labels = np.unique(folds)
-    grams = np.stack([Z[folds == f].T @ Z[folds == f] for f in labels])
-    crosses = np.stack([Z[folds == f].T @ y[folds == f] for f in labels])
-    predicted = np.empty_like(y, dtype=float)
-    for f, gram, cross in zip(labels, grams, crosses, strict=True):
-        beta = np.linalg.solve(grams.sum(axis=0) - gram, crosses.sum(axis=0) - cross)
-        predicted[folds == f] = Z[folds == f] @ beta
-    centred = y - y.mean()
-    return float(1.0 - np.sum((y - predicted) ** 2) / (centred @ centred))
 
 
 def primary_conclusions(stats: Mapping[str, float], alpha: float = 0.05) -> dict[str, bool]:

@@ -13,7 +13,6 @@ project; chapters read ``data/`` (or the resolved data root) only.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 from mmlu_audit.data.checksums import staged_manifest, verify_file
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.paths import project_root
+from mmlu_audit.core.store import atomic_write
 
 __all__ = ["mirror_staged_data", "prepare_worlds", "main"]
 
@@ -48,20 +48,18 @@ def mirror_staged_data(source: Path, target: Path) -> list[str]:
                 pass  # stale or corrupt copy: replace it below
         origin = verify_file(source / relative, digest)
         destination.parent.mkdir(parents=True, exist_ok=True)
-        partial = destination.with_name(f".{destination.name}.partial")
-        shutil.copyfile(origin, partial)
-        try:
-            verify_file(partial, digest)
-        except DataError:
-            partial.unlink()
-            raise
-        os.replace(partial, destination)
+        _copy_verified(origin, destination, digest)
         copied.append(relative)
     for folder in _README_FOLDERS:
         readme = source / folder / "README.md"
         if readme.exists():
             shutil.copyfile(readme, target / folder / "README.md")
     return copied
+
+
+def _copy_verified(origin: Path, destination: Path, digest: str) -> None:
+    """Copy ``origin`` over ``destination`` only once the copy has matched ``digest``."""
+    atomic_write(destination, lambda partial: verify_file(shutil.copyfile(origin, partial), digest))
 
 
 def prepare_worlds(seed: int) -> None:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mmlu_audit.core.errors import MissingDependencyError
-from mmlu_audit.core.paths import write_json_atomic
+from mmlu_audit.core.store import write_json_atomic
 
 __all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "PageReport", "check_pages", "check_site", "main",
            "serve"]

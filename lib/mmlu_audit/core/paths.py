@@ -12,13 +12,12 @@ Caches (simulated worlds, fitted models, parses) go to ``MMLU_AUDIT_CACHE`` or
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from mmlu_audit.core.errors import DataError
 
-__all__ = ["project_root", "data_root", "cache_root", "writable_folder", "write_json_atomic", "DATA_ENV",
+__all__ = ["project_root", "data_root", "cache_root", "writable_folder", "DATA_ENV",
            "CACHE_ENV"]
 
 DATA_ENV = "MMLU_AUDIT_DATA"
@@ -88,14 +87,3 @@ def writable_folder(folder: str | Path, what: str = "cache folder") -> Path:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise DataError(folder, f"the {what} is not writable")
     return folder
-
-
-def write_json_atomic(target: str | Path, payload) -> None:
-    """Write ``payload`` as indented JSON to ``target`` through a temporary file and a rename.
-
-    A reader sees the old file or the whole new one, never half of it.
-    """
-    target = Path(target)
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, target)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -10,19 +9,13 @@ from pathlib import Path
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.store import file_sha256, write_json_atomic
 
 __all__ = ["sha256_of", "staged_manifest", "verify_file", "write_manifest", "read_manifest", "read_parquet"]
 
-_CHUNK = 1 << 20
-
-
 def sha256_of(path: str | Path) -> str:
-    """Return the hex sha256 digest of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(_CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """Return the hex sha256 digest of a file (:func:`mmlu_audit.core.store.file_sha256`)."""
+    return file_sha256(path)
 
 
 @lru_cache(maxsize=1)
@@ -65,8 +58,7 @@ def write_manifest(folder: str | Path, names: list[str]) -> Path:
     folder = Path(folder)
     files = {name: sha256_of(folder / name) for name in sorted(names)}
     target = folder / "manifest.json"
-    target.write_text(json.dumps({"files": files}, indent=2) + "\n")
-    return target
+    return write_json_atomic(target, {"files": files}, sort_keys=False)
 
 
 def read_manifest(folder: str | Path) -> dict[str, str]:

@@ -88,7 +88,8 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError, MissingDependencyError
-from mmlu_audit.core.paths import cache_root, write_json_atomic
+from mmlu_audit.core.paths import cache_root
+from mmlu_audit.core.store import atomic_write, write_json_atomic
 from mmlu_audit.core.taxonomy import SUBJECTS
 from mmlu_audit.data.responses import MISSING, ResponseMatrix, check_replaceable, load_matrix, save_matrix
 
@@ -558,9 +559,7 @@ def _fetch_slim(hub: HubClient, repo: str, remote: str, subject: str, target: Pa
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".fetch-") as tmp:
         local = hub.fetch(repo, remote, Path(tmp))
         slim = _slim(local, subject, f"{repo}/{remote}")
-        part = Path(tmp) / "slim.parquet"
-        slim.to_parquet(part, index=False)
-        os.replace(part, target)
+        atomic_write(target, lambda part: slim.to_parquet(part, index=False))
 
 
 def _download_model(hub: HubClient, model_id: str, raw_dir: Path, revision: str,

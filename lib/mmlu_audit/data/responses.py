@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.data.checksums import read_manifest, verify_file, write_manifest
 
 __all__ = ["MISSING", "ResponseMatrix", "check_replaceable", "load_matrix", "replace_folder", "save_matrix",
@@ -87,6 +87,34 @@ class ResponseMatrix:
             acc = correct / seen
         return pd.Series(acc, index=self.models["model_id"].to_numpy(), name="accuracy")
 
+    def take(self, rows=None, columns=None) -> "ResponseMatrix":
+        """The sub-matrix of ``rows`` × ``columns``, its models, item ids, provenance and meta kept in step.
+
+        Parameters
+        ----------
+        rows, columns : array-like of bool or int, optional
+            A boolean mask over the models (items) or the positions to keep, in the order
+            to keep them; None keeps all. The models table is renumbered from 0 when rows
+            are selected.
+
+        Raises
+        ------
+        ParameterError
+            If a mask has the wrong length, or a position is out of range, repeated or not
+            an integer.
+        """
+        rows = _positions(rows, self.shape[0], "rows")
+        columns = _positions(columns, self.shape[1], "columns")
+        models = self.models if rows is None else self.models.iloc[rows].reset_index(drop=True)
+        responses = self.responses
+        if rows is not None:
+            responses = responses[rows]
+        if columns is not None:
+            responses = responses[:, columns]
+        item_ids = self.item_ids if columns is None else self.item_ids[columns]
+        return ResponseMatrix(responses, models, item_ids, self.source, self.simulated,
+                              self.description, dict(self.meta))
+
     def aligned_to(self, items: pd.DataFrame) -> "ResponseMatrix":
         """Return a copy whose columns follow ``items["item_id"]`` order.
 
@@ -107,6 +135,28 @@ class ResponseMatrix:
         kind = "SIMULATED responses" if self.simulated else "REAL responses"
         j, i = self.shape
         return f"{kind} — source `{self.source}`, {j:,} models × {i:,} items. {self.description}"
+
+
+def _positions(which, n: int, name: str) -> np.ndarray | None:
+    """``which`` (None, a boolean mask of length ``n`` or integer positions) as positions, checked."""
+    if which is None:
+        return None
+    which = np.asarray(which)
+    if which.ndim != 1:
+        raise ParameterError(name, f"must be one-dimensional, got shape {which.shape}")
+    if which.dtype == bool:
+        if which.size != n:
+            raise ParameterError(name, f"boolean mask of length {which.size} for {n} {name}")
+        return np.flatnonzero(which)
+    if which.size and which.dtype.kind not in "iu":
+        raise ParameterError(name, f"positions must be integers or a boolean mask, got dtype {which.dtype}")
+    which = which.astype(np.intp)
+    outside = (which < 0) | (which >= n)
+    if outside.any():
+        raise ParameterError(name, f"position(s) {which[outside][:5].tolist()} outside 0..{n - 1}")
+    if np.unique(which).size != which.size:
+        raise ParameterError(name, "repeats a position (a model or item may appear only once)")
+    return which
 
 
 def validate_response_values(responses, source: str = "responses") -> None:

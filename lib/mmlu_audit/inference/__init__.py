@@ -19,7 +19,7 @@ Resampling
     :func:`r2_gap`, :func:`lr_interaction`.
 Diagnostics and effect sizes
     :func:`vif`, :func:`residual_skew`, :func:`breusch_pagan`, :func:`lr_test`,
-    :func:`cv_r2`, :func:`fold_ids`, :func:`partition_effects`,
+    :func:`r2_score`, :func:`cv_r2`, :func:`fold_ids`, :func:`partition_effects`,
     :func:`cohens_f2`, :func:`cohens_q`, :func:`standardise_within`,
     :func:`standardised_coefficients`.
 
@@ -31,7 +31,8 @@ from mmlu_audit.inference.bootstrap import (BootstrapResult, cluster_bootstrap_c
                                             wild_bootstrap_table, wild_cluster_bootstrap)
 from mmlu_audit.inference.covariance import (CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_algebra,
                                              vcov)
-from mmlu_audit.inference.diagnostics import breusch_pagan, cv_r2, fold_ids, lr_test, residual_skew, vif
+from mmlu_audit.inference.diagnostics import (breusch_pagan, cv_r2, fold_ids, lr_test, r2_score,
+                                              residual_skew, vif)
 from mmlu_audit.inference.effects import (cohens_f2, cohens_q, partition_effects, standardise_within,
                                           standardised_coefficients)
 from mmlu_audit.inference.hypothesis import (
@@ -65,6 +66,7 @@ __all__ = [
     "cohens_f2",
     "cohens_q",
     "cv_r2",
+    "r2_score",
     "draw_weights",
     "fit_ols",
     "fold_ids",

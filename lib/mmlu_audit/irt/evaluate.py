@@ -15,7 +15,7 @@ from mmlu_audit.irt.models import cell_loglik, linear_predictor
 from mmlu_audit.irt.result import IRTFit
 from mmlu_audit.irt.spec import IRTSpec
 
-__all__ = ["heldout_loglik", "oracle_difficulties", "paired_z", "recovery_stats",
+__all__ = ["heldout_loglik", "oracle_difficulties", "paired_z", "recovery_slope", "recovery_stats",
            "split_cohort_reliability"]
 
 
@@ -96,9 +96,7 @@ def paired_z(loglik_a: np.ndarray, loglik_b: np.ndarray) -> dict:
 def _cohort(data, rows: np.ndarray, columns: np.ndarray):
     """The sub-matrix of ``rows`` × ``columns`` (keeping ids when ``data`` is a ResponseMatrix)."""
     if isinstance(data, ResponseMatrix):
-        return ResponseMatrix(data.responses[np.ix_(rows, columns)],
-                              data.models.iloc[rows].reset_index(drop=True),
-                              data.item_ids[columns], data.source, data.simulated, data.description)
+        return data.take(rows, columns)
     responses, _, _ = _as_response_array(data)
     return responses[np.ix_(rows, columns)]
 
@@ -138,6 +136,45 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
             "b_first": fits[0].b, "b_second": fits[1].b}
 
 
+def _paired(estimate, truth, caller: str) -> tuple[np.ndarray, np.ndarray]:
+    est, true = np.asarray(estimate, float).ravel(), np.asarray(truth, float).ravel()
+    if est.shape != true.shape:
+        raise DataError(caller, f"shape mismatch: {est.shape} vs {true.shape}")
+    if not (np.isfinite(est).all() and np.isfinite(true).all()):
+        raise DataError(caller, "estimate or truth contains NaN or infinite values")
+    return est, true
+
+
+def _line(est: np.ndarray, true: np.ndarray) -> tuple[float, float]:
+    """Slope and intercept of the OLS line est ~ true; NaN where the truth does not vary."""
+    if true.size < 2 or np.ptp(true) == 0:
+        return float("nan"), float("nan")
+    slope, intercept = np.polyfit(true, est, 1)
+    return float(slope), float(intercept)
+
+
+def recovery_slope(estimate, truth) -> float:
+    """OLS slope of an estimate on the planted truth (NaN without a truth, or one that does not vary).
+
+    The paper's N(0, 1) prior on b shrinks the estimates toward zero, so slopes of
+    ``b_hat`` on the indicators estimate the planted slope × this factor.
+
+    Parameters
+    ----------
+    estimate : array-like, shape (n,)
+    truth : array-like, shape (n,), or None
+        None for a real source (nothing planted).
+
+    Raises
+    ------
+    DataError
+        If the shapes differ or a value is not finite.
+    """
+    if truth is None:
+        return float("nan")
+    return _line(*_paired(estimate, truth, "recovery_slope"))[0]
+
+
 def recovery_stats(estimate, truth) -> dict:
     """How well an estimate recovers a planted parameter vector.
 
@@ -145,14 +182,12 @@ def recovery_stats(estimate, truth) -> dict:
     -------
     dict
         ``r`` (Pearson), ``slope`` and ``intercept`` of the OLS line estimate ~ truth
-        (slope < 1 means a compressed scale), ``rmse``.
+        (:func:`recovery_slope`; slope < 1 means a compressed scale), ``rmse``.
     """
-    est, true = np.asarray(estimate, float).ravel(), np.asarray(truth, float).ravel()
-    if est.shape != true.shape:
-        raise DataError("recovery_stats", f"shape mismatch: {est.shape} vs {true.shape}")
-    slope, intercept = np.polyfit(true, est, 1)
-    return {"r": float(np.corrcoef(est, true)[0, 1]), "slope": float(slope),
-            "intercept": float(intercept), "rmse": float(np.sqrt(np.mean((est - true) ** 2)))}
+    est, true = _paired(estimate, truth, "recovery_stats")
+    slope, intercept = _line(est, true)
+    return {"r": float(np.corrcoef(est, true)[0, 1]), "slope": slope,
+            "intercept": intercept, "rmse": float(np.sqrt(np.mean((est - true) ** 2)))}
 
 
 def oracle_difficulties(data, theta, a, guessing: float = 0.0, prior_sd: float = 1.0,

@@ -27,8 +27,6 @@ draws (seeded) for scalars. Mean-field posteriors understate spread; read SDs as
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +36,7 @@ import numpyro
 import xarray as xr
 
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.store import atomic_write
 from mmlu_audit.irt.models import SCALAR_SITES
 from mmlu_audit.irt.spec import IRTSpec
 from mmlu_audit.irt.transforms import constrain
@@ -134,17 +133,7 @@ class IRTFit:
 
     def save(self, path: str | Path) -> Path:
         """Write the fit as one netCDF file (atomic rename)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp = tempfile.mkstemp(suffix=".nc.tmp", dir=path.parent)
-        os.close(handle)
-        try:
-            self.dataset.to_netcdf(tmp, engine="h5netcdf")
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-        return path
+        return atomic_write(path, lambda tmp: self.dataset.to_netcdf(tmp, engine="h5netcdf"))
 
     @classmethod
     def load(cls, path: str | Path) -> IRTFit:

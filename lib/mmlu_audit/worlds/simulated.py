@@ -16,9 +16,8 @@ shows a banner saying so.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ import pandas as pd
 from mmlu_audit.data.responses import ResponseMatrix, load_matrix, save_matrix
 from mmlu_audit.core.errors import DataError, warn_bad_cache
 from mmlu_audit.core.paths import cache_root, writable_folder
+from mmlu_audit.core.store import array_digest, cache_key, locked, stamp_problem
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.core.seeds import check_seed
 
@@ -411,12 +411,12 @@ WORLD_FORMAT = "world-2"
 
 
 def _world_key(spec: WorldSpec, seed: int, items: pd.DataFrame, covariates: pd.DataFrame | None) -> str:
-    digest = hashlib.sha256(spec.to_json().encode())
-    digest.update(str(seed).encode())
-    digest.update(pd.util.hash_pandas_object(items[["item_id", "question"]], index=False).values.tobytes())
-    if covariates is not None:
-        digest.update(pd.util.hash_pandas_object(covariates, index=False).values.tobytes())
-    return digest.hexdigest()[:16]
+    covariate_digest = None if covariates is None else {
+        "columns": [str(c) for c in covariates.columns],
+        "values": array_digest(pd.util.hash_pandas_object(covariates, index=False).to_numpy())}
+    return cache_key({"format": WORLD_FORMAT, "spec": json.loads(spec.to_json()), "seed": int(seed),
+                      "items": array_digest(items[["item_id", "question"]].astype(str).to_numpy()),
+                      "covariates": covariate_digest})
 
 
 def load_or_simulate(spec: WorldSpec | None = None, seed: int = 0,
@@ -436,33 +436,40 @@ def load_or_simulate(spec: WorldSpec | None = None, seed: int = 0,
     items = load_items() if items is None else items
     covariates = default_covariates(spec, items) if covariates is None else covariates
     key = _world_key(spec, seed, items, covariates)
-    folder = writable_folder(Path(cache_dir or cache_root() / "simulated"), "world cache folder") / key
+    root = writable_folder(Path(cache_dir or cache_root() / "simulated"), "world cache folder")
+    folder = root / key[:16]
     if folder.exists():
-        cached = _cached_world(folder, key, spec, seed)
+        with locked(root, shared=True):
+            cached = _cached_world(folder, key, spec, seed)
         if cached is not None:
             return cached
     world = simulate_world(spec, seed, items, covariates)
-    stamped = ResponseMatrix(world.matrix.responses, world.matrix.models, world.matrix.item_ids,
-                             world.matrix.source, world.matrix.simulated, world.matrix.description,
-                             {**world.matrix.meta, "world_key": key, "world_format": WORLD_FORMAT})
-    save_matrix(stamped, folder, {f"truth_{k}": np.asarray(v) for k, v in world.truth.items()})
+    stamp = {"world_key": key, "world_format": WORLD_FORMAT}
+    stamped = replace(world.matrix, meta={**world.matrix.meta, **stamp})
+    with locked(root):  # one writer at a time: a second one finds the first one's world
+        if folder.exists() and _cached_world(folder, key, spec, seed, quiet=True) is not None:
+            return World(stamped, world.truth, spec, seed)
+        save_matrix(stamped, folder, {f"truth_{k}": np.asarray(v) for k, v in world.truth.items()})
     return World(stamped, world.truth, spec, seed)
 
 
-def _cached_world(folder: Path, key: str, spec: WorldSpec, seed: int) -> World | None:
-    """The world stored in ``folder`` if it verifies and is the one keyed ``key``, else None (warned)."""
+def _cached_world(folder: Path, key: str, spec: WorldSpec, seed: int, quiet: bool = False) -> World | None:
+    """The world stored in ``folder`` if it verifies and is the one keyed ``key``, else None.
+
+    The sha256 manifest checks the content; the meta's ``world_key`` and ``world_format``
+    the stamp. A bad entry is warned about unless ``quiet`` (it is about to be rewritten).
+    """
     try:
         matrix, arrays = load_matrix(folder)
     except DataError as exc:
-        warn_bad_cache(folder, f"{exc}")
+        if not quiet:
+            warn_bad_cache(folder, f"{exc}")
         return None
-    problem = None
-    if matrix.meta.get("world_format") != WORLD_FORMAT:
-        problem = f"world format {matrix.meta.get('world_format')!r}, expected {WORLD_FORMAT!r}"
-    elif matrix.meta.get("world_key") != key:
-        problem = f"stored world_key {matrix.meta.get('world_key')} is not the expected {key}"
+    problem = stamp_problem(matrix.meta, key=key, version=WORLD_FORMAT, key_field="world_key",
+                            version_field="world_format")
     if problem:
-        warn_bad_cache(folder, problem)
+        if not quiet:
+            warn_bad_cache(folder, problem)
         return None
     truth = {k.removeprefix("truth_"): v for k, v in arrays.items()}
     return World(matrix, truth, spec, seed)

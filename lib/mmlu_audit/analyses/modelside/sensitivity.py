@@ -136,10 +136,8 @@ def beta_theta_correlations(beta, theta) -> dict[str, float]:
 
 def column_submatrix(matrix, columns):
     """The :class:`ResponseMatrix` restricted to the items where ``columns`` is True (e.g. STEM)."""
-    from dataclasses import replace
-
     columns = np.asarray(columns, bool)
     if columns.shape != (matrix.shape[1],) or not columns.any():
         raise DataError(matrix.source, f"column mask of shape {columns.shape} selects no items of "
                         f"a {matrix.shape[1]}-item matrix")
-    return replace(matrix, responses=matrix.responses[:, columns], item_ids=matrix.item_ids[columns])
+    return matrix.take(columns=columns)

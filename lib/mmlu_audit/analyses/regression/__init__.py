@@ -12,7 +12,7 @@
   the nine slope contrasts (STEM − non-STEM) under several covariances and the wild
   cluster bootstrap, each with Holm.
 * :mod:`~mmlu_audit.analyses.regression.planted` — planted truth of simulated sources:
-  :func:`recovery_slope`, :func:`planted_slopes`, :func:`realised_contrasts` and
+  :func:`planted_slopes`, :func:`realised_contrasts` and
   :func:`planted_vs_estimated`, and the chapters' planted-truth table and summary
   (:func:`planted_truth_table`, :func:`planted_summary`).
 """
@@ -24,7 +24,7 @@ from mmlu_audit.analyses.regression.crossval import PARTS, RIDGE_ALPHAS, cv_pred
 from mmlu_audit.analyses.regression.designs import (LEARNERS, Design, design_arrays, difficulty_reliability,
                                                     estimated_items, indicator_design, table2_designs)
 from mmlu_audit.analyses.regression.planted import (planted_slopes, planted_summary, planted_truth_table,
-                                                    planted_vs_estimated, realised_contrasts, recovery_slope)
+                                                    planted_vs_estimated, realised_contrasts)
 
 __all__ = [
     "LEARNERS",
@@ -50,7 +50,6 @@ __all__ = [
     "planted_truth_table",
     "planted_vs_estimated",
     "realised_contrasts",
-    "recovery_slope",
     "table2_designs",
     "table2_ratios",
 ]

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.inference import fold_ids
+from mmlu_audit.inference import fold_ids, r2_score
 from mmlu_audit.analyses.regression.designs import Design
 
 __all__ = ["PARTS", "RIDGE_ALPHAS", "cv_predict", "cv_table", "table2_ratios"]
@@ -67,11 +67,6 @@ def cv_predict(y, design: Design, folds) -> np.ndarray:
     return predicted
 
 
-def _r2(y: np.ndarray, predicted: np.ndarray) -> float:
-    centred = y - y.mean()
-    return float(1.0 - np.sum((y - predicted) ** 2) / (centred @ centred))
-
-
 def cv_table(y, stem, subjects, designs: list[Design], *, n_folds: int, seed) -> pd.DataFrame:
     """Cross-validated R² of each design, globally and within each partition.
 
@@ -102,7 +97,7 @@ def cv_table(y, stem, subjects, designs: list[Design], *, n_folds: int, seed) ->
         for part, mask in masks.items():
             groups = subjects[mask] if scheme == "subject" else None
             folds = fold_ids(int(mask.sum()), n_folds, seed=seed, groups=groups)
-            columns[(scheme, part)] = [_r2(y[mask], cv_predict(y[mask], d.rows(mask), folds))
+            columns[(scheme, part)] = [r2_score(y[mask], cv_predict(y[mask], d.rows(mask), folds))
                                        for d in designs]
     table = pd.DataFrame(columns, index=pd.Index([d.name for d in designs], name="predictors"))
     table.columns = pd.MultiIndex.from_tuples(table.columns, names=["folds", "part"])

@@ -9,23 +9,11 @@ import pandas as pd
 from scipy import stats
 
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.inference import fit_ols
 from mmlu_audit.core.formatting import names_where
 from mmlu_audit.analyses.regression.contrasts import contrast_terms, indicator_names, interaction_fit
 
 __all__ = ["planted_slopes", "planted_summary", "planted_truth_table", "planted_vs_estimated",
-           "realised_contrasts", "recovery_slope"]
-
-
-def recovery_slope(frame: pd.DataFrame) -> float | None:
-    """OLS slope of ``b_hat`` on ``b_true`` (None without a planted truth).
-
-    The paper's N(0, 1) prior on b shrinks the estimates toward zero, so slopes
-    of ``b_hat`` on the indicators estimate planted slope × this factor.
-    """
-    if "b_true" not in frame:
-        return None
-    return float(fit_ols(frame["b_hat"], frame[["b_true"]], intercept=True).beta[1])
+           "realised_contrasts"]
 
 
 def planted_slopes(matrix) -> pd.DataFrame | None:
@@ -78,7 +66,7 @@ def planted_vs_estimated(planted: pd.DataFrame, estimates: pd.Series, recovery: 
     estimates : Series
         Estimated contrast per covariate (index: covariate names, in the order shown).
     recovery : float
-        :func:`recovery_slope`; the expected estimate is planted × recovery.
+        :func:`~mmlu_audit.irt.recovery_slope`; the expected estimate is planted × recovery.
     found : Series of bool, optional
         Whether a test declared the contrast (index: covariate names).
 
@@ -112,7 +100,7 @@ def planted_truth_table(planted: pd.DataFrame, contrasts: pd.DataFrame, recovery
     contrasts : DataFrame
         From :func:`~mmlu_audit.analyses.regression.contrast_tests` (index ``STEM:<indicator>``).
     recovery : float
-        :func:`recovery_slope`.
+        :func:`~mmlu_audit.irt.recovery_slope`.
     frame, truth, X
         As for :func:`realised_contrasts`.
     found : mapping of str to Series of bool

@@ -1,0 +1,252 @@
+"""Atomic writes and keyed, versioned, verified cache entries: the one home for both.
+
+Writing
+    :func:`atomic_write` hands a writer a unique temporary file in the target's folder
+    (:func:`tempfile.mkstemp`), fsyncs it and renames it over the target with
+    :func:`os.replace`; on any failure the temporary file is removed and the old target
+    is left as it was. A reader sees the old file or the whole new one, and two
+    processes writing the same target never share a temporary name.
+    :func:`write_bytes_atomic` and :func:`write_json_atomic` are the two common writers.
+
+Caching
+    A cache entry is found by :func:`cache_key`, the sha256 of a canonical JSON
+    serialisation of everything that determines it (arrays enter through
+    :func:`array_digest`), so no two different inputs share a key by the way their
+    fields happen to join. Every entry carries that key, a format version and a digest
+    of its content; :func:`stamp_problem` is the one check of all three, and
+    :class:`CacheEntry` is the store for an entry that is one file plus a JSON stamp.
+    A bad entry is rebuilt with one :class:`~mmlu_audit.core.errors.CacheWarning`
+    (:func:`~mmlu_audit.core.errors.warn_bad_cache`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mmlu_audit.core.errors import DataError, warn_bad_cache
+
+__all__ = ["CacheEntry", "array_digest", "atomic_write", "cache_key", "canonical_json", "file_sha256",
+           "locked", "stamp_problem", "write_bytes_atomic", "write_json_atomic"]
+
+_CHUNK = 1 << 20
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+#: Files are created with the permissions an ordinary ``open(path, "w")`` would give.
+_FILE_MODE = 0o666 & ~_umask()
+
+
+def atomic_write(path: str | Path, writer: Callable[[Path], Any]) -> Path:
+    """Write ``path`` through ``writer(temporary_path)``, then move the result into place.
+
+    Parameters
+    ----------
+    path : str or Path
+        The target; its folder is created if needed.
+    writer : callable
+        Called with the path of a new, empty temporary file in the same folder, which it
+        writes (or replaces) completely.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    tmp = Path(name)
+    try:
+        writer(tmp)
+        os.chmod(tmp, _FILE_MODE)
+        with open(tmp, "rb+") as written:
+            os.fsync(written.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_write`)."""
+    return atomic_write(path, lambda tmp: tmp.write_bytes(bytes(data)))
+
+
+def write_json_atomic(path: str | Path, payload, *, indent: int | None = 2, sort_keys: bool = True,
+                      default=None) -> Path:
+    """Write ``payload`` as JSON (with a final newline) to ``path`` atomically."""
+    text = json.dumps(payload, indent=indent, sort_keys=sort_keys, default=default) + "\n"
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def canonical_json(fields) -> str:
+    """The one serialisation keys are hashed from: sorted keys, no spaces, no NaN, UTF-8 text."""
+    try:
+        return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise DataError("cache key", f"key fields are not plain JSON ({exc})") from exc
+
+
+def cache_key(fields) -> str:
+    """sha256 hex digest of :func:`canonical_json` of ``fields`` (a mapping or list of JSON values)."""
+    return hashlib.sha256(canonical_json(fields).encode("utf-8")).hexdigest()
+
+
+def array_digest(values) -> str | None:
+    """sha256 of an array's dtype, shape and values (None for None), to put an array in a key.
+
+    Text and object arrays are hashed as the canonical JSON of their strings, so their
+    digest does not depend on the fixed width numpy happens to store them in.
+    """
+    if values is None:
+        return None
+    values = np.ascontiguousarray(values)
+    if values.dtype.kind in "OUS":
+        return cache_key({"shape": list(values.shape), "text": values.astype(str).ravel().tolist()})
+    digest = hashlib.sha256(canonical_json({"dtype": values.dtype.str, "shape": list(values.shape)}).encode())
+    digest.update(values.tobytes())
+    return digest.hexdigest()
+
+
+def file_sha256(path: str | Path) -> str:
+    """The hex sha256 of a file's bytes, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _short(value) -> str:
+    text = str(value)
+    return text if len(text) <= 16 else f"{text[:12]}…"
+
+
+def stamp_problem(stored: Mapping, *, key: str, version: str, digest: Callable[[], str] | None = None,
+                  key_field: str = "cache_key", version_field: str = "cache_format",
+                  digest_field: str = "content_sha256") -> str | None:
+    """What is wrong with an entry's stamp, or None when it has this version, this key and its digest.
+
+    Parameters
+    ----------
+    stored : mapping
+        The stamp the entry carries.
+    key, version : str
+        What the entry must carry.
+    digest : callable, optional
+        Computes the digest of the entry's content as it is now; without it the content is
+        checked elsewhere (e.g. by a manifest).
+    key_field, version_field, digest_field : str
+        The stamp's names for the three.
+    """
+    if stored.get(version_field) != version:
+        return f"{version_field.replace('_', ' ')} {stored.get(version_field)!r}, expected {version!r}"
+    if stored.get(key_field) != key:
+        return f"stored {key_field} {_short(stored.get(key_field))} is not the expected {_short(key)}"
+    if digest is None:
+        return None
+    if digest_field not in stored:
+        return "no content hash"
+    if stored[digest_field] != digest():
+        return "content hash mismatch (the stored content was altered or truncated)"
+    return None
+
+
+@contextmanager
+def locked(folder: str | Path, shared: bool = False) -> Iterator[None]:
+    """Hold an advisory lock on ``folder`` (exclusive, or shared for readers) while inside.
+
+    Entries made of more than one file are written under the exclusive lock, so a
+    reader never pairs one writer's content with another's stamp.
+    """
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One cached file and, beside it, a JSON stamp with its key, format and sha256.
+
+    Parameters
+    ----------
+    path : Path
+        The content file; the stamp is ``path.with_suffix(".json")``.
+    key : str
+        From :func:`cache_key`.
+    version : str
+        The entry format; bump it when the content's layout or meaning changes.
+    what : str
+        How a warning names an unreadable stamp (``"provenance file"``).
+    """
+
+    path: Path
+    key: str
+    version: str
+    what: str = "stamp file"
+
+    @property
+    def stamp_path(self) -> Path:
+        """The JSON stamp beside the content file."""
+        return self.path.with_suffix(".json")
+
+    def read(self, load: Callable[[Path], Any]) -> tuple[Any, dict] | None:
+        """``(load(path), stamp)`` if the entry exists and verifies, else None.
+
+        The stamp is returned with its key and the ``extra`` fields it was written with.
+
+        A present entry that fails (unreadable stamp, another key or format, altered
+        content, or a ``load`` that raises :class:`DataError`) is warned about once.
+        """
+        if not (self.path.exists() and self.stamp_path.exists()):
+            return None
+        with locked(self.path.parent, shared=True):
+            try:
+                stamp = json.loads(self.stamp_path.read_text())
+                if not isinstance(stamp, dict):
+                    raise ValueError("not a JSON object")
+            except (ValueError, UnicodeDecodeError) as exc:
+                warn_bad_cache(self.stamp_path, f"unreadable {self.what} ({exc})")
+                return None
+            problem = stamp_problem(stamp, key=self.key, version=self.version,
+                                    digest=lambda: file_sha256(self.path))
+            if problem:
+                warn_bad_cache(self.path, problem)
+                return None
+            try:
+                value = load(self.path)
+            except DataError as exc:
+                warn_bad_cache(self.path, exc.problem)
+                return None
+        return value, {k: v for k, v in stamp.items() if k not in ("cache_format", "content_sha256")}
+
+    def write(self, writer: Callable[[Path], Any], extra: Mapping | None = None) -> None:
+        """Write the content through ``writer`` and then its stamp (with ``extra`` fields), atomically."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with locked(self.path.parent):
+            atomic_write(self.path, writer)
+            stamp = {**(extra or {}), "cache_key": self.key, "cache_format": self.version,
+                     "content_sha256": file_sha256(self.path)}
+            write_json_atomic(self.stamp_path, stamp, indent=1)

@@ -1,0 +1,142 @@
+"""core.store: atomic writes and the keyed, versioned, verified cache entry.
+
+Each test states what a hand-rolled write-then-rename or a separator-joined key got
+wrong: fixed temporary names two writers share, a temporary file left by a failed
+writer, an old file lost to a failed write, keys that collide."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mmlu_audit.core.errors import CacheWarning
+from mmlu_audit.core.store import (CacheEntry, array_digest, atomic_write, cache_key, write_bytes_atomic,
+                                   write_json_atomic)
+
+
+def _entry(tmp_path, version="v1"):
+    return CacheEntry(tmp_path / "thing-abc.bin", cache_key({"name": "thing"}), version)
+
+
+def test_round_trip_returns_the_content_and_the_stamp(tmp_path):
+    entry = _entry(tmp_path)
+    entry.write(lambda p: p.write_bytes(b"payload"), {"note": "kept"})
+    value, stamp = entry.read(lambda p: p.read_bytes())
+    assert value == b"payload" and stamp == {"note": "kept", "cache_key": entry.key}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["thing-abc.bin", "thing-abc.json"]
+
+
+def test_absent_entry_is_none_without_a_warning(tmp_path, recwarn):
+    assert _entry(tmp_path).read(lambda p: p.read_bytes()) is None
+    assert not recwarn.list
+
+
+def test_altered_content_is_warned_and_not_returned(tmp_path):
+    entry = _entry(tmp_path)
+    entry.write(lambda p: p.write_bytes(b"payload"))
+    entry.path.write_bytes(b"payloaD")
+    with pytest.warns(CacheWarning, match=r"thing-abc.bin: content hash mismatch.*rebuilding it"):
+        assert entry.read(lambda p: p.read_bytes()) is None
+    entry.write(lambda p: p.write_bytes(b"payload"))  # the rebuild verifies again
+    assert entry.read(lambda p: p.read_bytes())[0] == b"payload"
+
+
+def test_other_version_or_key_is_warned_and_not_returned(tmp_path):
+    _entry(tmp_path, "v1").write(lambda p: p.write_bytes(b"old layout"))
+    with pytest.warns(CacheWarning, match=r"cache format 'v1', expected 'v2'"):
+        assert _entry(tmp_path, "v2").read(lambda p: p.read_bytes()) is None
+    other = CacheEntry(tmp_path / "thing-abc.bin", cache_key({"name": "other"}), "v1")
+    with pytest.warns(CacheWarning, match=r"stored cache_key [0-9a-f]{12}… is not the expected"):
+        assert other.read(lambda p: p.read_bytes()) is None
+
+
+def test_unreadable_stamp_is_warned(tmp_path):
+    entry = _entry(tmp_path)
+    entry.write(lambda p: p.write_bytes(b"payload"))
+    entry.stamp_path.write_text("{trunc")
+    with pytest.warns(CacheWarning, match=r"thing-abc.json: unreadable stamp file"):
+        assert entry.read(lambda p: p.read_bytes()) is None
+
+
+def test_failed_writer_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "result.json"
+    write_json_atomic(target, {"old": 1})
+
+    def explode(tmp):
+        tmp.write_text("half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(target, explode)
+    assert json.loads(target.read_text()) == {"old": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
+def test_atomic_write_makes_an_ordinary_readable_file(tmp_path):
+    target = write_bytes_atomic(tmp_path / "sub" / "x.bin", b"abc")
+    assert target.read_bytes() == b"abc" and target.stat().st_mode & 0o044  # not mkstemp's 0600
+
+
+def test_concurrent_writers_of_one_entry_leave_one_valid_entry(tmp_path):
+    """A fixed temporary name (``.name.tmp``) let two writers interleave into one file."""
+    entry = _entry(tmp_path)
+    errors = []
+
+    def writer(tag: int):
+        try:
+            for _ in range(15):
+                entry.write(lambda p: p.write_bytes(bytes([tag]) * 200_000), {"writer": tag})
+        except Exception as exc:  # a failure in a thread must fail the test, not vanish
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(tag,)) for tag in (1, 2, 3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    value, stamp = entry.read(lambda p: p.read_bytes())
+    assert value == bytes([stamp["writer"]]) * 200_000  # content and stamp from the same writer
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["thing-abc.bin", "thing-abc.json"]
+
+
+def test_keys_are_canonical_and_fields_cannot_run_into_each_other():
+    assert cache_key({"a": 1, "b": [1, 2]}) == cache_key({"b": [1, 2], "a": 1})
+    assert cache_key(["x\x1fy", "z"]) != cache_key(["x", "y\x1fz"])
+    assert cache_key({"a": None}) != cache_key({"a": "None"})
+
+
+def test_array_digest_tells_dtype_shape_and_text_apart():
+    a = np.arange(6, dtype=np.int64)
+    assert array_digest(a) == array_digest(a.copy())
+    assert array_digest(a) != array_digest(a.reshape(2, 3))
+    assert array_digest(a) != array_digest(a.astype(np.int32))
+    assert array_digest(np.array(["ab", "c"])) != array_digest(np.array(["a", "bc"]))
+    assert array_digest(np.array(["a"], dtype="<U1")) == array_digest(np.array(["a"], dtype="<U9"))
+    assert array_digest(None) is None
+
+
+def test_feature_items_that_collided_through_the_separator_no_longer_do(tmp_path):
+    """Two different benchmarks joined to the same U+001F string and so shared a feature cache entry."""
+    from mmlu_audit.features import build_feature_table
+    from mmlu_audit.features.parse import WhitespaceBackend
+    from mmlu_audit.features.table import items_digest
+
+    base = {"item_id": ["x/0"], "choice_b": ["b"], "choice_c": ["c"], "choice_d": ["d"]}
+    first = pd.DataFrame({**base, "question": ["Is it red\x1fblue"], "choice_a": ["green"]})
+    second = pd.DataFrame({**base, "question": ["Is it red"], "choice_a": ["blue\x1fgreen"]})
+    columns = ["item_id", "question", "choice_a", "choice_b", "choice_c", "choice_d"]
+    joined = ["\x1f".join(map(str, f[columns].iloc[0])) for f in (first, second)]
+    assert joined[0] == joined[1]  # what the old digest hashed
+    assert items_digest(first) != items_digest(second)
+    backend = WhitespaceBackend()
+    one = build_feature_table(first, backend=backend, cache_dir=tmp_path, progress=False)
+    timings: dict = {}
+    two = build_feature_table(second, backend=backend, cache_dir=tmp_path, progress=False, timings=timings)
+    assert timings["from_cache"] is False
+    assert one.attrs["provenance"]["cache_key"] != two.attrs["provenance"]["cache_key"]
+    assert len(list((tmp_path / "features").glob("*.parquet"))) == 2
