@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.analyses.consensus import consensus_flags
 from mmlu_audit.data.checksums import sha256_of
 from mmlu_audit.core.errors import DataError
@@ -222,6 +223,7 @@ def _difficulty(pred: np.ndarray, key: np.ndarray, seed: int, progress: bool) ->
     return out
 
 
+@seeded
 def run_audit(items_path: str | Path, out: str | Path, responses_path: str | Path | None = None,
               k: int = 10, m: int = 6, seed: int = 0, progress: bool = True) -> Path:
     """Run the audit and write ``items.csv`` and ``audit.json`` into ``out``.

@@ -18,6 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.checksums import staged_manifest, verify_file
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.paths import project_root
@@ -64,6 +65,7 @@ def mirror_staged_data(source: Path, target: Path) -> list[str]:
     return copied
 
 
+@seeded
 def prepare_worlds(seed: int) -> None:
     """Generate and cache the planted and null simulated worlds for ``seed``."""
     from mmlu_audit.worlds.sources import load_responses

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.inference import fold_ids
 from mmlu_audit.analyses.regression.designs import Design
@@ -72,6 +73,7 @@ def _r2(y: np.ndarray, predicted: np.ndarray) -> float:
     return float(1.0 - np.sum((y - predicted) ** 2) / (centred @ centred))
 
 
+@seeded
 def cv_table(y, stem, subjects, designs: list[Design], *, n_folds: int, seed) -> pd.DataFrame:
     """Cross-validated R² of each design, globally and within each partition.
 
