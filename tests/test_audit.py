@@ -60,7 +60,7 @@ def test_indices_are_mean_z_scores(tiny_audit):
     z = (table["d_ner"] - ref["d_ner"].mean()) / ref["d_ner"].std(ddof=0)
     z2 = (table["zipf_rarity"] - ref["zipf_rarity"].mean()) / ref["zipf_rarity"].std(ddof=0)
     assert np.allclose(indices["retrieval_index"], (z + z2) / 2)
-    with pytest.raises(DataError, match="no spread"):
+    with pytest.raises(DataError, match="need at least two items"):
         capacity_indices(table.iloc[:1])
 
 

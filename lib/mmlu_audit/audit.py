@@ -116,6 +116,9 @@ def _csv_rows(path: Path) -> list[tuple[int, dict]]:
                     raise DataError(path, f"line {reader.line_num}: more fields than the header")
                 rows.append((reader.line_num, row))
         except csv.Error as exc:
+            if "field larger than field limit" in str(exc):  # the csv module's own guard
+                raise DataError(path, f"line {reader.line_num + 1}: a field is longer than "
+                                f"{csv.field_size_limit():,} characters") from None
             raise DataError(path, f"line {reader.line_num}: not valid CSV ({exc})") from None
     return rows
 
@@ -156,12 +159,27 @@ def _text(value, path: Path, line: int, field: str, limit: int | None = None) ->
     return value
 
 
+def _whole(value):
+    """An integer, an integral float (a Parquet integer column with a gap) or NaN, as int / None."""
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if np.isnan(value):
+            return None
+        if float(value).is_integer():
+            return int(value)
+    return value
+
+
 def _label(value, path: Path, line: int, field: str) -> str | None:
     """An id-like field as text (an integer is written out); None when absent or blank."""
+    value = _whole(value)
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return str(int(value))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
     return _text(value, path, line, field, MAX_STEM_CHARS)
 
 
@@ -187,6 +205,7 @@ def _options(value, path: Path, line: int) -> list[str]:
 
 def _choice(value, path: Path, line: int, field: str) -> int | None:
     """One letter A–J or one 0-based index, read exactly; None for a blank (no answer)."""
+    value = _whole(value)
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
