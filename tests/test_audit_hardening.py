@@ -410,3 +410,61 @@ def test_random_corruptions_give_the_same_rows_or_one_line(tmp_path, capsys):
         assert after == before, (case, kind)
         outcomes[status] += 1
     assert outcomes[0] > 5 and outcomes[2] > 5  # both roads were taken
+
+
+# ------------------------------------------------------------------------- 16: linear time
+
+
+def _best_time(function, text, repeats: int = 5, batch: int = 4) -> float:
+    """The fastest of ``repeats`` batches (the machine is shared: the best is the least disturbed)."""
+    import time
+
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(batch):
+            function(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _options_of(text):
+    from mmlu_audit.features.baselines import option_covariates
+
+    return option_covariates([text, "a", "b", "c"], "Which?")
+
+
+def _labels_of(text):
+    from mmlu_audit.features.lexicon import load_lexicon, match_categories
+    from mmlu_audit.features.parse import WhitespaceBackend
+
+    return match_categories(WhitespaceBackend().parse(text), load_lexicon())
+
+
+@pytest.mark.parametrize("function, unit", [
+    (_options_of, lambda n: "i" + " " * (n - 2) + "x"),     # was cubic (baselines' \s* runs)
+    (_options_of, lambda n: "true" + " ," * (n // 2)),      # _TRUTH's adjacent \s*
+    (_labels_of, lambda n: "x-" * (n // 2)),                # was quadratic (_between_operands)
+])
+def test_point16_pathological_fields_take_linear_time(function, unit):
+    """Time grows like the field: 100 KB takes about twice as long as 50 KB (a quadratic
+    matcher would take 4 times, the old cubic one 8). A short ladder first (1 → 2 KB, where the
+    old matchers already took 0.6 s and 42 s), so a super-linear matcher fails in seconds
+    instead of running for hours. Both sizes sit above malloc's mmap threshold, whose one-off
+    jump near 50 KB would otherwise pass for growth."""
+    small = _best_time(function, unit(1_000), 1, 1)
+    assert _best_time(function, unit(2_000), 1, 1) < 3.5 * max(small, 1e-3)
+    half = _best_time(function, unit(50_000))
+    assert _best_time(function, unit(100_000)) < 3.5 * half
+
+
+def test_point16_fields_over_the_documented_limits_are_refused(tmp_path):
+    from mmlu_audit.audit import MAX_OPTION_CHARS, MAX_STEM_CHARS
+
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps({"question": "Q?", "options": ["a", "i" + " " * MAX_OPTION_CHARS]}) + "\n")
+    with pytest.raises(DataError, match=f"field 'options': {MAX_OPTION_CHARS + 1:,} characters"):
+        read_benchmark(path)
+    path.write_text(json.dumps({"question": "x-" * MAX_STEM_CHARS, "options": ["a", "b"]}) + "\n")
+    with pytest.raises(DataError, match=f"field 'question': {2 * MAX_STEM_CHARS:,} characters"):
+        read_benchmark(path)
