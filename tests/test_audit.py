@@ -12,7 +12,7 @@ from scipy import stats
 from mmlu_audit import DataError
 from mmlu_audit.__main__ import main
 from mmlu_audit.analyses.capacity import INDEX_DEFINITIONS, capacity_indices
-from mmlu_audit.audit import (read_answers, read_benchmark,
+from mmlu_audit.audit import (MANIFEST, read_answers, read_benchmark,
                               run_audit, write_benchmark)
 from mmlu_audit.features import INDICATORS
 
@@ -60,7 +60,7 @@ def test_indices_are_mean_z_scores(tiny_audit):
     z = (table["d_ner"] - ref["d_ner"].mean()) / ref["d_ner"].std(ddof=0)
     z2 = (table["zipf_rarity"] - ref["zipf_rarity"].mean()) / ref["zipf_rarity"].std(ddof=0)
     assert np.allclose(indices["retrieval_index"], (z + z2) / 2)
-    with pytest.raises(DataError, match="no spread"):
+    with pytest.raises(DataError, match="need at least two items"):
         capacity_indices(table.iloc[:1])
 
 
@@ -77,14 +77,14 @@ def _write(tmp_path, name, text):
      "line 3, field 'question': empty"),
     ("c.jsonl", '{"question": "Q?", "options": ["a"]}\n', "line 1, field 'options': 1 options"),
     ("d.jsonl", '{"question": "Q?", "options": ["a", "b"], "answer": "C"}\n',
-     "line 1, field 'answer': 'C' is not one of the 2 options"),
+     "line 1, field 'answer': 'C' is not one of the item's 2 options"),
     ("e.jsonl", '{"question": "Q?", "options": ["a", "b"], "answer": "maybe"}\n',
-     "line 1, field 'answer': 'maybe' is neither a letter"),
+     "line 1, field 'answer': 'maybe' is neither one letter"),
     ("f.jsonl", '{"id": 1, "question": "Q?", "options": ["a", "b"]}\n'
                 '{"id": 1, "question": "R?", "options": ["a", "b"]}\n', "line 2, field 'id'"),
     ("g.csv", 'question,options\n"Q?","[""a"", ""b""]"\n"R?","a, b"\n',
      "line 3, field 'options': not a JSON list"),
-    ("h.csv", 'question,answer\nQ?,A\n', "missing field 'options'"),
+    ("h.csv", 'question,answer\nQ?,A\n', "line 2: no 'options'"),
     ("i.txt", "x", "unsupported file type '.txt'"),
 ])
 def test_malformed_rows(tmp_path, name, text, message):
@@ -105,14 +105,18 @@ def test_never_overwrites_a_users_folder(tmp_path, tiny_audit, capsys):
     assert main(["audit", str(FIXTURE), "--out", str(mine), "--no-progress"]) == 2
     assert "not a previous audit output" in capsys.readouterr().err
     assert (mine / "notes.txt").read_text() == "keep me" and len(list(mine.iterdir())) == 1
-    # a previous audit output is replaced
+    # an unchanged previous audit output (its manifest and files) is replaced
     previous = tmp_path / "previous"
     previous.mkdir()
-    for name in ("items.csv", "audit.json"):
+    for name in ("items.csv", "audit.json", MANIFEST):
         (previous / name).write_bytes((tiny_audit[0] / name).read_bytes())
-    (previous / "items.csv").write_text("stale")
     assert main(["audit", str(FIXTURE), "--out", str(previous), "--no-progress"]) == 0
     assert pd.read_csv(previous / "items.csv").shape[0] == 6
+    # ... but not once the user has edited it: it is theirs now
+    (previous / "items.csv").write_text("my edits")
+    assert main(["audit", str(FIXTURE), "--out", str(previous), "--no-progress"]) == 2
+    assert "'items.csv' changed since audit wrote it" in capsys.readouterr().err
+    assert (previous / "items.csv").read_text() == "my edits"
 
 
 def test_with_responses_adds_difficulty_and_flags(tmp_path):
@@ -135,7 +139,7 @@ def test_with_responses_adds_difficulty_and_flags(tmp_path):
     assert read_answers(beyond, items)[0][0, 0] == -2  # q1 has four options: E is a wrong answer
     garbage = tmp_path / "garbage.csv"
     answers.assign(choice=["maybe"] + list(answers["choice"][1:])).to_csv(garbage, index=False)
-    with pytest.raises(DataError, match="line 2, field 'choice': 'maybe' is neither a letter"):
+    with pytest.raises(DataError, match="line 2, field 'choice': 'maybe' is neither one letter"):
         read_answers(garbage, items)
     out = run_audit(FIXTURE, tmp_path / "out", path, k=3, m=2, progress=False)
     table = pd.read_csv(out / "items.csv", index_col="item_id")

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.irt.explanatory import (ExplanatorySpec, fit_explanatory, fit_explanatory_restarts,
                                         identification_table, is_identified)
@@ -67,7 +68,7 @@ def test_same_seed_same_fit_and_bad_inputs(world, fits):
     pd.testing.assert_frame_equal(again.scalars, first.scalars)
     alone = fit_explanatory(*tiny, seed=3, spec=spec, progress=False)  # a fresh compile, same numbers
     pd.testing.assert_frame_equal(alone.scalars, first.scalars)
-    with pytest.raises(DataError, match="seed"):
+    with pytest.raises(ParameterError, match="seed"):
         fit_explanatory(world["y"], world["X"], world["stem"], world["subjects"], seed=None)
     mixed = world["stem"].copy()
     mixed[0] = not mixed[0]

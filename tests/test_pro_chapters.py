@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit import DataError
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
 from mmlu_audit.analyses.pro import (REDUX_GROUPS, accuracy_table, consensus_frame, flagged_questions,
                             pair_members, redux_group, sample_rows)
@@ -43,7 +43,7 @@ def test_sample_rows_is_seeded():
     first, again = sample_rows(100, 10, 7), sample_rows(100, 10, 7)
     assert first.sum() == 10 and (first == again).all() and not (first == sample_rows(100, 10, 8)).all()
     assert sample_rows(5, 10, 0).all()
-    with pytest.raises(DataError, match="seed: must be an integer"):
+    with pytest.raises(ParameterError, match="seed: a seed is required"):
         sample_rows(100, 10, None)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS, WSCG, GraphBatch, default_tiers
 from mmlu_audit.inference import fit_ols, homogeneity_test
@@ -75,7 +76,7 @@ def test_tier_schemes_shift_one_tier_at_a_time():
 
 @pytest.mark.parametrize("bad", [None, -1, 1.5, True])
 def test_tier_schemes_refuse_a_missing_seed(bad):
-    with pytest.raises(DataError, match="seed"):
+    with pytest.raises(ParameterError, match="seed"):
         tier_schemes(dict(default_tiers()), ["T1"], 3, seed=bad)
 
 

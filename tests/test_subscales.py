@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.analyses.subscales import (disattenuated, matched_subscale_correlation, share_correct,
                                   split_half_reliability, summarise_replicates)
@@ -62,7 +63,7 @@ def test_same_seed_same_table_and_bad_inputs():
     y, stem = two_dimensional(0.9, seed=6, n_models=200, n_items=90)
     first = matched_subscale_correlation(y, stem, n_splits=5, seed=9)
     assert first.equals(matched_subscale_correlation(y, stem, n_splits=5, seed=9))
-    with pytest.raises(DataError, match="seed"):
+    with pytest.raises(ParameterError, match="seed"):
         matched_subscale_correlation(y, stem, n_splits=5, seed=None)
     with pytest.raises(DataError, match="boolean"):
         matched_subscale_correlation(y, stem.astype(int), n_splits=5, seed=1)

@@ -1,4 +1,8 @@
-"""Command line: ``python -m mmlu_audit audit ITEMS --out DIR [--responses MATRIX]``."""
+"""Command line: ``python -m mmlu_audit audit ITEMS --out DIR [--responses MATRIX]``.
+
+Exit status: 0 on success, 2 with one line naming the problem (bad data, a bad option, an
+output folder that cannot be used), 130 on Ctrl-C.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import cli_status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,21 +25,25 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--out", type=Path, required=True, help="output folder (new, empty or a "
                        "previous audit output)")
     audit.add_argument("--responses", type=Path, help="long table of model answers: model, id, choice")
-    audit.add_argument("--k", type=int, default=10, help="consensus panel size (default 10)")
-    audit.add_argument("--m", type=int, default=6, help="consensus vote threshold (default 6)")
-    audit.add_argument("--seed", type=int, default=0, help="seed of the IRT fit (default 0)")
+    audit.add_argument("--k", type=int, default=10, help="consensus panel size (default 10; at "
+                       "least 3, at most the number of models)")
+    audit.add_argument("--m", type=int, default=6, help="consensus vote threshold (default 6; "
+                       "1 ≤ m ≤ k)")
+    audit.add_argument("--seed", type=int, default=0, help="seed of the IRT fit, 0 … 2**32 - 1 "
+                       "(default 0)")
+    audit.add_argument("--max-steps", type=int, help="cap on the 2PL fit's SVI steps")
     audit.add_argument("--no-progress", action="store_true", help="hide progress bars")
     args = parser.parse_args(argv)
-    from mmlu_audit.audit import run_audit
 
-    try:
+    def body() -> int:
+        from mmlu_audit.audit import run_audit
+
         out = run_audit(args.items, args.out, args.responses, k=args.k, m=args.m, seed=args.seed,
-                        progress=not args.no_progress)
-    except DataError as exc:
-        print(f"audit: {exc}", file=sys.stderr)
-        return 2
-    print(f"audit written to {out}/items.csv and {out}/audit.json")
-    return 0
+                        progress=not args.no_progress, max_steps=args.max_steps)
+        print(f"audit written to {out}/items.csv and {out}/audit.json")
+        return 0
+
+    return cli_status("audit", body)
 
 
 if __name__ == "__main__":

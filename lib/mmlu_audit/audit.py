@@ -2,120 +2,223 @@
 
 ``python -m mmlu_audit audit ITEMS --out DIR [--responses MATRIX]``
 
-ITEMS is a JSONL, CSV or Parquet file with one question per row:
+ITEMS is a UTF-8 JSONL, CSV or Parquet file with one question per row:
 
 ==============  ==========================================================================
 column          content
 ==============  ==========================================================================
-``question``    the stem (required, non-empty)
+``question``    the stem (required; not blank, at most :data:`MAX_STEM_CHARS` characters)
 ``options``     the options (required): a list (JSONL / Parquet) or a JSON list in a CSV cell;
-                2–10 options
-``id``          optional item id (default: the row number, from 1)
+                2–10 options of at most :data:`MAX_OPTION_CHARS` characters each
+``id``          optional item id, text or an integer (default: the row's line number)
 ``subject``     optional; ``category`` is accepted too
-``answer``      optional key: a letter A–J or a 0-based index (needed for IRT and consensus)
+``answer``      optional key: one letter A–J or one 0-based index (needed for IRT and consensus)
 ==============  ==========================================================================
 
+A stem the MMLU item loader would refuse (blank, or only invisible characters) is refused
+here too; a stem that is mostly not English is audited and marked ``flag_non_english``.
+
 MATRIX (optional) is a long table (JSONL, CSV or Parquet) of model answers with columns
-``model``, ``id`` and ``choice`` (letter or 0-based index; empty = no extractable answer,
-graded wrong; a letter past the item's last option is graded wrong too). With it the audit
-adds a 2PL difficulty per item and the consensus flags (:mod:`mmlu_audit.analyses.consensus`).
+``model``, ``id`` and ``choice``: one letter A–J or one 0-based index, read exactly (``"AB"``
+is an error, not A). A blank choice is **no answer**: graded wrong, no consensus vote, and
+counted in ``audit.json`` (``no_answer``); a letter past the item's last option is graded
+wrong too. With MATRIX the audit adds a 2PL difficulty per item (``irt_converged`` says whether
+the fit converged) and the consensus flags (:mod:`mmlu_audit.analyses.consensus`), which need
+at least :data:`MIN_PANEL` models and ``m ≤ k ≤`` the number of models.
 
 The two indices are computable before any model is evaluated, as the audit paper
 recommends (see :data:`mmlu_audit.analyses.capacity.INDEX_DEFINITIONS`). The output folder
-receives ``items.csv`` and ``audit.json``; a folder that already holds anything else is never touched.
+receives ``items.csv``, ``audit.json`` and :data:`MANIFEST` (the sha256 of each file written).
+The folder must be new, empty, or an unchanged previous audit output (recognised by its
+manifest, never by file names); it may not hold an input file. It is checked before the
+computation, filled through a temporary folder beside it, and a failure leaves what was there.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.analyses.consensus import consensus_flags
-from mmlu_audit.data.checksums import sha256_of
-from mmlu_audit.core.errors import DataError
 from mmlu_audit.analyses.capacity import INDEX_DEFINITIONS, capacity_indices
+from mmlu_audit.analyses.consensus import consensus_flags
+from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.core.seeds import check_seed, seeded
+from mmlu_audit.data.checksums import sha256_of
+from mmlu_audit.data.items import is_blank_text
 from mmlu_audit.features import INDICATORS, benchmark_features
+from mmlu_audit.features.table import FLAGS
 
-__all__ = ["read_benchmark", "read_answers", "run_audit", "write_benchmark", "OUTPUT_FILES"]
+__all__ = ["MANIFEST", "MAX_OPTION_CHARS", "MAX_STEM_CHARS", "MIN_PANEL", "OUTPUT_FILES",
+           "read_answers", "read_benchmark", "run_audit", "write_benchmark"]
 
 OUTPUT_FILES = ("items.csv", "audit.json")
-MARKER = "audit.json"
+BENCHMARK_FILES = ("items.parquet", "answers.parquet")
+#: Written last into every output folder: who wrote it and the sha256 of each file.
+MANIFEST = "mmlu_audit_manifest.json"
+#: Longest stem and option accepted (4× the longest in MMLU and MMLU-Pro: 4,671 and 881).
+MAX_STEM_CHARS = 20_000
+MAX_OPTION_CHARS = 5_000
+#: Fewest models a responses file may hold: with fewer, "consensus" is one model's opinion.
+MIN_PANEL = 3
+NO_ANSWER, NO_RECORD = -2, -1
 _LETTERS = "ABCDEFGHIJ"
+_INDEX = re.compile(r"[0-9]{1,2}")
 _READERS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
 
-def _read_table(path: Path) -> tuple[pd.DataFrame, np.ndarray]:
-    """The rows of a JSONL / CSV / Parquet file and each row's line number in the file."""
+# ----------------------------------------------------------------------------------- reading
+
+
+def _read_rows(path: Path) -> list[tuple[int, dict]]:
+    """The rows of a JSONL / CSV / Parquet file, each with its line (row) number in the file."""
     kind = _READERS.get(path.suffix.lower())
     if kind is None:
         raise DataError(path, f"unsupported file type {path.suffix!r}; use .jsonl, .csv or .parquet")
     if not path.is_file():
-        raise DataError(path, "file not found")
-    if kind == "parquet":
+        raise DataError(path, "file not found" if not path.exists() else "is not a file")
+    try:
+        rows = {"parquet": _parquet_rows, "csv": _csv_rows, "jsonl": _jsonl_rows}[kind](path)
+    except UnicodeDecodeError as exc:
+        raise DataError(path, f"not UTF-8 text ({exc.reason}: byte {exc.object[exc.start:exc.start + 1]!r}); "
+                        "convert it to UTF-8 first") from None
+    if not rows:
+        raise DataError(path, "no rows")
+    return rows
+
+
+def _parquet_rows(path: Path) -> list[tuple[int, dict]]:
+    import pyarrow.parquet as pq
+
+    try:  # to_pylist keeps ints as ints and gaps as None: no float ids, no "nan" subjects
+        rows = pq.read_table(path).to_pylist()
+    except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
+        raise DataError(path, f"not a readable Parquet file ({type(exc).__name__}: {exc})") from None
+    return list(enumerate(rows, start=1))
+
+
+def _csv_rows(path: Path) -> list[tuple[int, dict]]:
+    rows = []
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
         try:
-            table = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
-            raise DataError(path, f"not a readable Parquet file ({exc})") from exc
-        return table, np.arange(1, len(table) + 1)
-    if kind == "csv":
-        try:
-            table = pd.read_csv(path, dtype=str, keep_default_na=False)
-        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-            raise DataError(path, f"not a readable CSV file ({exc})") from exc
-        return table, np.arange(2, len(table) + 2)  # line 1 is the header
-    rows, lines = [], []
-    with open(path, encoding="utf-8") as handle:
+            for row in reader:  # every cell is text: ids, subjects and keys are never floats
+                if None in row:
+                    raise DataError(path, f"line {reader.line_num}: more fields than the header")
+                rows.append((reader.line_num, row))
+        except csv.Error as exc:
+            if "field larger than field limit" in str(exc):  # the csv module's own guard
+                raise DataError(path, f"line {reader.line_num + 1}: a field is longer than "
+                                f"{csv.field_size_limit():,} characters") from None
+            raise DataError(path, f"line {reader.line_num}: not valid CSV ({exc})") from None
+    return rows
+
+
+def _jsonl_rows(path: Path) -> list[tuple[int, dict]]:
+    rows = []
+    with open(path, encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DataError(path, f"line {number}: not valid JSON ({exc.msg})") from exc
+                raise DataError(path, f"line {number}: not valid JSON ({exc.msg})") from None
+            except RecursionError:
+                raise DataError(path, f"line {number}: JSON nested too deeply") from None
             if not isinstance(row, dict):
                 raise DataError(path, f"line {number}: expected a JSON object")
-            rows.append(row)
-            lines.append(number)
-    return pd.DataFrame(rows), np.array(lines, dtype=int)
+            rows.append((number, row))
+    return rows
+
+
+def _where(path: Path, line: int, field: str) -> str:
+    return f"line {line}, field {field!r}"
+
+
+def _text(value, path: Path, line: int, field: str, limit: int | None = None) -> str:
+    """A text field, checked: a str of valid Unicode no longer than ``limit``."""
+    if not isinstance(value, str):
+        raise DataError(path, f"{_where(path, line, field)}: expected text, got {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DataError(path, f"{_where(path, line, field)}: not valid Unicode (a lone surrogate)") from None
+    if limit is not None and len(value) > limit:
+        raise DataError(path, f"{_where(path, line, field)}: {len(value):,} characters; the audit "
+                        f"takes at most {limit:,}")
+    return value
+
+
+def _whole(value):
+    """An integer, an integral float (a Parquet integer column with a gap) or NaN, as int / None."""
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if np.isnan(value):
+            return None
+        if float(value).is_integer():
+            return int(value)
+    return value
+
+
+def _label(value, path: Path, line: int, field: str) -> str | None:
+    """An id-like field as text (an integer is written out); None when absent or blank."""
+    value = _whole(value)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _text(value, path, line, field, MAX_STEM_CHARS)
 
 
 def _options(value, path: Path, line: int) -> list[str]:
+    where = _where(path, line, "options")
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise DataError(path, f"line {line}: no 'options'")
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
-            raise DataError(path, f"line {line}, field 'options': not a JSON list ({exc.msg})") from exc
+            raise DataError(path, f"{where}: not a JSON list ({exc.msg})") from None
+        except RecursionError:
+            raise DataError(path, f"{where}: JSON nested too deeply") from None
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, list) or not all(isinstance(o, str) for o in value):
-        raise DataError(path, f"line {line}, field 'options': expected a list of strings")
+        raise DataError(path, f"{where}: expected a list of strings")
     if not 2 <= len(value) <= len(_LETTERS):
-        raise DataError(path, f"line {line}, field 'options': {len(value)} options; need 2–10")
-    return value
+        raise DataError(path, f"{where}: {len(value)} options; need 2–10")
+    return [_text(o, path, line, "options", MAX_OPTION_CHARS) for o in value]
 
 
-def _choice_index(value, n_options: int | None, path: Path, line: int, field: str) -> int:
-    """A letter or 0-based index as an option index; -1 for empty."""
-    if value is None or (isinstance(value, float) and np.isnan(value)) or value == "":
-        return -1
-    if isinstance(value, str) and value.strip().upper() in _LETTERS and not value.strip().isdigit():
+def _choice(value, path: Path, line: int, field: str) -> int | None:
+    """One letter A–J or one 0-based index, read exactly; None for a blank (no answer)."""
+    value = _whole(value)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        index = int(value)
+    elif isinstance(value, str) and len(value.strip()) == 1 and value.strip().upper() in _LETTERS:
         index = _LETTERS.index(value.strip().upper())
+    elif isinstance(value, str) and _INDEX.fullmatch(value.strip()):
+        index = int(value.strip())
     else:
-        try:
-            index = int(str(value).strip())
-        except ValueError:
-            raise DataError(path, f"line {line}, field {field!r}: {value!r} is neither a letter A–J "
-                            "nor a 0-based option index") from None
-    if index < 0 or (n_options is not None and index >= n_options):
-        raise DataError(path, f"line {line}, field {field!r}: {value!r} is not one of the "
-                        f"{n_options} options")
+        raise DataError(path, f"{_where(path, line, field)}: {value!r} is neither one letter A–J "
+                        "nor a 0-based option index")
+    if not 0 <= index < len(_LETTERS):
+        raise DataError(path, f"{_where(path, line, field)}: {value!r} is not an option index 0–9")
     return index
 
 
@@ -134,32 +237,31 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
         Naming the file, the line and the field of the first malformed row.
     """
     path = Path(path)
-    table, lines = _read_table(path)
-    if table.empty:
-        raise DataError(path, "no rows")
-    for field in ("question", "options"):
-        if field not in table.columns:
-            raise DataError(path, f"missing field {field!r} (fields: {list(table.columns)})")
-    subject_field = "subject" if "subject" in table.columns else (
-        "category" if "category" in table.columns else None)
-    records = []
-    for line, row in zip(lines, table.to_dict("records"), strict=True):
-        question = row["question"]
-        if not isinstance(question, str) or not question.strip():
-            raise DataError(path, f"line {line}, field 'question': empty or not text")
-        options = _options(row["options"], path, line)
-        key = _choice_index(row.get("answer"), len(options), path, line, "answer")
-        item_id = row.get("id")
-        item_id = str(line if item_id is None or item_id == "" else item_id)
-        subject = "" if subject_field is None else str(row.get(subject_field) or "")
-        records.append((item_id, subject, question, options, len(options), key, line))
-    items = pd.DataFrame(records, columns=["item_id", "subject", "question", "options",
-                                           "n_options", "key", "line"])
-    dupes = items[items["item_id"].duplicated()]
-    if len(dupes):
-        first = dupes.iloc[0]
-        raise DataError(path, f"line {first['line']}, field 'id': {first['item_id']!r} is used twice")
-    return items.drop(columns="line")
+    records, seen = [], {}
+    for line, row in _read_rows(path):
+        question = row.get("question")
+        if question is None:
+            raise DataError(path, f"line {line}: no 'question' (fields: {sorted(row)})")
+        question = _text(question, path, line, "question", MAX_STEM_CHARS)
+        if is_blank_text(question):
+            raise DataError(path, f"{_where(path, line, 'question')}: empty (blank or only "
+                            "invisible characters)")
+        options = _options(row.get("options"), path, line)
+        key = _choice(row.get("answer"), path, line, "answer")
+        if key is not None and key >= len(options):
+            raise DataError(path, f"{_where(path, line, 'answer')}: {row['answer']!r} is not one of "
+                            f"the item's {len(options)} options")
+        item_id = _label(row.get("id"), path, line, "id") or str(line)
+        if item_id in seen:
+            raise DataError(path, f"{_where(path, line, 'id')}: {item_id!r} is used twice "
+                            f"(first on line {seen[item_id]})")
+        seen[item_id] = line
+        subject_field = "subject" if row.get("subject") is not None else "category"
+        subject = _label(row.get(subject_field), path, line, subject_field) or ""
+        records.append((item_id, subject, question, options, len(options),
+                        -1 if key is None else key))
+    return pd.DataFrame(records, columns=["item_id", "subject", "question", "options",
+                                          "n_options", "key"])
 
 
 def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
@@ -168,156 +270,286 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
     Returns
     -------
     pred : ndarray of int8, shape (J, I)
-        Chosen option; -2 = no extractable answer or a letter past the last option (graded
-        wrong, no consensus vote); -1 = no record.
+        Chosen option; -2 = no answer (a blank choice) or a letter past the item's last option
+        (graded wrong, no consensus vote); -1 = no record.
     models : list of str
     """
     path = Path(path)
-    table, lines = _read_table(path)
-    for field in ("model", "id", "choice"):
-        if field not in table.columns:
-            raise DataError(path, f"missing field {field!r} (fields: {list(table.columns)})")
-    position = pd.Series(np.arange(len(items)), index=items["item_id"])
+    position = {item: k for k, item in enumerate(items["item_id"])}
     n_options = items["n_options"].to_numpy()
-    models = list(dict.fromkeys(table["model"].astype(str)))
-    row_of = {m: j for j, m in enumerate(models)}
-    pred = np.full((len(models), len(items)), -1, dtype=np.int8)
-    for line, model, item, choice in zip(lines, table["model"].astype(str), table["id"].astype(str),
-                                         table["choice"], strict=True):
-        if item not in position.index:
-            raise DataError(path, f"line {line}, field 'id': {item!r} is not an item of the benchmark")
-        column = position[item]
-        if pred[row_of[model], column] != -1:
-            raise DataError(path, f"line {line}: a second answer of {model!r} to item {item!r}")
-        index = _choice_index(choice, None, path, line, "choice")
+    rows, models = [], {}
+    for line, row in _read_rows(path):
+        model = _label(row.get("model"), path, line, "model")
+        item = _label(row.get("id"), path, line, "id")
+        if model is None or item is None:
+            raise DataError(path, f"line {line}: no {'model' if model is None else 'id'!r}")
+        if item not in position:
+            raise DataError(path, f"{_where(path, line, 'id')}: {item!r} is not an item of the benchmark")
+        models.setdefault(model, len(models))
+        rows.append((line, models[model], position[item], _choice(row.get("choice"), path, line,
+                                                                  "choice")))
+    pred = np.full((len(models), len(items)), NO_RECORD, dtype=np.int8)
+    for line, j, i, choice in rows:
+        if pred[j, i] != NO_RECORD:
+            raise DataError(path, f"line {line}: a second answer of {list(models)[j]!r} to item "
+                            f"{items['item_id'].iloc[i]!r}")
         # a letter past the item's last option is a real (wrong) answer, not a malformed row
-        pred[row_of[model], column] = -2 if index < 0 or index >= n_options[column] else index
-    return pred, models
+        pred[j, i] = NO_ANSWER if choice is None or choice >= n_options[i] else choice
+    return pred, list(models)
 
 
-def _check_out(out: Path) -> None:
-    """Refuse a folder that holds anything not written by a previous audit."""
-    if out.exists() and not out.is_dir():
-        raise DataError(out, "exists and is not a folder")
-    if out.is_dir():
-        present = {p.name for p in out.iterdir()}
-        if present and not (MARKER in present and present <= set(OUTPUT_FILES)):
-            raise DataError(out, "folder is not empty and is not a previous audit output; "
-                            "choose another --out")
+# ------------------------------------------------------------------------------ output folders
 
 
-def _difficulty(pred: np.ndarray, key: np.ndarray, seed: int, progress: bool) -> pd.DataFrame:
+def _manifest_of(folder: Path, kind: str, allowed: tuple[str, ...]) -> dict[str, str] | None:
+    """``{file: sha256}`` of a folder this module wrote as ``kind``; None if it is not one."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        files = dict(manifest["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if manifest.get("written_by") != kind or not set(files) <= set(allowed):
+        return None
+    return files
+
+
+def _check_target(target: Path, shown: Path, kind: str, allowed: tuple[str, ...],
+                  inputs: tuple[Path, ...] = ()) -> dict[str, str]:
+    """Refuse a target that is not new, empty or an unchanged previous output of ``kind``.
+
+    Returns the previous output's manifest (empty for a new or empty folder).
+    """
+    for source in inputs:
+        if target == source or target in source.parents:
+            raise DataError(shown, f"holds the input file {source.name!r}; choose an output folder "
+                            "outside the input's folder")
+    if not target.exists():
+        return {}
+    if not target.is_dir():
+        raise DataError(shown, "exists and is not a folder")
+    present = {p.name for p in target.iterdir()}
+    if not present:
+        return {}
+    files = _manifest_of(target, kind, allowed)
+    if files is None:
+        raise DataError(shown, f"folder is not empty and is not a previous {kind} output (no "
+                        f"{MANIFEST} of ours); choose another folder")
+    for name in sorted(present - set(files) - {MANIFEST}):
+        raise DataError(shown, f"holds {name!r}, which {kind} did not write; choose another folder")
+    for name, digest in files.items():
+        entry = target / name
+        if entry.exists() and (entry.is_symlink() or not entry.is_file() or sha256_of(entry) != digest):
+            raise DataError(shown, f"{name!r} changed since {kind} wrote it; choose another folder")
+    return files
+
+
+class _Output:
+    """An output folder filled through a temporary folder beside it, swapped in on success."""
+
+    def __init__(self, folder: str | Path, kind: str, allowed: tuple[str, ...],
+                 inputs: tuple[Path, ...] = ()):
+        self.shown = Path(folder)
+        # links resolved: a link to a previous output is replaced where it points, link kept
+        self.target = Path(os.path.realpath(self.shown.expanduser()))
+        self.kind, self.allowed = kind, allowed
+        self.inputs = tuple(Path(os.path.realpath(p)) for p in inputs)
+        _check_target(self.target, self.shown, kind, allowed, self.inputs)
+        self._made = []
+        try:
+            parent = self.target.parent
+            while not parent.exists():
+                self._made.insert(0, parent)
+                parent = parent.parent
+            for folder in self._made:
+                folder.mkdir()
+            if self.target.exists() and not os.access(self.target, os.W_OK | os.X_OK):
+                raise PermissionError(f"{self.target} is not writable")
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", dir=self.target.parent))
+        except OSError as exc:
+            self._remove_made()
+            raise DataError(self.shown, f"cannot write here ({exc.strerror or exc})") from None
+
+    def _remove_made(self) -> None:
+        for folder in reversed(self._made):
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+
+    def discard(self) -> None:
+        """Remove the temporary folder (and any parent folder this output created)."""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        if not self.target.exists():
+            self._remove_made()
+
+    def commit(self) -> None:
+        """Move the files written into ``self.tmp`` into the target; undo everything on failure."""
+        names = sorted(p.name for p in self.tmp.iterdir())
+        manifest = {"written_by": self.kind, "files": {n: sha256_of(self.tmp / n) for n in names}}
+        (self.tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        previous = _check_target(self.target, self.shown, self.kind, self.allowed, self.inputs)
+        backup = self.tmp / ".previous"
+        backup.mkdir()
+        made = not self.target.exists()
+        moved_old, moved_new = [], []
+        try:
+            if made:
+                self.target.mkdir()
+            for name in [MANIFEST, *previous]:  # the manifest first: a half-swap is never "ours"
+                if (self.target / name).exists():
+                    os.replace(self.target / name, backup / name)
+                    moved_old.append(name)
+            for name in names:
+                os.replace(self.tmp / name, self.target / name)
+                moved_new.append(name)
+            os.replace(self.tmp / MANIFEST, self.target / MANIFEST)
+        except OSError as exc:
+            for name in moved_new:
+                os.replace(self.target / name, self.tmp / name)
+            for name in moved_old:
+                os.replace(backup / name, self.target / name)
+            if made:
+                self.target.rmdir()
+            raise DataError(self.shown, f"could not write the output ({exc.strerror or exc}); "
+                            "the previous content is left as it was") from None
+        finally:
+            self.discard()
+
+
+# ----------------------------------------------------------------------------------- the audit
+
+
+def _check_panel(k, m) -> None:
+    for name, value in (("k", k), ("m", m)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ParameterError(name, f"must be an integer, got {value!r}")
+    if k < MIN_PANEL:
+        raise ParameterError("k", f"the consensus panel needs at least {MIN_PANEL} models, got k = {k}")
+    if not 1 <= m <= k:
+        raise ParameterError("m", f"m = {m} votes cannot come from a panel of k = {k} models "
+                             "(need 1 ≤ m ≤ k)")
+
+
+def _difficulty(pred: np.ndarray, key: np.ndarray, seed: int, progress: bool,
+                max_steps: int | None) -> tuple[pd.DataFrame, dict]:
     from mmlu_audit.data.responses import MISSING
     from mmlu_audit.irt import IRTSpec, fit_irt
 
-    graded = np.where(pred == MISSING, MISSING, (pred == key[None, :]).astype(np.int8))
+    graded = np.where(pred == NO_RECORD, MISSING, (pred == key[None, :]).astype(np.int8))
     answered = (graded != MISSING).any(axis=0)
-    fit = fit_irt(graded[:, answered].astype(np.int8), IRTSpec(model="2pl", b_prior="paper",
-                                                               seed=seed), progress=progress)
+    spec = IRTSpec(model="2pl", b_prior="paper", seed=seed)
+    if max_steps is not None:
+        spec = spec.with_(max_steps=max_steps, min_steps=min(spec.min_steps, max_steps))
+    fit = fit_irt(graded[:, answered].astype(np.int8), spec, progress=progress)
     out = pd.DataFrame({"b_hat": np.nan, "a_hat": np.nan}, index=np.arange(len(key)))
     out.loc[answered, "b_hat"], out.loc[answered, "a_hat"] = fit.b, fit.a
     seen = (graded != MISSING).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         out["accuracy"] = np.where(seen > 0, (graded == 1).sum(axis=0) / seen, np.nan)
-    return out
+    converged = bool(fit.meta["converged"])
+    out["irt_converged"] = converged
+    if not converged:
+        warnings.warn(f"the 2PL fit did not converge in {fit.meta['steps']} steps; b_hat and a_hat are "
+                      "marked irt_converged = False", RuntimeWarning, stacklevel=3)
+    return out, {"steps": int(fit.meta["steps"]), "max_steps": int(spec.max_steps),
+                 "converged": converged}
 
 
+@seeded
 def run_audit(items_path: str | Path, out: str | Path, responses_path: str | Path | None = None,
-              k: int = 10, m: int = 6, seed: int = 0, progress: bool = True) -> Path:
-    """Run the audit and write ``items.csv`` and ``audit.json`` into ``out``.
+              k: int = 10, m: int = 6, seed: int = 0, progress: bool = True,
+              max_steps: int | None = None) -> Path:
+    """Run the audit and write ``items.csv``, ``audit.json`` and the manifest into ``out``.
 
     Parameters
     ----------
     items_path : str or Path
         The benchmark file.
     out : str or Path
-        Output folder: created if absent; refused if it holds anything but a previous audit.
+        Output folder: new, empty, or an unchanged previous audit output (checked first).
     responses_path : str or Path, optional
-        Long table of model answers; adds ``b_hat``, ``a_hat``, ``accuracy`` and the
-        consensus columns (needs an ``answer`` on every item).
+        Long table of model answers; adds ``b_hat``, ``a_hat``, ``irt_converged``,
+        ``accuracy`` and the consensus columns (needs an ``answer`` on every item).
     k, m : int
-        Consensus panel size and vote threshold (clipped to the number of models for k).
+        Consensus panel size (at least :data:`MIN_PANEL`, at most the number of models) and
+        vote threshold (``1 ≤ m ≤ k``); never clipped.
     seed : int
-        Seed of the IRT fit.
+        Seed of the IRT fit (:func:`mmlu_audit.core.seeds.check_seed`).
     progress : bool
         Show progress bars.
+    max_steps : int, optional
+        Cap on the 2PL fit's SVI steps (default: the IRT spec's).
+
+    Returns
+    -------
+    Path
+        The output folder as given.
     """
     from tqdm.auto import tqdm
 
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise DataError("seed", f"must be an integer, got {seed!r}")
-    out, items_path = Path(out), Path(items_path)
-    _check_out(out)
+    seed = check_seed(seed)
+    _check_panel(k, m)
+    items_path = Path(items_path)
+    inputs = (items_path,) + ((Path(responses_path),) if responses_path else ())
+    output = _Output(out, "audit", OUTPUT_FILES + (MANIFEST,), inputs)
+    try:
+        table, meta = _audit(items_path, responses_path, k, m, seed, progress, max_steps, tqdm)
+        table.to_csv(output.tmp / "items.csv")
+        (output.tmp / "audit.json").write_text(json.dumps(meta, indent=1, sort_keys=True, default=str))
+    except BaseException:
+        output.discard()
+        raise
+    output.commit()
+    return Path(out)
+
+
+def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tqdm):
     begin = time.perf_counter()
-    steps = ["read items", "indicators", "indices"] + (
-        ["read responses", "IRT difficulty", "consensus"] if responses_path else []) + ["write"]
-    bar = tqdm(total=len(steps), desc="audit", disable=not progress)
-
-    def step(name):
-        bar.set_postfix_str(name)
-
-    step(steps[0])
+    bar = tqdm(total=6 if responses_path else 3, desc="audit", disable=not progress)
     items = read_benchmark(items_path)
-    bar.update()
-    step(steps[1])
-    features = benchmark_features(items, progress=progress)
-    bar.update()
-    step(steps[2])
-    table = items[["item_id", "subject", "n_options", "key"]].set_index("item_id")
-    table = table.join(features[list(INDICATORS)]).join(capacity_indices(features))
-    bar.update()
-    meta = {"items_file": items_path.name, "items_sha256": sha256_of(items_path),
-            "n_items": int(len(items)), "indicators": list(INDICATORS),
-            "indices": INDEX_DEFINITIONS, "seed": int(seed),
-            "feature_provenance": features.attrs.get("provenance", {})}
-    if responses_path:
-        step(steps[3])
+    if responses_path:  # read before minutes of parsing: a bad file stops the run now
         if (items["key"] < 0).any():
             first = items.loc[items["key"] < 0, "item_id"].iloc[0]
-            raise DataError(items_path, f"item {first!r} has no 'answer'; IRT and consensus need a key "
-                            "on every item")
+            raise DataError(items_path, f"item {first!r} has no 'answer'; IRT and consensus need a "
+                            "key on every item")
         pred, models = read_answers(responses_path, items)
-        bar.update()
-        step(steps[4])
+        if len(models) < MIN_PANEL or k > len(models):
+            raise ParameterError("k", f"{Path(responses_path).name} holds {len(models)} model(s); "
+                                 f"the audit needs at least {MIN_PANEL} and k = {k} at most that many")
+    bar.update()
+    features = benchmark_features(items, progress=progress)
+    bar.update()
+    table = items[["item_id", "subject", "n_options", "key"]].set_index("item_id")
+    table = table.join(features[list(INDICATORS)]).join(capacity_indices(features))
+    table = table.join(features[list(FLAGS)])
+    bar.update()
+    meta = {"items_file": items_path.name, "items_sha256": sha256_of(items_path),
+            "n_items": int(len(items)), "indicators": list(INDICATORS), "flags": list(FLAGS),
+            "n_flag_non_english": int(features["flag_non_english"].sum()),
+            "indices": INDEX_DEFINITIONS, "seed": seed,
+            "feature_provenance": features.attrs.get("provenance", {})}
+    if responses_path:
         key = items["key"].to_numpy()
-        difficulty = _difficulty(pred, key, seed, progress)
+        difficulty, meta["irt"] = _difficulty(pred, key, seed, progress, max_steps)
         table[difficulty.columns] = difficulty.to_numpy()
         bar.update()
-        step(steps[5])
         with np.errstate(invalid="ignore", divide="ignore"):
-            accuracy = (pred == key[None, :]).sum(axis=1) / (pred != -1).sum(axis=1)
-        panel_k = min(k, len(models))
-        flags = consensus_flags(pred, key, accuracy, k=panel_k, m=min(m, panel_k))
+            accuracy = (pred == key[None, :]).sum(axis=1) / (pred != NO_RECORD).sum(axis=1)
+        flags = consensus_flags(pred, key, accuracy, k=k, m=m, n_options=items["n_options"].to_numpy())
         for column in ("panel_choice", "choice_votes", "key_votes", "flagged"):
             table[f"consensus_{column}"] = flags[column].to_numpy()
+        blank = (pred == NO_ANSWER).sum(axis=1)
         meta.update(responses_file=Path(responses_path).name,
                     responses_sha256=sha256_of(responses_path), n_models=len(models),
-                    consensus={"k": panel_k, "m": min(m, panel_k)})
-        bar.update()
-    step(steps[-1])
+                    consensus={"k": int(k), "m": int(m)},
+                    no_answer={"total": int(blank.sum()), "rule": "a blank choice, or a letter "
+                               "past the item's last option, is graded wrong and casts no vote",
+                               "by_model": {name: int(n) for name, n in zip(models, blank, strict=True)
+                                            if n}})
+        bar.update(2)
     meta["seconds"] = round(time.perf_counter() - begin, 2)
-    _write_outputs(out, table, meta)
-    bar.update()
     bar.close()
-    return out
-
-
-def _write_outputs(out: Path, table: pd.DataFrame, meta: dict) -> None:
-    """Write into a temporary sibling, then swap it in: nothing half-written survives."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        table.to_csv(tmp / "items.csv")
-        (tmp / MARKER).write_text(json.dumps(meta, indent=1, sort_keys=True, default=str))
-        _check_out(out)  # still ours to replace
-        if out.exists():
-            for name in OUTPUT_FILES:
-                (out / name).unlink(missing_ok=True)
-            out.rmdir()
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+    return table, meta
 
 
 def write_benchmark(items: pd.DataFrame, folder: str | Path, pred: np.ndarray | None = None,
@@ -327,9 +559,11 @@ def write_benchmark(items: pd.DataFrame, folder: str | Path, pred: np.ndarray | 
     Parameters
     ----------
     items : DataFrame
-        ``item_id``, ``question``, ``options`` (lists), ``key`` and optionally ``category``.
+        ``item_id``, ``question``, ``options`` (lists), ``key`` (0-based; -1 = no key, written
+        as an empty answer) and optionally ``category``.
     folder : str or Path
-        Receives ``items.parquet`` and, with ``pred``, ``answers.parquet``.
+        Receives ``items.parquet`` and, with ``pred``, ``answers.parquet``. Like the audit's
+        output it must be new, empty or an unchanged previous ``write_benchmark`` folder.
     pred : ndarray of int, shape (J, I), optional
         Chosen options; -2 = no answer (written as an empty choice); -1 = no record (omitted).
     models : sequence of str, optional
@@ -339,21 +573,27 @@ def write_benchmark(items: pd.DataFrame, folder: str | Path, pred: np.ndarray | 
     -------
     (items path, answers path or None)
     """
+    keys = np.asarray(items["key"])
+    if keys.dtype.kind not in "iu" or ((keys < -1) | (keys >= len(_LETTERS))).any():
+        raise DataError("items", "key must hold 0-based option indices (or -1 for no key)")
+    output = _Output(folder, "write_benchmark", BENCHMARK_FILES + (MANIFEST,))
+    try:
+        table = pd.DataFrame({"id": items["item_id"].astype(str), "question": items["question"],
+                              "options": items["options"].map(list),
+                              "answer": [_LETTERS[k] if k >= 0 else None for k in keys]})
+        if "category" in items.columns:
+            table["subject"] = items["category"].to_numpy()
+        table.to_parquet(output.tmp / "items.parquet", index=False)
+        if pred is not None:
+            rows, cols = np.nonzero(np.asarray(pred) != NO_RECORD)
+            answers = pd.DataFrame({"model": np.asarray(models, dtype=object)[rows],
+                                    "id": items["item_id"].to_numpy()[cols].astype(str),
+                                    "choice": [_LETTERS[c] if c >= 0 else ""
+                                               for c in np.asarray(pred)[rows, cols]]})
+            answers.to_parquet(output.tmp / "answers.parquet", index=False)
+    except BaseException:
+        output.discard()
+        raise
+    output.commit()
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    table = pd.DataFrame({"id": items["item_id"].astype(str), "question": items["question"],
-                          "options": items["options"].map(list),
-                          "answer": [_LETTERS[k] for k in items["key"]]})
-    if "category" in items.columns:
-        table["subject"] = items["category"].to_numpy()
-    items_path = folder / "items.parquet"
-    table.to_parquet(items_path, index=False)
-    if pred is None:
-        return items_path, None
-    rows, cols = np.nonzero(pred != -1)
-    answers = pd.DataFrame({"model": np.asarray(models, dtype=object)[rows],
-                            "id": items["item_id"].to_numpy()[cols].astype(str),
-                            "choice": [_LETTERS[c] if c >= 0 else "" for c in pred[rows, cols]]})
-    answers_path = folder / "answers.parquet"
-    answers.to_parquet(answers_path, index=False)
-    return items_path, answers_path
+    return folder / "items.parquet", (folder / "answers.parquet" if pred is not None else None)

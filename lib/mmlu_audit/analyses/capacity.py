@@ -7,6 +7,8 @@ item set (by default the benchmark being audited).
 
 from __future__ import annotations
 
+import warnings
+
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError
@@ -45,12 +47,18 @@ def capacity_indices(features: pd.DataFrame, reference: pd.DataFrame | None = No
     DataFrame
         ``retrieval_index`` and ``reasoning_index``, indexed like ``features``.
 
+    An indicator with no spread in the reference (a benchmark without a single logical
+    operator) cannot separate its items: it adds zero to every item's index, with a warning.
+
     Raises
     ------
     DataError
-        If an indicator is missing or has no spread in the reference.
+        If an indicator is missing, or the reference has fewer than two items.
     """
     reference = features if reference is None else reference
+    if len(reference) < 2:
+        raise DataError("features", f"the reference has {len(reference)} item(s); the indices are "
+                        "z-scores and need at least two items")
     out = pd.DataFrame(index=features.index)
     for name, columns in (("retrieval_index", RETRIEVAL_INDICATORS),
                           ("reasoning_index", REASONING_INDICATORS)):
@@ -60,8 +68,10 @@ def capacity_indices(features: pd.DataFrame, reference: pd.DataFrame | None = No
                 raise DataError("features", f"missing indicator {column!r} for {name}")
             _, mean, sd = standardise(reference[column], return_moments=True)
             if not sd > 0:
-                raise DataError("features", f"{column!r} has no spread in the reference items; "
-                                f"{name} cannot be standardised (audit more than one distinct item)")
+                warnings.warn(f"{column!r} takes one value ({mean:g}) on every reference item; it "
+                              f"adds nothing to {name}", RuntimeWarning, stacklevel=2)
+                zs.append(pd.Series(0.0, index=features.index))
+                continue
             zs.append((features[column].astype(float) - mean) / sd)
         out[name] = sum(zs) / len(zs)
     return out

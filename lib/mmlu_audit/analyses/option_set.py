@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS, OPTION_COVARIATES
 from mmlu_audit.inference import wald_test
@@ -41,6 +42,7 @@ def option_controls(frame: pd.DataFrame, columns: Sequence[str] = OPTION_COVARIA
     return out
 
 
+@seeded
 def controlled_contrasts(frame: pd.DataFrame, controls: pd.DataFrame | None, *, seed, n_boot: int = 0,
                          boot_kind: str = "CR2",
                          columns: Sequence[str] = INDICATORS) -> tuple[pd.DataFrame, dict]:

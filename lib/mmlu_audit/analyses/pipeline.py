@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.items import load_items
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.worlds.sources import load_responses, load_world
@@ -55,6 +56,7 @@ class AnalysisInputs:
     frame: pd.DataFrame
 
 
+@seeded
 def calibration_spec(fast: bool, seed: int = 0, **changes):
     """The paper's 2PL specification, with fewer SVI steps in fast mode."""
     from mmlu_audit.irt import IRTSpec

@@ -14,9 +14,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.mmlu_pro import ORIGINS, ProPanel, load_crosswalk, load_pro_items, load_pro_panel
 from mmlu_audit.data.responses import ResponseMatrix
-from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.paper import MMLU_PRO_LEADERBOARD as PUBLISHED_ACCURACY
 
 __all__ = ["ProInputs", "pro_inputs", "pair_members", "sample_rows",
@@ -62,10 +62,9 @@ class ProInputs:
         return self.panel.matrix
 
 
+@seeded
 def sample_rows(n: int, size: int, seed: int) -> np.ndarray:
     """Sorted boolean mask of a seeded random subset of ``size`` of ``n`` rows (all if size ≥ n)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise DataError("seed", f"must be an integer, got {seed!r}")
     mask = np.zeros(n, dtype=bool)
     if size >= n:
         mask[:] = True
@@ -278,6 +277,7 @@ def added_option_baselines(flags: pd.DataFrame, items: pd.DataFrame, panel: ProP
             "added_share_of_distractors": added / distractors if distractors else np.nan}
 
 
+@seeded
 def homogeneity_summary(frame: pd.DataFrame, cluster: str, *, seed: int, n_boot: int,
                         boot_kind: str = "CR2") -> dict[str, float]:
     """W(9) of the paper's homogeneity test on MMLU-Pro rows, clustered by ``cluster``.

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.inference import homogeneity_test, wild_cluster_bootstrap
@@ -86,6 +87,7 @@ def recalibrated_without_flagged(frame: pd.DataFrame, matrix: ResponseMatrix, re
     return frame.loc[kept.item_ids].assign(b_hat=fit.b, a_hat=fit.a)
 
 
+@seeded
 def homogeneity_summary(frame: pd.DataFrame, *, seed: int, n_boot: int, boot_kind: str = "CR2") -> dict:
     """The §4.3 verdict on one item frame: W(9) under HC3 and CR2-HTZ, and the WCR bootstrap.
 

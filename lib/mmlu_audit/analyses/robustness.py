@@ -29,12 +29,12 @@ hierarchical-prior 2PL) for the estimator sensitivity.
 
 from __future__ import annotations
 
-from numbers import Integral
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS, GraphBatch
 from mmlu_audit.inference import (cluster_algebra, coef_table, cv_r2, fit_ols, fold_ids, wald_test,
@@ -60,13 +60,7 @@ ENTITY_TERM = "STEM:d_ner"
 DIMENSION_1 = ("wscg_nodes", "wscg_depth")
 
 
-def require_seed(seed) -> int:
-    """``seed`` as a non-negative int; None (which numpy reads as "random") is refused."""
-    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
-        raise DataError("seed", f"must be a non-negative integer, got {seed!r}")
-    return int(seed)
-
-
+@seeded
 def section4_statistics(frame: pd.DataFrame, *, seed, n_folds: int = 10, n_boot: int = 0,
                         boot_kind: str = "CR2", columns: Sequence[str] = INDICATORS) -> dict[str, float]:
     """The §4 statistics the three conclusions read, for one item frame.
@@ -95,7 +89,7 @@ def section4_statistics(frame: pd.DataFrame, *, seed, n_folds: int = 10, n_boot:
         ``holm_cr2_count`` (contrasts with Holm CR2 p < 0.05), ``d_ner_holm_boot``,
         ``cv_r2_stem``, ``cv_r2_nonstem``, ``r2_stem``, ``r2_nonstem`` (in sample).
     """
-    seed = require_seed(seed)
+    seed = check_seed(seed)
     frame = estimated_items(frame)
     X, y, stem, subjects = design_arrays(frame)
     X = X[list(columns)]
@@ -153,6 +147,7 @@ def active_tiers(graphs) -> list[str]:
     return sorted({tier for graph in graphs for tier in graph.tiers})
 
 
+@seeded
 def tier_schemes(tiers: Mapping[str, float], active: Sequence[str], n_draws: int, *, seed,
                  width: float = 1.0, clamp_tier: str | None = None) -> pd.DataFrame:
     """The tier-table schemes of the WSCG perturbation study.
@@ -178,7 +173,7 @@ def tier_schemes(tiers: Mapping[str, float], active: Sequence[str], n_draws: int
         One row per scheme: ``scheme`` (label), ``kind`` (``"tier shift"`` or
         ``"clamp"``), ``tier``, ``delta``, then one column of weights per tier.
     """
-    seed = require_seed(seed)
+    seed = check_seed(seed)
     if n_draws < 1:
         raise DataError("n_draws", f"must be at least 1, got {n_draws}")
     unknown = [t for t in [*active, *([clamp_tier] if clamp_tier else [])] if t not in tiers]
@@ -216,6 +211,7 @@ def length_residualised(frame: pd.DataFrame, columns: Sequence[str] = DIMENSION_
     return out
 
 
+@seeded
 def perturbation_study(frame: pd.DataFrame, batch: GraphBatch, item_ids, schemes: pd.DataFrame, *,
                        seed, n_folds: int = 10, alpha: float = 0.05, progress: bool = False) -> pd.DataFrame:
     """The three conclusions under every tier scheme and under length residualisation.
@@ -241,7 +237,7 @@ def perturbation_study(frame: pd.DataFrame, batch: GraphBatch, item_ids, schemes
         One row per scheme (the tier schemes, then ``"length-residualised Dimension 1"``):
         the scheme columns, the statistics and the three conclusions.
     """
-    seed = require_seed(seed)
+    seed = check_seed(seed)
     item_ids = pd.Index(item_ids)
     if len(item_ids) != batch.n_items:
         raise DataError("item_ids", f"{len(item_ids)} ids for {batch.n_items} graphs")

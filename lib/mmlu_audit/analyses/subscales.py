@@ -13,17 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.errors import DataError
 
 __all__ = ["disattenuated", "matched_subscale_correlation", "share_correct", "split_half_reliability",
            "summarise_replicates"]
-
-
-def _check_seed(seed, where: str) -> int:
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError(where, f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
 
 
 def share_correct(responses: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -56,6 +51,7 @@ def disattenuated(r: float, reliability_x: float, reliability_y: float) -> float
     return r / np.sqrt(reliability_x * reliability_y)
 
 
+@seeded
 def matched_subscale_correlation(data, item_stem, *, n_splits: int = 200, length: int | None = None,
                                  seed: int) -> pd.DataFrame:
     """Raw and disattenuated STEM / non-STEM subscale correlations over random draws.
@@ -78,7 +74,7 @@ def matched_subscale_correlation(data, item_stem, *, n_splits: int = 200, length
         ``r`` (raw Pearson over models), ``rel_stem``, ``rel_nonstem`` (split-half,
         Spearman–Brown), ``r_disattenuated``.
     """
-    seed = _check_seed(seed, "matched_subscale_correlation")
+    seed = check_seed(seed)
     responses = data.responses if isinstance(data, ResponseMatrix) else np.asarray(data)
     stem = np.asarray(item_stem)
     if stem.dtype != bool or stem.shape != (responses.shape[1],):

@@ -17,6 +17,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.checksums import staged_manifest, verify_file
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.paths import project_root
@@ -62,6 +63,7 @@ def _copy_verified(origin: Path, destination: Path, digest: str) -> None:
     atomic_write(destination, lambda partial: verify_file(shutil.copyfile(origin, partial), digest))
 
 
+@seeded
 def prepare_worlds(seed: int) -> None:
     """Generate and cache the planted and null simulated worlds for ``seed``."""
     from mmlu_audit.worlds.sources import load_responses

@@ -7,11 +7,13 @@ a traceback.
 
 from __future__ import annotations
 
+import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["CacheWarning", "DataError", "DeviceUnavailableError", "MissingDependencyError",
-           "ParameterError", "warn_bad_cache"]
+           "ParameterError", "cli_status", "warn_bad_cache"]
 
 
 class DataError(ValueError):
@@ -66,3 +68,34 @@ class CacheWarning(UserWarning):
 def warn_bad_cache(path: str | Path, problem: str, action: str = "rebuilding it") -> None:
     """Issue the one warning for a bad cache entry: the file, the problem, what happens next."""
     warnings.warn(f"{Path(path).name}: {problem}; {action}", CacheWarning, stacklevel=3)
+
+
+#: Errors a command line reports as one line with exit status 2: the project's own and the
+#: operating system's (a missing or read-only folder, a directory where a file should be).
+EXPECTED_ERRORS = (DataError, ParameterError, MissingDependencyError, DeviceUnavailableError, OSError)
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f"{exc.filename}: " if exc.filename else ""
+        text = f"{where}{exc.strerror}"
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
+def cli_status(prog: str, body: Callable[[], int]) -> int:
+    """Run a command-line body; map the expected errors to one line on stderr.
+
+    Returns ``body()``'s status, 2 after a :data:`EXPECTED_ERRORS` error (printed as
+    ``prog: problem``, no traceback) and 130 after Ctrl-C. Any other exception is a bug and
+    propagates with its traceback.
+    """
+    try:
+        return body()
+    except EXPECTED_ERRORS as exc:
+        print(f"{prog}: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130

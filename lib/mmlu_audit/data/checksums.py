@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -25,15 +27,11 @@ def staged_manifest() -> dict[str, str]:
     return dict(json.loads(text)["files"])
 
 
-@lru_cache(maxsize=256)
-def _verified(path: str, size: int, mtime_ns: int, expected: str) -> bool:
-    return sha256_of(path) == expected
-
-
 def verify_file(path: str | Path, expected_sha256: str) -> Path:
     """Check that ``path`` exists and has the expected sha256; return it as a Path.
 
-    Results are memoised on (path, size, mtime) so a file is hashed once per process.
+    The file is hashed on every call: a memo keyed on path, size and mtime let a same-size
+    edit within one mtime tick pass unchecked, and the staged files hash in milliseconds.
 
     Raises
     ------
@@ -43,14 +41,14 @@ def verify_file(path: str | Path, expected_sha256: str) -> Path:
     path = Path(path)
     if not path.is_file():
         raise DataError(path, "file not found")
-    stat = path.stat()
-    if not _verified(str(path.resolve()), stat.st_size, stat.st_mtime_ns, expected_sha256):
-        raise DataError(
-            path,
-            f"checksum mismatch (expected sha256 {expected_sha256[:12]}…, got "
-            f"{sha256_of(path)[:12]}…); the file is corrupt or not the published version",
-        )
+    _check_digest(path, sha256_of(path), expected_sha256)
     return path
+
+
+def _check_digest(path: Path, actual: str, expected: str) -> None:
+    if actual != expected:
+        raise DataError(path, f"checksum mismatch (expected sha256 {expected[:12]}…, got "
+                        f"{actual[:12]}…); the file is corrupt or not the published version")
 
 
 def write_manifest(folder: str | Path, names: list[str]) -> Path:
@@ -81,11 +79,12 @@ def read_parquet(path: str | Path, expected_sha256: str | None) -> pd.DataFrame:
         If the file is missing, fails its checksum or is not readable Parquet.
     """
     path = Path(path)
-    if expected_sha256 is not None:
-        verify_file(path, expected_sha256)
-    elif not path.is_file():
+    if not path.is_file():
         raise DataError(path, "file not found")
+    content = path.read_bytes()  # hash and parse the same bytes: no edit can slip in between
+    if expected_sha256 is not None:
+        _check_digest(path, hashlib.sha256(content).hexdigest(), expected_sha256)
     try:
-        return pd.read_parquet(path)
+        return pd.read_parquet(io.BytesIO(content))
     except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
         raise DataError(path, f"not a readable Parquet file ({type(exc).__name__}: {exc})") from exc

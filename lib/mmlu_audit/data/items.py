@@ -14,7 +14,7 @@ from mmlu_audit.core.taxonomy import SUBJECTS, check_subjects, partition_of
 from mmlu_audit.data.checksums import read_parquet, staged_manifest
 from mmlu_audit.data.tables import require_columns, require_unique
 
-__all__ = ["ITEM_COLUMNS", "load_items", "load_redux", "validate_items", "read_parquet"]
+__all__ = ["ITEM_COLUMNS", "is_blank_text", "load_items", "load_redux", "validate_items", "read_parquet"]
 
 ITEMS_FILE = "mmlu/test.parquet"
 REDUX_FILE = "mmlu_redux/annotations.parquet"
@@ -60,13 +60,13 @@ def validate_items(items: pd.DataFrame, source: str | Path = "items",
         first = items.loc[bad_answer, "item_id"].iloc[0]
         raise DataError(source, f"{int(bad_answer.sum())} answer(s) outside A–D, e.g. item {first!r}")
     _check_item_ids(items, source)
-    empty = items["question"].map(_is_blank)
+    empty = items["question"].map(is_blank_text)
     if empty.any():
         first = items.loc[empty, "item_id"].iloc[0]
         raise DataError(source, f"{int(empty.sum())} empty question stem(s), e.g. item {first!r}")
 
 
-def _is_blank(text) -> bool:
+def is_blank_text(text) -> bool:
     """True for a missing stem or one of only whitespace and invisible format characters (U+200B…)."""
     if not isinstance(text, str):
         return True

@@ -76,6 +76,10 @@ OPTION_COVARIATES: tuple[str, ...] = tuple(row[0] for row in _OPTION_TABLE)
 _WORD = re.compile(r"\w+")
 _META = re.compile(r"\b(all|none|both|neither) of (the )?(above|these|those|the options)\b",
                    re.IGNORECASE)
+# _TRUTH and _COMBINATION are matched on the option with each whitespace run collapsed to one
+# space (_squeezed): every place they accept whitespace accepts a run of any length, so the
+# answer is the same, and adjacent \s* cannot split a long run in quadratically (or, for
+# "i" + N spaces + "x", cubically) many ways.
 _TRUTH = re.compile(r"\s*(true|false)([\s,;|/]+(true|false))*\s*[.]?\s*", re.IGNORECASE)
 _ROMAN = r"(?:i{1,3}|iv|v|vi{1,3}|ix|x)"
 _COMBINATION = re.compile(
@@ -88,6 +92,11 @@ def option_covariate_table() -> pd.DataFrame:
     return pd.DataFrame(_OPTION_TABLE, columns=["column", "definition", "grounding"])
 
 
+def _squeezed(text: str) -> str:
+    """``text`` with leading and trailing whitespace removed and inner runs cut to one space."""
+    return " ".join(text.split())
+
+
 def _content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(str(text).lower()) if w not in _STOPWORDS}
 
@@ -98,9 +107,9 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 
 def _is_numeric_option(text: str) -> bool:
-    chars = [c for c in str(text) if not c.isspace()]
-    digits = sum(c.isdigit() for c in chars)
-    return digits > 0 and digits / len(chars) >= 0.3
+    text = str(text)
+    digits = sum(map(str.isdigit, text))  # a digit is never a space: counted among the non-spaces
+    return digits > 0 and digits / (len(text) - sum(map(str.isspace, text))) >= 0.3
 
 
 def option_covariates(options: list[str], stem: str) -> dict[str, float]:
@@ -131,8 +140,8 @@ def option_covariates(options: list[str], stem: str) -> dict[str, float]:
         "opt_stem_overlap": float(np.mean(stem_shares)) if stem_shares else 0.0,
         "opt_numeric_share": float(np.mean([_is_numeric_option(o) for o in options])),
         "opt_meta_option": float(any(_META.search(o) for o in options)),
-        "opt_truth_pairs": float(all(_TRUTH.fullmatch(o) for o in options)),
-        "opt_combination_share": float(np.mean([bool(_COMBINATION.fullmatch(o))
+        "opt_truth_pairs": float(all(_TRUTH.fullmatch(_squeezed(o)) for o in options)),
+        "opt_combination_share": float(np.mean([bool(_COMBINATION.fullmatch(_squeezed(o)))
                                                 for o in options])),
     }
 

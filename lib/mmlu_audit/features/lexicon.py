@@ -299,9 +299,8 @@ def _rank(lexicon: Lexicon, label: str) -> int:
     return lexicon._tier_rank[lexicon.tier_of(label)]
 
 
-_WORD_RUN_LEFT = re.compile(r"([A-Za-z]*)\s*$")
-_WORD_RUN_RIGHT = re.compile(r"^\s*([A-Za-z]*)")
 _OPERAND_CHAR = re.compile(r"[0-9A-Za-z()\[\]{}.]")
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
 def _between_operands(text: str, start: int, end: int) -> bool:
@@ -310,14 +309,31 @@ def _between_operands(text: str, start: int, end: int) -> bool:
     Each neighbour (spaces skipped) must be a digit or bracket, or end a letter run
     of at most two letters that is not a short English word (``x``, ``dx``, but not
     ``me``), so ``well-known``, ``and/or`` and ``I/me/my`` stay words.
+
+    It looks only at the neighbourhood of the hit (no slice or search of the whole text),
+    so a stem of N hits costs O(N), not O(N²).
     """
-    left, right = text[:start].rstrip(), text[end:].lstrip()
-    if not left or not right:
+    left, right = start, end
+    while left > 0 and text[left - 1].isspace():
+        left -= 1
+    while right < len(text) and text[right].isspace():
+        right += 1
+    if left == 0 or right == len(text):
         return False
-    if not (_OPERAND_CHAR.match(left[-1]) and _OPERAND_CHAR.match(right[0])):
+    if not (_OPERAND_CHAR.match(text[left - 1]) and _OPERAND_CHAR.match(text[right])):
         return False
-    return (_operand_run(_WORD_RUN_LEFT.search(left).group(1))
-            and _operand_run(_WORD_RUN_RIGHT.search(right).group(1)))
+    return _operand_run(_letter_run(text, left, -1)) and _operand_run(_letter_run(text, right, 1))
+
+
+def _letter_run(text: str, at: int, step: int) -> str:
+    """The ASCII letters running from ``at`` (leftwards before it, or rightwards from it), cut at
+    three: a run longer than two letters is never an operand, whatever its length."""
+    letters = []
+    k = at - 1 if step < 0 else at
+    while 0 <= k < len(text) and text[k] in _ASCII_LETTERS and len(letters) < 3:
+        letters.append(text[k])
+        k += step
+    return "".join(reversed(letters)) if step < 0 else "".join(letters)
 
 
 def _operand_run(letters: str) -> bool:

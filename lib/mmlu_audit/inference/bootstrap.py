@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.inference._validate import as_clusters, as_vector
 from mmlu_audit.inference.covariance import CLUSTER_KINDS, cluster_algebra, vcov
 from mmlu_audit.inference.hypothesis import _restriction, holm
@@ -93,6 +93,7 @@ def draw_weights(n_clusters: int, n_draws: int, weights: str, rng: np.random.Gen
     raise DataError("weights", f"unknown weights {weights!r}; choose from {WEIGHTS}")
 
 
+@seeded
 def wild_cluster_bootstrap(
     fit: OLSFit,
     R,
@@ -155,6 +156,7 @@ def wild_cluster_bootstrap(
                            "WCR" if impose_null else "WCU")
 
 
+@seeded
 def wild_bootstrap_table(fit: OLSFit, terms, *, clusters, seed, kind: str = "CR1", **options) -> pd.DataFrame:
     """One-coefficient wild cluster bootstraps for several terms, with Holm-adjusted p-values.
 
@@ -233,6 +235,7 @@ def _statistics(v, a, gamma, num_load, factor) -> np.ndarray:
     return np.einsum("bs,bs->b", numer, np.linalg.solve(cov, numer[:, :, None])[..., 0])
 
 
+@seeded
 def cluster_bootstrap_correlation(x, y, clusters, *, n_boot: int, seed, level: float = 0.95
                                   ) -> tuple[float, float, float]:
     """Pearson r of ``x`` and ``y`` with a percentile interval from resampling whole clusters.

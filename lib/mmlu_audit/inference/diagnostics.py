@@ -7,7 +7,7 @@ import pandas as pd
 from scipy import stats
 
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
 from mmlu_audit.inference.ols import OLSFit, fit_ols
 
@@ -86,6 +86,7 @@ def lr_test(restricted: OLSFit, full: OLSFit) -> pd.DataFrame:
     return pd.DataFrame([{"test": "LR", "stat": stat, "df": df, "p": stats.chi2.sf(stat, df)}])
 
 
+@seeded
 def fold_ids(n_obs: int, n_folds: int, *, seed, groups=None) -> np.ndarray:
     """Random fold labels ``0..n_folds-1`` for rows, or for whole groups.
 
@@ -132,6 +133,7 @@ def r2_score(y, predicted) -> float:
     return float(1.0 - np.sum((y - predicted) ** 2) / (centred @ centred))
 
 
+@seeded
 def cv_r2(y, X, *, n_folds: int = 10, seed=None, groups=None, folds=None, intercept: bool = True) -> float:
     """K-fold cross-validated R² of OLS.
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.scaling import standardise
-from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.inference._suffstats import block_stats, fit_weighted
 from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
 from mmlu_audit.inference.ols import fit_ols
@@ -44,6 +44,7 @@ def cohens_q(r2_a, r2_b) -> np.ndarray:
     return np.arctanh(np.sqrt(np.asarray(r2_a, float))) - np.arctanh(np.sqrt(np.asarray(r2_b, float)))
 
 
+@seeded
 def partition_effects(y, X, stem, clusters, *, seed, n_boot: int = 2000, level: float = 0.95) -> pd.DataFrame:
     """Partition effect sizes with percentile cluster-bootstrap intervals.
 

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.inference._suffstats import BlockStats, block_stats, fit_weighted
 from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
 
@@ -110,6 +110,7 @@ def _r2_gap_from_fits(stats: BlockStats, member: np.ndarray) -> np.ndarray:
     return both.r2[:half] - both.r2[half:]
 
 
+@seeded
 def permutation_test(
     y,
     X,

@@ -14,7 +14,7 @@ import numpy as np
 from mmlu_audit.data.responses import MISSING, ResponseMatrix, validate_response_values
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.scaling import standardise
-from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.core.seeds import rng_from, seeded
 
 __all__ = ["FitData", "prepare_data", "holdout_mask", "to_signs"]
 
@@ -176,6 +176,7 @@ def _row_weight(values, n_models: int) -> np.ndarray:
     return weight.astype(np.float32)
 
 
+@seeded
 def holdout_mask(data, fraction: float = 0.05, seed: int = 0) -> np.ndarray:
     """Pick a random ``fraction`` of the *observed* cells to hold out.
 

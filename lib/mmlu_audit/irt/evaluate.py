@@ -8,7 +8,7 @@ import jax.numpy as jnp
 
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.irt.data import _as_response_array, to_signs
 from mmlu_audit.irt.engine import fit_irt
 from mmlu_audit.irt.models import cell_loglik, linear_predictor
@@ -101,6 +101,7 @@ def _cohort(data, rows: np.ndarray, columns: np.ndarray):
     return responses[np.ix_(rows, columns)]
 
 
+@seeded
 def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
                              progress: bool = False, **fit_kwargs) -> dict:
     """Calibrate two disjoint random halves of the models and correlate their b.

@@ -40,6 +40,7 @@ from numpyro.infer.autoguide import AutoNormal
 from numpyro.infer.initialization import init_to_value
 from tqdm import tqdm
 
+from mmlu_audit.core.seeds import check_seed, child_seed, seeded
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.irt.data import _as_response_array, to_signs
@@ -175,12 +176,7 @@ def _initial_values(signs: np.ndarray, guessing: float) -> dict:
             "a": np.ones(signs.shape[1], np.float32)}
 
 
-def _check_seed(seed) -> int:
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError("fit_explanatory", f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
-
-
+@seeded
 def fit_explanatory(data, X, item_stem, subjects, *, seed: int, spec: ExplanatorySpec | None = None,
                     progress: bool = True) -> ExplanatoryFit:
     """Fit the explanatory IRT model by SVI.
@@ -218,7 +214,7 @@ def fit_explanatory_restarts(data, X, item_stem, subjects, *, seeds, spec: Expla
     -------
     list of ExplanatoryFit, in the order of ``seeds``
     """
-    seeds = [_check_seed(s) for s in seeds]
+    seeds = [check_seed(s, "seeds") for s in seeds]
     if not seeds:
         raise DataError("fit_explanatory", "need at least one seed")
     spec = spec or ExplanatorySpec()
@@ -253,7 +249,7 @@ def _summarise(guide, params, features, names, stem, codes, elbo, spec, seed, wa
     rows = {"beta0": (median["beta0"], scale["beta0"]), "delta": (median["delta"], scale["delta"])}
     for name in ("beta", "gamma"):
         rows |= {f"{name}[{f}]": (m, s) for f, m, s in zip(features, median[name], scale[name], strict=True)}
-    draws = guide.sample_posterior(jax.random.PRNGKey(seed + 1), params, sample_shape=(1000,))
+    draws = guide.sample_posterior(jax.random.PRNGKey(child_seed(seed, 1)), params, sample_shape=(1000,))
     for name in ("tau", "sigma_b"):
         values = np.asarray(draws[name])
         rows[name] = (values.mean(), values.std())

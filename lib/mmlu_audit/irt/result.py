@@ -37,6 +37,7 @@ import xarray as xr
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.store import atomic_write
+from mmlu_audit.core.seeds import child_seed
 from mmlu_audit.irt.models import SCALAR_SITES
 from mmlu_audit.irt.spec import IRTSpec
 from mmlu_audit.irt.transforms import constrain
@@ -174,7 +175,7 @@ def _parameter_variables(spec: IRTSpec, data, run) -> dict:
         out[f"{site}_mean"], out[f"{site}_sd"] = (dims, mean), (dims, sd)
     for site in run.sites:
         if site.name in SCALAR_SITES:
-            draws = _scalar_draws(run, site, spec.posterior_draws, spec.seed + 1)
+            draws = _scalar_draws(run, site, spec.posterior_draws, child_seed(spec.seed, 1))
             out[f"{site.name}_draws"] = (("draw",), draws)
             out[f"{site.name}_mean"], out[f"{site.name}_sd"] = draws.mean(), draws.std(ddof=1)
     return out

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.core.seeds import rng_from
+from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.inference.bootstrap import wild_cluster_bootstrap
 from mmlu_audit.inference.covariance import cluster_algebra
 from mmlu_audit.inference.hypothesis import interaction_design, restriction_matrix, wald_test
@@ -24,6 +24,7 @@ from mmlu_audit.inference.permutation import permutation_test
 __all__ = ["simulate_homogeneity_world", "homogeneity_rejections", "size_power_table"]
 
 
+@seeded
 def simulate_homogeneity_world(
     subject_sizes,
     stem_subjects,
@@ -81,6 +82,7 @@ def simulate_homogeneity_world(
     return {"y": y, "X": X, "stem": stem_subjects[clusters], "clusters": clusters}
 
 
+@seeded
 def homogeneity_rejections(world: dict, *, seed, n_draws: int = 999, alpha: float = 0.05) -> dict:
     """Which tests of ``W(9)`` reject at ``alpha`` on one simulated world.
 
@@ -116,6 +118,7 @@ def homogeneity_rejections(world: dict, *, seed, n_draws: int = 999, alpha: floa
     return out
 
 
+@seeded
 def size_power_table(subject_sizes, stem_subjects, *, seed, n_reps: int = 200, planted: float = 0.2,
                      n_draws: int = 999, alpha: float = 0.05, **world_kwargs) -> pd.DataFrame:
     """Rejection rates of the ``W(9)`` tests in a null and a planted world.

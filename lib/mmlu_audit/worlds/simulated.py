@@ -28,7 +28,7 @@ from mmlu_audit.core.errors import DataError, warn_bad_cache
 from mmlu_audit.core.paths import cache_root, writable_folder
 from mmlu_audit.core.store import array_digest, cache_key, locked, stamp_problem
 from mmlu_audit.core.scaling import standardise
-from mmlu_audit.core.seeds import check_seed
+from mmlu_audit.core.seeds import check_seed, seeded
 
 __all__ = [
     "COVARIATE_KINDS",
@@ -339,6 +339,7 @@ def _responses(theta_items: np.ndarray, a: np.ndarray, b: np.ndarray, c: float,
     return out
 
 
+@seeded
 def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
                    items: pd.DataFrame | None = None,
                    covariates: pd.DataFrame | None = None) -> World:
@@ -419,6 +420,7 @@ def _world_key(spec: WorldSpec, seed: int, items: pd.DataFrame, covariates: pd.D
                       "covariates": covariate_digest})
 
 
+@seeded
 def load_or_simulate(spec: WorldSpec | None = None, seed: int = 0,
                      items: pd.DataFrame | None = None,
                      covariates: pd.DataFrame | None = None,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.items import load_items
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.data import registry as real_sources
@@ -24,6 +25,7 @@ SIMULATED_SOURCES = ("simulated", "simulated-null")
 SOURCES = SIMULATED_SOURCES + tuple(real_sources.REAL_SOURCES)
 
 
+@seeded
 def load_responses(source: str = "simulated", *, items: pd.DataFrame | None = None,
                    seed: int = 0, spec: WorldSpec | None = None,
                    root: str | Path | None = None) -> ResponseMatrix:
@@ -64,6 +66,7 @@ def load_responses(source: str = "simulated", *, items: pd.DataFrame | None = No
     return real_sources.load_real_responses(source, items, root)
 
 
+@seeded
 def load_world(source: str = "simulated", *, items: pd.DataFrame, seed: int = 0,
                spec: WorldSpec | None = None) -> World:
     """The simulated world (responses and planted truth) behind a ``simulated*`` source.

@@ -21,13 +21,14 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.core.seeds import check_seed
+from mmlu_audit.core.seeds import check_seed, child_seed, seeded
 
 __all__ = ["interaction_spec", "gamma_summary", "bootstrap_gammas", "interval_table"]
 
 GAMMAS = ("gamma0", "gamma1")
 
 
+@seeded
 def interaction_spec(fast: bool = False, seed: int = 0):
     """The paper's interaction model: c = 0.25, N(0, 1) prior on b, γ ~ N(0, 1)."""
     from mmlu_audit.analyses.pipeline import calibration_spec
@@ -46,6 +47,7 @@ def gamma_summary(fit, level: float = 0.95) -> pd.DataFrame:
     return pd.DataFrame(rows).T
 
 
+@seeded
 def bootstrap_gammas(responses, covariate, spec, *, replicates: int, seed: int,
                      progress: bool = True) -> pd.DataFrame:
     """γ0, γ1 refitted on ``replicates`` bootstrap resamples of the models (rows).
@@ -81,7 +83,7 @@ def bootstrap_gammas(responses, covariate, spec, *, replicates: int, seed: int,
     for r in tqdm(range(replicates), desc="bootstrap over models", disable=not progress):
         counts = np.bincount(rng.integers(0, len(responses), len(responses)), minlength=len(responses))
         drawn = np.flatnonzero(counts)
-        fit = fit_irt(responses[drawn], spec.with_(seed=spec.seed + r), item_covariate=covariate,
+        fit = fit_irt(responses[drawn], spec.with_(seed=child_seed(spec.seed, r)), item_covariate=covariate,
                       row_weight=counts[drawn], progress=False)
         rows.append({name: fit.scalar(name)["mean"] for name in GAMMAS}
                     | {"converged": bool(fit.meta["converged"])})

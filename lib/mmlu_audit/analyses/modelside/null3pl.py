@@ -22,11 +22,12 @@ from tqdm.auto import tqdm
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_correlations,
                                                        reasoning_sensitivity)
-from mmlu_audit.core.seeds import check_seed
+from mmlu_audit.core.seeds import check_seed, seeded
 
 __all__ = ["null_spec", "simulate_3pl", "null_correlations", "null_summary", "construct_consistency"]
 
 
+@seeded
 def null_spec(fast: bool = False, seed: int = 0):
     """The 3PL (c = 0.25, N(0, 1) prior on b) fitted to the STEM submatrix."""
     from mmlu_audit.analyses.pipeline import calibration_spec
@@ -55,6 +56,7 @@ def simulate_3pl(theta, a, b, guessing: float, observed, rng: np.random.Generato
     return y
 
 
+@seeded
 def null_correlations(theta, a, b, covariate, observed, *, replicates: int, seed: int,
                       guessing: float = 0.25, progress: bool = True) -> pd.DataFrame:
     """β–θ correlations of ``replicates`` matrices simulated from a fitted 3PL.

@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.scaling import standardise
-from mmlu_audit.core.seeds import check_seed
+from mmlu_audit.core.seeds import check_seed, seeded
 
 __all__ = [
     "null_p_at_least",
@@ -172,6 +172,7 @@ def _count_weights(n_blocks: int, chosen: np.ndarray) -> np.ndarray:
     return np.bincount(chosen, minlength=n_blocks).astype(float)
 
 
+@seeded
 def matched_subsample_tau(blocks: Blocks, *, n_draws: int, seed: int, progress: bool = False) -> dict:
     """τ_w of non-STEM subsampled (without replacement) to the STEM block count.
 
@@ -206,6 +207,7 @@ def _displacement(blocks: Blocks, k: int, weights=None) -> float:
     return 1.0 - top_k_retention(scores["aggregate"], scores["STEM"], k)
 
 
+@seeded
 def displacement_bootstrap(blocks: Blocks, k: int, *, replicates: int, seed: int,
                            progress: bool = False) -> dict:
     """STEM top-k displacement with a percentile bootstrap over blocks within partition.
@@ -222,6 +224,7 @@ def displacement_bootstrap(blocks: Blocks, k: int, *, replicates: int, seed: int
             "high": float(np.quantile(values, 0.975)), "draws": values}
 
 
+@seeded
 def random_item_sets(n_blocks: int, size: int, *, n_draws: int, seed: int) -> list[np.ndarray]:
     """``n_draws`` random sets of exactly ``size`` blocks from all ``n_blocks`` (no replacement)."""
     if not 1 <= size < n_blocks:
@@ -229,6 +232,7 @@ def random_item_sets(n_blocks: int, size: int, *, n_draws: int, seed: int) -> li
     return [np.sort(rng.choice(n_blocks, size, replace=False)) for rng in _draws(n_draws, seed)]
 
 
+@seeded
 def subject_block_sets(subject, target_items: int, *, n_draws: int, seed: int,
                        items_per_block=None) -> list[np.ndarray]:
     """Random sets of whole subjects whose item count first reaches ``target_items``.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import coef_table, fit_ols, interaction_design, wild_bootstrap_table
@@ -65,6 +66,7 @@ def partition_fits(y, X: pd.DataFrame, stem, *, kind: str = "HC3") -> pd.DataFra
     return out
 
 
+@seeded
 def contrast_tests(fit, clusters, terms, *, kinds=("HC3", "CR1", "CR2"), seed=None,
                    n_boot: int = 0, boot_kind: str = "CR2") -> pd.DataFrame:
     """The slope contrasts under several covariances and the wild cluster bootstrap.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.inference import fold_ids, r2_score
 from mmlu_audit.analyses.regression.designs import Design
@@ -67,6 +68,7 @@ def cv_predict(y, design: Design, folds) -> np.ndarray:
     return predicted
 
 
+@seeded
 def cv_table(y, stem, subjects, designs: list[Design], *, n_folds: int, seed) -> pd.DataFrame:
     """Cross-validated R² of each design, globally and within each partition.
 
