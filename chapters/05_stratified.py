@@ -42,7 +42,8 @@ from IPython.display import display
 from scipy import stats
 
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.inference import partition_effects, standardise_within, wald_test, fit_ols
+from mmlu_audit.inference import partition_effects, standardise_within
+from mmlu_audit.analyses.regression.joint import partition_joint_tests
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
@@ -79,10 +80,7 @@ glue_values({"population_note": population_note(inputs.matrix), "recovery": reco
 
 # %%
 table3 = partition_fits(y, X, stem, kind="HC3")
-joint = {}
-for label, mask in [("stem", stem), ("nonstem", ~stem)]:
-    test = wald_test(fit_ols(y[mask], X[mask], intercept=True), list(INDICATORS), kind="HC3", form="F").iloc[0]
-    joint |= {f"F_{label}": test["stat"], f"F_{label}_p": test["p"]}
+joint = partition_joint_tests(y, X[list(INDICATORS)], stem, kind="HC3")
 glue_values(joint | {"r2_stem": table3.attrs["r2"]["STEM"], "r2_nonstem": table3.attrs["r2"]["non-STEM"]})
 shown3 = table3.loc[list(INDICATORS)].copy()
 if planted is not None:
@@ -249,8 +247,15 @@ contrasts_z[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "hol
 # ## Checks
 
 # %%
-p_columns = [c for c in contrasts.columns if c.startswith(("p_", "holm_"))]
-assert contrasts.shape[0] == 9 and contrasts[p_columns].apply(lambda c: c.between(0, 1)).all().all()
+# every t is its estimate over its SE, and every Holm p at least its raw p
+for kind in ("HC3", "CR1", "CR2"):
+    assert np.allclose(contrasts[f"t_{kind}"], contrasts["estimate"] / contrasts[f"se_{kind}"])
+for kind in survivors:
+    assert (contrasts[f"holm_{kind}"] >= contrasts[f"p_{kind}"]).all()
+# each partition's joint F is referred to F(9, n − 10)
+for label, n in (("stem", stem.sum()), ("nonstem", (~stem).sum())):
+    assert np.isclose(joint[f"F_{label}_p"], stats.f.sf(joint[f"F_{label}"], 9, n - 10), rtol=1e-8, atol=1e-300)
+assert contrasts.shape[0] == 9
 assert np.allclose(contrasts["estimate"], (table3[("STEM", "estimate")] - table3[("non-STEM", "estimate")])
                    .loc[list(INDICATORS)])
 assert effects.loc["explained_var_ratio", "ci_low"] <= effects.loc["explained_var_ratio", "ci_high"]

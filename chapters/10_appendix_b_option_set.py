@@ -214,9 +214,18 @@ glue_figure("fig_appendix_b_splines", fig)
 
 # %%
 assert list(controls.columns) == [c for c in OPTION_COVARIATES if c not in controls.attrs["dropped"]]
-assert with_options[["holm_CR2", "holm_boot"]].apply(lambda c: c.between(0, 1)).all().all()
-assert 0 < option_joint["p"] <= 1 and 0 < plain_joint["p"] <= 1
-assert tested["p"].between(0, 1).all() and len(nonlinear) == 2 * len(INDICATORS)
+# fully interacted with STEM, the model is the two stratified fits: its contrasts are their slope differences
+for contrasts, stratified in ((plain, stratified_plain), (with_options, stratified_options)):
+    difference = stratified[("STEM", "estimate")] - stratified[("non-STEM", "estimate")]
+    assert np.allclose(contrasts["estimate"], difference.loc[list(INDICATORS)].to_numpy())
+    assert (contrasts["holm_CR2"] >= contrasts["p_CR2"]).all() and (contrasts["holm_boot"] >= contrasts["p_boot"]).all()
+# nested OLS: the option set cannot lower the in-sample R²
+assert stratified_options.attrs["r2"]["STEM"] >= stratified_plain.attrs["r2"]["STEM"]
+assert stratified_options.attrs["r2"]["non-STEM"] >= stratified_plain.attrs["r2"]["non-STEM"]
+# the all-items statistics two ways: the §4 statistics and the plain controlled contrasts
+assert np.isclose(full_stats["htz_p"], plain_joint["p"]) and np.isclose(
+    full_stats["d_ner_holm_cr2"], plain.loc[ENTITY_TERM, "holm_CR2"])
+assert len(nonlinear) == 2 * len(INDICATORS)
 assert 0.5 < inside.mean() <= 1 and (support["lower"] <= support["upper"]).all()
 if inputs.matrix.simulated and not inputs.matrix.meta["spec"]["null_world"]:
     assert option_stats["plain_d_ner_t"] > 0  # the planted STEM-only entity slope shows in b̂

@@ -103,7 +103,8 @@ def test_clamp_sensitivity_by_hand():
     tiers = default_tiers()
     tokens = np.array([3, 1, 0, 2])
     stats, table, default, clamped = clamp_sensitivity(GRAPHS, tiers, tokens, "T1")
-    np.testing.assert_allclose(default, [2 * tiers["T1"] + tiers["T3"], tiers["T1"], 0, tiers["T2"] + tiers["T3"]])
+    np.testing.assert_allclose(default, [2 * tiers["T1"] + tiers["T3"], tiers["T1"], 0,
+                                         tiers["T2"] + tiers["T3"]])
     np.testing.assert_allclose(clamped, [tiers["T3"], 0, 0, tiers["T2"] + tiers["T3"]])
     assert stats["t1_share"] == pytest.approx(3 / 6) and stats["t1_changed"] == pytest.approx(0.5)
     assert stats["r_depth_t1zero"] == pytest.approx(np.corrcoef(clamped, tokens)[0, 1])
@@ -118,7 +119,8 @@ def test_top_tier_coverage_searches_stems_and_options():
     lexicon, tiers = load_lexicon(), default_tiers()
     symbol = next(m for m, t in lexicon.symbolic.member_tiers.items() if t == TOP_TIER)
     items = pd.DataFrame({"question": [f"Compute {symbol} x", "plain", "plain"],
-                          "choice_a": ["1", f"{symbol} y", "2"], "choice_b": "b", "choice_c": "c", "choice_d": "d"})
+                          "choice_a": ["1", f"{symbol} y", "2"], "choice_b": "b", "choice_c": "c",
+                          "choice_d": "d"})
     frame = pd.DataFrame({"c_bry_coverage": [0.5, 1.0, 0.0], "zipf_coverage": 1.0,
                           "flag_concreteness_fallback": [False, False, True], "flag_zipf_fallback": False,
                           "flag_non_english": False, "flag_empty_stem": False})

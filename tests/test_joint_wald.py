@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 
 from mmlu_audit.analyses.regression import contrast_terms, interaction_fit
-from mmlu_audit.analyses.regression.joint import (bootstrap_statistics, joint_wald_tests, permutation_statistics,
-                                                  permutation_tests, residual_diagnostics, se_inflation,
-                                                  wald_statistics)
+from mmlu_audit.analyses.regression.joint import (bootstrap_statistics, joint_wald_tests,
+                                                  permutation_statistics, permutation_tests,
+                                                  residual_diagnostics, se_inflation, wald_statistics)
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.inference import lr_interaction, wald_test
 from mmlu_audit.inference.bootstrap import BootstrapResult
@@ -27,7 +27,8 @@ def world():
     subjects = np.repeat(np.arange(24), 30)
     stem = subjects < 8
     X = pd.DataFrame(rng.normal(size=(subjects.size, 3)), columns=["x1", "x2", "x3"])
-    y = 0.6 * X["x1"] * stem + 0.4 * X["x2"] + rng.normal(0, 0.3, 24)[subjects] + rng.normal(size=subjects.size)
+    noise = rng.normal(0, 0.3, 24)[subjects] + rng.normal(size=subjects.size)
+    y = 0.6 * X["x1"] * stem + 0.4 * X["x2"] + noise
     return y.to_numpy(), X, stem, subjects
 
 
@@ -95,7 +96,8 @@ def test_se_inflation_is_the_median_ratio_of_statsmodels_standard_errors(world):
 
 def test_bootstrap_statistics_by_hand():
     draws = np.arange(1.0, 101.0)
-    joint = BootstrapResult(stat=90.5, p=0.1, draws=draws, q=4, kind="CR2", weights="rademacher", method="WCR")
+    joint = BootstrapResult(stat=90.5, p=0.1, draws=draws, q=4, kind="CR2", weights="rademacher",
+                            method="WCR")
     out = bootstrap_statistics(joint)
     assert out["wcb_q95"] == pytest.approx(95.05) and out["chi2_q95"] == pytest.approx(9.487729, rel=1e-6)
     assert (out["boot_kind"], out["n_boot"], out["wcb_stat"], out["wcb_p"]) == ("CR2", 100, 90.5, 0.1)
@@ -109,7 +111,8 @@ def test_permutation_statistics_by_hand_and_the_tests_share_one_observed_statist
     out = permutation_statistics({("item", "r2_gap"): item, ("block", "r2_gap"): block,
                                   ("item", "lr"): lr["item"], ("block", "lr"): lr["block"]}, stem, subjects)
     assert out["block_perm_widening"] == pytest.approx(3.0) and out["item_perm_max_gap"] == 0.1
-    assert (out["n_perm"], out["n_stem_subjects"], out["lr_item_p"], out["lr_block_perm_p"]) == (4, 8, 0.02, 0.3)
+    assert (out["n_perm"], out["n_stem_subjects"]) == (4, 8)
+    assert (out["lr_item_p"], out["lr_block_perm_p"]) == (0.02, 0.3)
     with pytest.raises(DataError, match="missing permutation tests"):
         permutation_statistics({("item", "r2_gap"): item}, stem, subjects)
     perm = permutation_tests(y, X, stem, subjects, seed=3, n_perm=19)
@@ -132,8 +135,25 @@ def test_size_power_summary_reads_the_table_and_names_the_bootstrapped_kinds():
     table = pd.DataFrame([{"world": w, "method": m, "rejection_rate": r + (0.5 if w == "planted" else 0.0),
                            "mc_se": 0.01 if w == "null" else 0.03, "n_reps": 200} for w, m, r in rows])
     out = size_power_summary(table, "CR2")
-    assert (out["sp_reps"], out["sp_hc3"], out["sp_htz"], out["sp_wcr"], out["sp_mcse"]) == (200, 0.2, 0.05, 0.04, 0.01)
+    assert (out["sp_reps"], out["sp_hc3"], out["sp_htz"]) == (200, 0.2, 0.05)
+    assert (out["sp_wcr"], out["sp_mcse"]) == (0.04, 0.01)
     assert out["sp_htz_power"] == pytest.approx(0.55) and out["sp_wcr_power"] == pytest.approx(0.54)
     assert size_power_summary(table, "CR1")["sp_wcr"] == 0.06
     with pytest.raises(ParameterError, match=r"bootstrapped \['CR1', 'CR2'\], not 'HC3'"):
         size_power_summary(table, "HC3")
+
+
+def test_partition_joint_tests_match_statsmodels_hc3_f_tests(world):
+    import statsmodels.api as sm
+
+    from mmlu_audit.analyses.regression.joint import partition_joint_tests
+
+    y, X, stem, _ = world
+    out = partition_joint_tests(y, X, stem, kind="HC3")
+    for label, mask in (("stem", stem), ("nonstem", ~stem)):
+        model = sm.OLS(y[mask], sm.add_constant(X[mask])).fit(cov_type="HC3")
+        test = model.f_test(np.eye(4)[1:])  # the three slopes
+        assert out[f"F_{label}"] == pytest.approx(float(np.squeeze(test.fvalue)), rel=1e-8)
+        assert out[f"F_{label}_p"] == pytest.approx(float(test.pvalue), rel=1e-6)
+    with pytest.raises(ParameterError, match="item-level kind"):
+        partition_joint_tests(y, X, stem, kind="CR2")

@@ -17,14 +17,14 @@ import pandas as pd
 from scipy import stats
 
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.inference import (breusch_pagan, homogeneity_test, lr_interaction, permutation_test,
-                                  residual_skew, vcov)
-from mmlu_audit.inference.covariance import KINDS
+from mmlu_audit.inference import (breusch_pagan, fit_ols, homogeneity_test, lr_interaction, permutation_test,
+                                  residual_skew, vcov, wald_test)
+from mmlu_audit.inference.covariance import CLUSTER_KINDS, HC_KINDS, KINDS
 from mmlu_audit.inference.hypothesis import FORMS
 
 __all__ = ["DEFAULT_FORM", "PERMUTATIONS", "bootstrap_statistics", "joint_wald_tests",
-           "permutation_statistics", "permutation_tests", "residual_diagnostics", "se_inflation",
-           "wald_statistics"]
+           "partition_joint_tests", "permutation_statistics", "permutation_tests", "residual_diagnostics",
+           "se_inflation", "wald_statistics"]
 
 #: The reference distribution of a kind that ``forms`` does not list.
 DEFAULT_FORM = "chi2"
@@ -84,6 +84,24 @@ def _checked(kinds, forms, w10_kinds) -> tuple[list[str], dict[str, list[str]], 
     if missing:
         raise ParameterError("w10_kinds", f"{missing} are not among kinds {kinds}")
     return kinds, {k: list(forms.get(k, [DEFAULT_FORM])) for k in kinds}, w10_kinds
+
+
+def partition_joint_tests(y, X: pd.DataFrame, stem, *, kind: str = "HC3") -> dict[str, float]:
+    """The joint F test that all of ``X``'s slopes are zero, in each partition's own fit.
+
+    Returns ``F_stem``, ``F_stem_p``, ``F_nonstem`` and ``F_nonstem_p`` (Wald / q against
+    F(q, n − k) under the item-level covariance ``kind``).
+    """
+    if kind not in KINDS or kind in CLUSTER_KINDS:
+        raise ParameterError("kind", f"must be an item-level kind from {list(HC_KINDS)}, got {kind!r}")
+    stem = np.asarray(stem, bool)
+    y = np.asarray(y, float)
+    out = {}
+    for label, mask in (("stem", stem), ("nonstem", ~stem)):
+        fit = fit_ols(y[mask], X[mask], intercept=True)
+        test = wald_test(fit, list(X.columns), kind=kind, form="F").iloc[0]
+        out |= {f"F_{label}": test["stat"], f"F_{label}_p": test["p"]}
+    return out
 
 
 def wald_statistics(wald: pd.DataFrame) -> dict[str, float]:
