@@ -199,7 +199,9 @@ assert np.all(np.diff(b_hat[picks]) >= 0), "the ICC items are in the order of th
 for i, table in binned.items():  # the bins hold every model that answered, and their shares average back
     answered = matrix.responses[matrix.observed[:, i], i]
     assert table["n"].sum() == answered.size and np.isclose((table["share"] * table["n"]).sum(), answered.sum())
-if truth is not None:
-    assert recovery.loc["hierarchical prior", "slope"] > recovery.loc["paper prior N(0,1)", "slope"]
+if truth is not None:  # planted b and θ: order recovered, scale compressed by the paper's prior only
+    assert (recovery["r(θ̂, θ)"] > 0.95).all() and (recovery["r(b̂, b)"] > 0.9).all()
+    slopes = recovery["slope"]
+    assert slopes["paper prior N(0,1)"] < 0.8 and slopes["hierarchical prior"] > slopes["paper prior N(0,1)"] + 0.1
     if not fast:
         assert recovery.iloc[0, 0] > 0.95, "2PL should recover the order of planted difficulties"

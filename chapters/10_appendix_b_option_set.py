@@ -55,7 +55,7 @@ from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.analyses.regression import design_arrays, estimated_items, partition_fits
 from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 from mmlu_audit.analyses.robustness import ENTITY_TERM, primary_conclusions, section4_statistics
-from mmlu_audit.analyses.splines import nonlinearity_tests, spline_curve
+from mmlu_audit.analyses.splines import nonlinearity_statistics, nonlinearity_tests, spline_curve
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -135,16 +135,7 @@ stratified_options.loc[list(controls.columns)].round(4)
 
 # %%
 nonlinear = nonlinearity_tests(frame, n_knots=n_knots)
-tested = nonlinear.dropna(subset=["p"])
-flagged = tested[tested["p"] < 0.05]
-nonlinear_stats = {
-    "n_knots": n_knots,
-    "c_bry_nonlinear_p_nonstem": nonlinear.loc[("c_bry", "non-STEM"), "p"],
-    "c_bry_nonlinear_p_stem": nonlinear.loc[("c_bry", "STEM"), "p"],
-    "c_bry_nonlinear_nonstem": bool(nonlinear.loc[("c_bry", "non-STEM"), "p"] < 0.05),
-    "nonlinear_flagged": len(flagged), "nonlinear_tested": len(tested),
-    "nonlinear_names": ", ".join(f"{i} ({p})" for i, p in flagged.index) or "none",
-}
+nonlinear_stats = {"n_knots": n_knots} | nonlinearity_statistics(nonlinear)
 glue_values(nonlinear_stats)
 display(paper_table({"c_bry_nonlinear_nonstem": nonlinear_stats["c_bry_nonlinear_nonstem"]},
                     {"c_bry_nonlinear_nonstem": "C_bry non-linear outside STEM (p < 0.05)"}))
