@@ -192,11 +192,12 @@ def permutation_statistics(perm: Mapping, stem, subjects) -> dict[str, float]:
         raise DataError("perm", f"missing permutation tests {missing}")
     gap_item, gap_block = perm[("item", "r2_gap")], perm[("block", "r2_gap")]
     stem_subjects = np.unique(np.asarray(subjects)[np.asarray(stem, bool)])
+    spread = {"item": gap_item.draws.std(), "block": gap_block.draws.std()}  # a ratio of SDs, no z-score
     return {
         "n_perm": int(gap_item.draws.size), "n_stem_subjects": len(stem_subjects),
         "observed_r2_gap": gap_item.stat, "item_perm_max_gap": float(gap_item.draws.max()),
         "item_gap_p": gap_item.p,
-        "block_perm_widening": float(gap_block.draws.std() / gap_item.draws.std()),
+        "block_perm_widening": float(spread["block"] / spread["item"]),
         "r2_gap_block_perm_p": gap_block.p, "lr_block_perm_p": perm[("block", "lr")].p,
         "lr_item_p": perm[("item", "lr")].p,
     }
