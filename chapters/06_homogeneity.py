@@ -110,6 +110,10 @@ rates.rename(columns={"null": "size (null world)", "planted": "power (planted wo
 # p = {glue:text}`w9_htz_p:.3g`). CR2 inflates the {glue:text}`n_slopes` slope standard errors
 # (nine main effects and nine interactions) by a median factor of
 # {glue:text}`se_inflation_cr2_hc3:.2f` over HC3.
+#
+# Which covariances and references enter the table are the parameters `kinds`, `forms` and
+# `w10_kinds`: rerunning this chapter with, say, `-p kinds '["HC2","CR2"]' -p w10_kinds '["CR2"]'`
+# recomputes the table under other choices (the prose above quotes the default ones).
 
 # %%
 wald = joint_wald_tests(y, X, stem, subjects, kinds=kinds, forms=forms, w10_kinds=w10_kinds)

@@ -201,6 +201,8 @@ glue_figure("fig_appendix_a_tiers", fig)
 # conclusions hold under the Rasch refit? **{glue:text}`rasch_conclusions_intact`** (paper: they
 # do). The simulated responses come from a 3PL with varying discriminations, so a Rasch fit is
 # misspecified there; a conclusion lost under it is a loss of power, not a planted null.
+# Which alternatives are refitted is the parameter `refits` (`rasch`, `hierarchical`, `wide`:
+# the 2PL with the wider N(0, 3²) prior on b); the prose quotes the default two.
 
 # %%
 calibrations = refit_frames(inputs, refits, fast=fast, seed=seed, max_steps=refit_max_steps)

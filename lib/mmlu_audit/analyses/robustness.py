@@ -77,7 +77,7 @@ DIMENSION_1 = ("wscg_nodes", "wscg_depth")
 REFITS = {
     "rasch": ("Rasch", {"model": "rasch"}),
     "hierarchical": ("2PL, hierarchical prior", {"b_prior": "hierarchical"}),
-    "wide": ("2PL, wide prior", {"b_prior": "wide"}),
+    "wide": ("2PL, wide prior N(0, 3²)", {"b_prior": "wide"}),
 }
 #: The paper's own calibration (the analysis inputs' fit), first in every comparison.
 PAPER_CALIBRATION = ("paper", "2PL, paper prior N(0, 1)")
