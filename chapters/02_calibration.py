@@ -44,10 +44,10 @@ extra_steps = 2000  # SVI step cap for the split-cohort and alternative-prior fi
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.irt import fit_cached, recovery_stats, split_cohort_reliability
+from mmlu_audit.irt import (fit_cached, icc_bins, items_at_quantiles, parameter_ranges, recovery_table,
+                            split_cohort_reliability)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
@@ -71,10 +71,7 @@ meta = fit.meta
 theta = np.asarray(fit.theta)
 b_hat, a_hat = frame["b_hat"].to_numpy(), frame["a_hat"].to_numpy()  # NaN where nobody answered
 calibrated = np.isfinite(b_hat)
-ranges = {
-    "b_min": np.nanmin(b_hat), "b_max": np.nanmax(b_hat), "b_sd": np.nanstd(b_hat),
-    "theta_min": theta.min(), "theta_max": theta.max(), "theta_sd": theta.std(),
-}
+ranges = parameter_ranges(b_hat, theta)
 glue_values(ranges | {"steps": meta["steps"], "wall_s": meta["wall_s"], "backend": meta["backend"],
                       "converged": "converged by the ELBO rule" if meta["converged"] else "stopped at the step cap"})
 paper_table({k: round(v, 3) for k, v in ranges.items()})
@@ -112,18 +109,13 @@ glue_figure("fig_calibration", fig)
 # $\hat\theta$.
 
 # %%
-order = np.flatnonzero(calibrated)[np.argsort(b_hat[calibrated])]
-picks = order[(np.array([0.05, 0.35, 0.65, 0.95]) * (len(order) - 1)).astype(int)]
+picks = items_at_quantiles(b_hat, [0.05, 0.35, 0.65, 0.95])
 grid = np.linspace(theta.min() - 0.5, theta.max() + 0.5, 200)
-bins = np.quantile(theta, np.linspace(0, 1, 11))
+binned = {i: icc_bins(theta, matrix.responses[:, i], matrix.observed[:, i], n_bins=10) for i in picks}
 fig, axes = plt.subplots(1, 4, figsize=(11, 2.8), sharey=True)
 for ax, i in zip(axes, picks, strict=True):
     ax.plot(grid, 1 / (1 + np.exp(-a_hat[i] * (grid - b_hat[i]))), color=SOURCE_COLORS["ours"])
-    seen = matrix.observed[:, i]
-    which = np.clip(np.digitize(theta[seen], bins) - 1, 0, 9)
-    share = pd.Series(matrix.responses[seen, i]).groupby(which).mean()
-    centres = pd.Series(theta[seen]).groupby(which).mean()
-    ax.scatter(centres, share, s=12, color="#333")
+    ax.scatter(binned[i]["centre"], binned[i]["share"], s=12, color="#333")
     ax.set(title=f"{frame.index[i]}\nb={b_hat[i]:.2f}, a={a_hat[i]:.2f}", xlabel=r"$\theta$")
     ax.title.set_fontsize(7.5)
 axes[0].set_ylabel("P(correct)")
@@ -180,12 +172,7 @@ if matrix.shape[0] < 100:
 if truth is not None:
     alternative = fit_cached(matrix, calibration_spec(fast, seed, b_prior="hierarchical",
                                                       max_steps=extra_steps), progress=False)
-    rows = []
-    for label, this in [("paper prior N(0,1)", fit), ("hierarchical prior", alternative)]:
-        stats = recovery_stats(this.b, truth["b"])
-        rows.append({"fit": label, "r(b̂, b)": stats["r"], "slope": stats["slope"],
-                     "r(θ̂, θ)": np.corrcoef(np.asarray(this.theta), truth["theta"].mean(axis=1))[0, 1]})
-    recovery = pd.DataFrame(rows).set_index("fit")
+    recovery = recovery_table({"paper prior N(0,1)": fit, "hierarchical prior": alternative}, truth)
     glue_values({"recovery_r": recovery.iloc[0, 0], "recovery_slope": recovery.iloc[0, 1],
                  "recovery_slope_hier": recovery.iloc[1, 1]})
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharex=True)
@@ -207,6 +194,14 @@ else:
 # %%
 assert np.isfinite(fit.b).all() and (fit.a > 0).all()
 assert calibrated.sum() == len(fit.b) and len(b_hat) == len(inputs.items)
-assert -1 <= reliability["r"] <= 1
-if truth is not None and not fast:
-    assert recovery.iloc[0, 0] > 0.95, "2PL should recover the order of planted difficulties"
+assert np.isclose(reliability["spearman_brown"], 2 * reliability["r"] / (1 + reliability["r"]))  # Spearman–Brown
+assert np.all(np.diff(b_hat[picks]) >= 0), "the ICC items are in the order of their percentiles"
+for i, table in binned.items():  # the bins hold every model that answered, and their shares average back
+    answered = matrix.responses[matrix.observed[:, i], i]
+    assert table["n"].sum() == answered.size and np.isclose((table["share"] * table["n"]).sum(), answered.sum())
+if truth is not None:  # planted b and θ: order recovered, scale compressed by the paper's prior only
+    assert (recovery["r(θ̂, θ)"] > 0.95).all() and (recovery["r(b̂, b)"] > 0.9).all()
+    slopes = recovery["slope"]
+    assert slopes["paper prior N(0,1)"] < 0.8 and slopes["hierarchical prior"] > slopes["paper prior N(0,1)"] + 0.1
+    if not fast:
+        assert recovery.iloc[0, 0] > 0.95, "2PL should recover the order of planted difficulties"

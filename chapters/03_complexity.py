@@ -36,8 +36,6 @@ n_boot = 2000  # subject-block bootstrap replicates for the correlation interval
 
 
 import html
-import re
-from collections import Counter
 from itertools import pairwise
 
 import matplotlib.pyplot as plt
@@ -47,10 +45,13 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit import load_items
-from mmlu_audit.features import (FLAGS, INDICATORS, TOP_TIER, build_feature_table, default_tiers, depths,
-                                 indicator_table, item_graphs, lexicon_table, load_lexicon)
-from mmlu_audit.features.figures import draw_text_panel, nearest_depth_item, draw_wscg, path_vertices
-from mmlu_audit.inference import cluster_bootstrap_correlation, vif
+from mmlu_audit.features import (INDICATORS, build_feature_table, default_tiers, indicator_table, item_graphs,
+                                 lexicon_table, load_lexicon)
+from mmlu_audit.features.figures import draw_text_panel, draw_wscg, path_vertices
+from mmlu_audit.inference import vif
+from mmlu_audit.analyses.instrument import (clamp_sensitivity, drawn_statistics, example_picks, flag_counts,
+                                            length_correlations, lexicon_statistics, partition_summary, tier_usage,
+                                            top_tier_coverage)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.book.plots import PARTITION_COLORS, use_style
 from mmlu_audit.book.report import glue_figure, glue_values, text_banner
@@ -110,15 +111,7 @@ table1.set_index("name")
 
 # %%
 lex = lexicon_table(lexicon)
-symbolic = lexicon.symbolic
-member_tiers = pd.Series(dict(symbolic.member_tiers))
-lexicon_stats = {
-    "n_lexical_categories": int((lex["kind"] == "lexical").sum()),
-    "n_symbol_members": len(symbolic.members),
-    "n_tiers": len(tiers),
-    "n_active_tiers": sum(w > 0 for w in tiers.values()),
-    "w_min": min(tiers.values()), "w_max": max(tiers.values()),
-}
+lexicon_stats = lexicon_statistics(lexicon, tiers)
 glue_values(lexicon_stats)
 display(lex.set_index("category"))
 
@@ -128,17 +121,7 @@ display(lex.set_index("category"))
 # the number of WSCG vertices on the tier and the number of items with at least one.
 
 # %%
-tier_nodes = Counter(t for g in graphs for t in g.tiers)
-tier_items = Counter(t for g in graphs for t in set(g.tiers))
-on_tier = {t: [c for c, ct in zip(lex["category"], lex["tier"], strict=True) if ct == t]
-           + [f"symbol {m}" for m in member_tiers.index[member_tiers == t]] for t in tiers}
-tier_table = pd.DataFrame({
-    "weight": pd.Series(dict(tiers)),
-    "meaning": {t: lexicon.spec["tiers"][t]["meaning"] for t in tiers},
-    "categories and members": {t: ", ".join(on_tier[t]) for t in tiers},
-    "vertices": pd.Series(tier_nodes).reindex(list(tiers), fill_value=0),
-    "items with ≥ 1": pd.Series(tier_items).reindex(list(tiers), fill_value=0),
-}).rename_axis("tier")
+tier_table = tier_usage(lexicon, tiers, graphs)
 glue_values({"n_items_all": len(items)})
 tier_table
 
@@ -184,15 +167,8 @@ glue_figure("fig_indicators", fig)
 # ```
 
 # %%
-summary = frame.groupby("partition")[list(INDICATORS)].agg(["mean", "median"]).T.unstack()
-summary.columns = [f"{part} {stat}" for part, stat in summary.columns]
-pooled_sd = np.sqrt(frame.groupby("partition")[list(INDICATORS)].var().mean())
-summary["SMD"] = (summary["STEM mean"] - summary["non-STEM mean"]) / pooled_sd
-summary.index = [names[c] for c in summary.index]
-largest = summary["SMD"].abs().idxmax()
-glue_values({"n_stem": int((frame.partition == "STEM").sum()),
-             "n_nonstem": int((frame.partition == "non-STEM").sum()),
-             "largest_smd_name": largest, "largest_smd": summary.loc[largest, "SMD"]})
+summary, summary_stats = partition_summary(frame, names)
+glue_values(summary_stats)
 summary.round(3)
 
 # %% [markdown]
@@ -217,14 +193,7 @@ summary.round(3)
 # times the shallow one's: Depth counts chained operators, not tokens.
 
 # %%
-median_tokens = frame["n_tokens"].median()
-depth_p10, depth_p99 = frame["wscg_depth"].quantile([0.10, 0.99])
-clean = ~frame[["flag_non_english", "flag_concreteness_fallback", "flag_zipf_fallback"]].any(axis=1)
-band = frame[clean & ((frame["n_tokens"] - median_tokens).abs() <= 0.1 * median_tokens)]
-
-
-picks = {"shallow": nearest_depth_item(band, depth_p10), "deep": nearest_depth_item(band, depth_p99),
-         "stem": nearest_depth_item(band[band.partition == "STEM"], depth_p99)}
+picks, band_stats = example_picks(frame)
 position = {item_id: i for i, item_id in enumerate(items["item_id"])}
 drawn = {}
 for role, item_id in picks.items():
@@ -236,13 +205,7 @@ for role, item_id in picks.items():
     graph_ax.set_title(f"Depth {graph.depth(tiers):.1f} · Nodes {graph.n_nodes}", fontsize=9)
     glue_figure(f"fig_wscg_{role}", fig)
 
-drawn_stats = {"median_tokens": median_tokens, "depth_p10": depth_p10, "depth_p99": depth_p99}
-for role, item_id in picks.items():
-    graph = drawn[role]
-    drawn_stats |= {f"{role}_id": item_id, f"{role}_depth": graph.depth(tiers),
-                    f"{role}_nodes": graph.n_nodes,
-                    f"{role}_path": " → ".join(graph.texts[v] for v in path_vertices(graph, tiers))}
-drawn_stats["deep_vs_shallow_depth"] = drawn["deep"].depth(tiers) / drawn["shallow"].depth(tiers)
+drawn_stats = band_stats | drawn_statistics(picks, drawn, tiers)
 glue_values(drawn_stats)
 
 # %% [markdown]
@@ -281,12 +244,7 @@ glue_values(drawn_stats)
 # a subject are not independent.
 
 # %%
-length = {}
-for column in ("wscg_nodes", "wscg_depth"):
-    key = f"r_{column.removeprefix('wscg_')}_tokens"
-    r, lo, hi = cluster_bootstrap_correlation(frame[column], frame["n_tokens"], frame["subject"],
-                                              n_boot=n_boot, seed=seed)
-    length |= {key: r, f"{key}_lo": lo, f"{key}_hi": hi}
+length = length_correlations(frame, n_boot=n_boot, seed=seed)
 glue_values(length | {"n_subjects": frame["subject"].nunique(), "n_boot_used": n_boot})
 paper_table({k: round(length[k], 3) for k in ("r_nodes_tokens", "r_depth_tokens")},
             labels={"r_nodes_tokens": "r(WSCG Nodes, tokens)", "r_depth_tokens": "r(WSCG Depth, tokens)"}
@@ -306,25 +264,10 @@ paper_table({k: round(length[k], 3) for k in ("r_nodes_tokens", "r_depth_tokens"
 # Appendix A perturbs every tier and re-runs the inferences; here we only show the mechanism.
 
 # %%
-clamped = tiers.with_weight("T1", 0.0)
-depth_default, depth_clamped = depths(graphs, tiers), depths(graphs, clamped)
 tokens = frame["n_tokens"].to_numpy()
-sensitivity = {
-    "t1_weight": tiers["T1"],
-    "t1_share": tier_nodes["T1"] / sum(tier_nodes.values()),
-    "t1_changed": np.mean(depth_default != depth_clamped),
-    "r_depth_default": np.corrcoef(depth_default, tokens)[0, 1],
-    "r_depth_t1zero": np.corrcoef(depth_clamped, tokens)[0, 1],
-}
-sensitivity["t1_retained"] = sensitivity["r_depth_t1zero"] / sensitivity["r_depth_default"]
+sensitivity, clamp_table, depth_default, depth_clamped = clamp_sensitivity(graphs, tiers, tokens, "T1")
 glue_values(sensitivity)
-pd.DataFrame({
-    "tier table": ["default", "T1 clamped to 0"],
-    "mean Depth": [depth_default.mean(), depth_clamped.mean()],
-    "r(Depth, tokens)": [sensitivity["r_depth_default"], sensitivity["r_depth_t1zero"]],
-    "Spearman ρ(Depth, tokens)": [pd.Series(d).corr(pd.Series(tokens), method="spearman")
-                                  for d in (depth_default, depth_clamped)],
-}).set_index("tier table").round(3)
+clamp_table.round(3)
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), sharex=True)
@@ -387,24 +330,10 @@ vifs.rename(index=names).round(3).to_frame()
 # {glue:text}`n_empty:,` as empty.
 
 # %%
-top_symbols = [m for m, t in symbolic.member_tiers.items() if t == TOP_TIER]
-top_pattern = re.compile("|".join(re.escape(m) + (r"(?![A-Za-z])" if m.startswith("\\") else "")
-                                  for m in top_symbols))
-all_text = items[["question", "choice_a", "choice_b", "choice_c", "choice_d"]].astype(str).agg(" ".join, axis=1)
-coverage = {
-    "top_tier": TOP_TIER, "top_weight": tiers[TOP_TIER], "t7_weight": tiers["T7"],
-    "n_top_tier_items": sum(g.count_tier(TOP_TIER) > 0 for g in graphs),
-    "n_top_symbol_stems": int(items["question"].astype(str).str.contains(top_pattern).sum()),
-    "n_top_symbol_items": int(all_text.str.contains(top_pattern).sum()),
-    "n_t7_items": sum(g.count_tier("T7") > 0 for g in graphs),
-    "c_bry_coverage": frame["c_bry_coverage"].mean(), "zipf_coverage": frame["zipf_coverage"].mean(),
-    "n_conc_fallback": int(frame["flag_concreteness_fallback"].sum()),
-    "n_zipf_fallback": int(frame["flag_zipf_fallback"].sum()),
-    "n_non_english": int(frame["flag_non_english"].sum()),
-    "n_empty": int(frame["flag_empty_stem"].sum()),
-}
+coverage = top_tier_coverage(items, frame, graphs, lexicon, tiers)
 glue_values(coverage)
-frame.groupby("partition")[list(FLAGS)].sum().T.assign(total=lambda t: t.sum(axis=1))
+flags = flag_counts(frame)
+flags
 
 # %% [markdown]
 # Items that fall back to the population mean, with their stems:
@@ -438,3 +367,12 @@ assert drawn_stats["shallow_nodes"] >= drawn_stats["deep_nodes"], "prose: the sh
 assert length["r_nodes_tokens"] > 0.95 and length["r_depth_tokens"] < 0.8, "prose: Nodes ≈ length, Depth is not"
 assert coverage["n_top_tier_items"] == 0, "prose: the top tier is inert"
 assert vifs.min() >= 1.0
+# the same counts two ways
+assert tier_table["vertices"].sum() == sum(g.n_nodes for g in graphs), "every vertex sits on one tier"
+assert np.isclose(tier_table.loc["T1", "vertices"] / tier_table["vertices"].sum(), sensitivity["t1_share"])
+assert tier_table.loc[coverage["top_tier"], "items with ≥ 1"] == coverage["n_top_tier_items"]
+assert summary_stats["n_stem"] + summary_stats["n_nonstem"] == len(frame)
+assert (flags["total"] == frame[flags.index].sum()).all()
+assert flags.loc["flag_concreteness_fallback", "total"] == coverage["n_conc_fallback"]
+assert all(length[f"{k}_lo"] <= length[k] <= length[f"{k}_hi"] for k in ("r_nodes_tokens", "r_depth_tokens"))
+assert np.isclose(length["r_depth_tokens"], sensitivity["r_depth_default"]), "bootstrap r is the plain r"

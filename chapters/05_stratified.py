@@ -42,11 +42,13 @@ from IPython.display import display
 from scipy import stats
 
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.inference import partition_effects, standardise_within, wald_test, fit_ols
+from mmlu_audit.inference import partition_effects, standardise_within
+from mmlu_audit.analyses.regression.joint import partition_joint_tests
+from mmlu_audit.analyses.regression.stratified import contrast_statistics, effect_statistics, standardised_statistics
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.analyses.regression import (Design, holm_survivors, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
+from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_summary, planted_truth_table)
 from mmlu_audit.irt import recovery_slope
@@ -80,10 +82,7 @@ glue_values({"population_note": population_note(inputs.matrix), "recovery": reco
 
 # %%
 table3 = partition_fits(y, X, stem, kind="HC3")
-joint = {}
-for label, mask in [("stem", stem), ("nonstem", ~stem)]:
-    test = wald_test(fit_ols(y[mask], X[mask], intercept=True), list(INDICATORS), kind="HC3", form="F").iloc[0]
-    joint |= {f"F_{label}": test["stat"], f"F_{label}_p": test["p"]}
+joint = partition_joint_tests(y, X[list(INDICATORS)], stem, kind="HC3")
 glue_values(joint | {"r2_stem": table3.attrs["r2"]["STEM"], "r2_nonstem": table3.attrs["r2"]["non-STEM"]})
 shown3 = table3.loc[list(INDICATORS)].copy()
 if planted is not None:
@@ -108,18 +107,7 @@ shown3.round(4)
 # %%
 cv = cv_table(y, stem, subjects, [Design("nine indicators", X.to_numpy())], n_folds=cv_folds, seed=seed)
 effects = partition_effects(y, X, stem, subjects, seed=seed, n_boot=n_boot).set_index("effect")
-size_stats = {
-    "cv_folds": cv_folds, "n_boot": n_boot,
-    "cv_r2_stem": cv.iloc[0][("item", "STEM")], "cv_r2_nonstem": cv.iloc[0][("item", "non-STEM")],
-    "cv_r2_stem_subject": cv.iloc[0][("subject", "STEM")],
-    "cv_r2_nonstem_subject": cv.iloc[0][("subject", "non-STEM")],
-    "logit2_ratio": effects.loc["explained_var_ratio", "estimate"],
-    "logit2_ratio_ci_low": effects.loc["explained_var_ratio", "ci_low"],
-    "logit2_ratio_ci_high": effects.loc["explained_var_ratio", "ci_high"],
-    "cohens_q": effects.loc["cohens_q", "estimate"],
-    "cohens_q_ci_low": effects.loc["cohens_q", "ci_low"],
-    "cohens_q_ci_high": effects.loc["cohens_q", "ci_high"],
-}
+size_stats = {"cv_folds": cv_folds, "n_boot": n_boot} | effect_statistics(cv, effects)
 glue_values(size_stats)
 display(paper_table({k: size_stats[k] for k in ["cv_r2_stem", "cv_r2_nonstem", "logit2_ratio",
                                                  "logit2_ratio_ci_low", "logit2_ratio_ci_high", "cohens_q"]}))
@@ -145,13 +133,7 @@ fit = interaction_fit(y, X, stem)
 terms = contrast_terms(X.columns)
 contrasts = contrast_tests(fit, subjects, terms, seed=seed, n_boot=n_boot, boot_kind=boot_kind)
 survivors = holm_count(contrasts)
-top = contrasts["t_CR2"].abs().idxmax()
-glue_values({
-    "boot_kind": boot_kind, "n_clusters": len(np.unique(subjects)),
-    **{f"holm_{k.lower()}": v for k, v in survivors.items()},
-    "top_term": top.removeprefix("STEM:"), "top_t": contrasts.loc[top, "t_CR2"],
-    "top_holm": contrasts.loc[top, "holm_CR2"], "top_boot_holm": contrasts.loc[top, "holm_boot"],
-})
+glue_values({"boot_kind": boot_kind, "n_clusters": len(np.unique(subjects))} | contrast_statistics(contrasts))
 display(contrasts[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "df_CR2", "holm_CR2",
                    "p_boot", "holm_boot"]].round(4))
 paper_table({
@@ -236,22 +218,22 @@ glue_values(truth_stats)
 y_z, X_z = standardise_within(y, X, stem)
 fit_z = interaction_fit(y_z, pd.DataFrame(X_z, columns=X.columns, index=X.index), stem)
 contrasts_z = contrast_tests(fit_z, subjects, terms)
-survivors_z = holm_count(contrasts_z)
-
-
-glue_values({
-    "std_holm_hc3": survivors_z["HC3"], "std_holm_cr2": survivors_z["CR2"],
-    "std_same_hc3": "yes" if holm_survivors(contrasts, "HC3") == holm_survivors(contrasts_z, "HC3") else "no",
-    "std_same_cr2": "yes" if holm_survivors(contrasts, "CR2") == holm_survivors(contrasts_z, "CR2") else "no",
-})
+glue_values(standardised_statistics(contrasts, contrasts_z))
 contrasts_z[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "holm_CR2"]].round(4)
 
 # %% [markdown]
 # ## Checks
 
 # %%
-p_columns = [c for c in contrasts.columns if c.startswith(("p_", "holm_"))]
-assert contrasts.shape[0] == 9 and contrasts[p_columns].apply(lambda c: c.between(0, 1)).all().all()
+# every t is its estimate over its SE, and every Holm p at least its raw p
+for kind in ("HC3", "CR1", "CR2"):
+    assert np.allclose(contrasts[f"t_{kind}"], contrasts["estimate"] / contrasts[f"se_{kind}"])
+for kind in survivors:
+    assert (contrasts[f"holm_{kind}"] >= contrasts[f"p_{kind}"]).all()
+# each partition's joint F is referred to F(9, n − 10)
+for label, n in (("stem", stem.sum()), ("nonstem", (~stem).sum())):
+    assert np.isclose(joint[f"F_{label}_p"], stats.f.sf(joint[f"F_{label}"], 9, n - 10), rtol=1e-8, atol=1e-300)
+assert contrasts.shape[0] == 9
 assert np.allclose(contrasts["estimate"], (table3[("STEM", "estimate")] - table3[("non-STEM", "estimate")])
                    .loc[list(INDICATORS)])
 assert effects.loc["explained_var_ratio", "ci_low"] <= effects.loc["explained_var_ratio", "ci_high"]

@@ -31,6 +31,9 @@ fast = False  # smoke run: shorter shared fits, plus this chapter's fast-paramet
 n_boot = 9999  # wild cluster bootstrap draws
 n_perm = 9999  # permutations per test
 boot_kind = "CR2"  # covariance inside the bootstrapped statistics
+kinds = ["HC3", "CR1", "CR2"]  # covariance kinds of the joint Wald tests, in table order
+forms = {"HC3": ["chi2"], "CR1": ["chi2", "F"], "CR2": ["chi2", "HTZ"]}  # references per kind: chi2 if unlisted, HTZ needs CR2
+w10_kinds = ["HC3", "CR2"]  # kinds (among kinds) that also test W(10), the intercept shift joined
 
 # %% [raw] tags=["fast-parameters"]
 # n_boot = 199
@@ -44,15 +47,18 @@ from IPython.display import display
 from scipy import stats
 
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.inference import (breusch_pagan, homogeneity_test, lr_interaction, permutation_test,
-                                  residual_skew, vcov, wild_cluster_bootstrap)
+from mmlu_audit.inference import wald_test, wild_cluster_bootstrap
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.core.paths import project_root
+from mmlu_audit.worlds.homogeneity import size_power_rates, size_power_summary
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, declared, design_arrays, estimated_items,
                                    holm_count, indicator_names, interaction_fit, planted_slopes, planted_summary,
                                    planted_truth_table)
+from mmlu_audit.analyses.regression.joint import (bootstrap_statistics, joint_wald_tests, permutation_statistics,
+                                                  permutation_tests, residual_diagnostics, se_inflation,
+                                                  wald_statistics)
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 from mmlu_audit.core.formatting import names_where
@@ -90,15 +96,8 @@ glue_values({"population_note": population_note(inputs.matrix), "recovery": reco
 
 # %%
 size_power = pd.read_csv(project_root() / "bench" / "results" / "size_power.csv", keep_default_na=False)  # "null" is a world
-rates = size_power.pivot(index="method", columns="world", values="rejection_rate")
-glue_values({
-    "sp_reps": int(size_power["n_reps"].iloc[0]),
-    "sp_hc3": rates.loc["HC3 chi2", "null"], "sp_cr1": rates.loc["CR1 chi2", "null"],
-    "sp_cr2": rates.loc["CR2 chi2", "null"], "sp_htz": rates.loc["CR2 HTZ", "null"],
-    "sp_wcr": rates.loc[f"WCR({boot_kind})", "null"],
-    "sp_mcse": size_power.loc[size_power["world"] == "null", "mc_se"].median(),
-    "sp_htz_power": rates.loc["CR2 HTZ", "planted"], "sp_wcr_power": rates.loc[f"WCR({boot_kind})", "planted"],
-})
+rates = size_power_rates(size_power)
+glue_values(size_power_summary(size_power, boot_kind))
 rates.rename(columns={"null": "size (null world)", "planted": "power (planted world)"})
 
 # %% [markdown]
@@ -112,27 +111,17 @@ rates.rename(columns={"null": "size (null world)", "planted": "power (planted wo
 # p = {glue:text}`w9_htz_p:.3g`). CR2 inflates the {glue:text}`n_slopes` slope standard errors
 # (nine main effects and nine interactions) by a median factor of
 # {glue:text}`se_inflation_cr2_hc3:.2f` over HC3.
+#
+# Which covariances and references enter the table are the parameters `kinds`, `forms` and
+# `w10_kinds`: rerunning this chapter with, say, `-p kinds '["HC2","CR2"]' -p w10_kinds '["CR2"]'`
+# recomputes the table under other choices (the prose above quotes the default ones).
 
 # %%
-specs = [("HC3", False, ["chi2"]), ("HC3", True, ["chi2"]), ("CR1", False, ["chi2", "F"]),
-         ("CR2", False, ["chi2", "HTZ"]), ("CR2", True, ["chi2", "HTZ"])]
-wald = pd.concat([homogeneity_test(y, X, stem, subjects, kind=kind, include_intercept=w10, forms=forms)
-                  for kind, w10, forms in specs], ignore_index=True)
-row = lambda test, kind, form: wald.query("test == @test and kind == @kind and form == @form").iloc[0]  # noqa: E731
-slopes = [n for n in fit.names if n not in ("Intercept", "STEM")]
-se = {k: pd.Series(np.sqrt(np.diag(vcov(fit, k, subjects))), index=fit.names)[slopes] for k in ("HC3", "CR2")}
-wald_stats = {
-    "w9_hc3": row("W(9)", "HC3", "chi2")["wald"], "w9_hc3_p": row("W(9)", "HC3", "chi2")["p"],
-    "w10_hc3": row("W(10)", "HC3", "chi2")["wald"],
-    "w9_cr1": row("W(9)", "CR1", "chi2")["wald"], "w9_cr1_p": row("W(9)", "CR1", "chi2")["p"],
-    "w9_cr2": row("W(9)", "CR2", "chi2")["wald"], "w9_cr2_p": row("W(9)", "CR2", "chi2")["p"],
-    "w9_htz_F": row("W(9)", "CR2", "HTZ")["stat"], "w9_htz_df": row("W(9)", "CR2", "HTZ")["df_den"],
-    "w9_htz_df1": int(row("W(9)", "CR2", "HTZ")["df_num"]),
-    "w9_htz_p": row("W(9)", "CR2", "HTZ")["p"],
-    "n_slopes": len(slopes), "se_inflation_cr2_hc3": float((se["CR2"] / se["HC3"]).median()),
-}
+wald = joint_wald_tests(y, X, stem, subjects, kinds=kinds, forms=forms, w10_kinds=w10_kinds)
+wald_stats = wald_statistics(wald) | se_inflation(fit, subjects, "CR2", "HC3")
 glue_values(wald_stats)
-display(paper_table({k: wald_stats[k] for k in ["w9_hc3", "w10_hc3", "w9_cr1", "w9_cr2", "se_inflation_cr2_hc3"]}))
+display(paper_table({k: wald_stats[k] for k in ["w9_hc3", "w10_hc3", "w9_cr1", "w9_cr2", "se_inflation_cr2_hc3"]
+                     if k in wald_stats}))
 wald.round(4)
 
 # %% [markdown]
@@ -147,8 +136,7 @@ wald.round(4)
 
 # %%
 joint = wild_cluster_bootstrap(fit, terms, clusters=subjects, seed=seed, kind=boot_kind, n_draws=n_boot)
-boot_stats = {"boot_kind": boot_kind, "n_boot": n_boot, "wcb_q95": joint.quantile(0.95),
-              "chi2_q95": stats.chi2.ppf(0.95, len(terms)), "wcb_stat": joint.stat, "wcb_p": joint.p}
+boot_stats = bootstrap_statistics(joint)
 glue_values(boot_stats)
 display(paper_table({"wcb_q95": boot_stats["wcb_q95"], "wcb_p": boot_stats["wcb_p"]}))
 
@@ -200,10 +188,7 @@ contrasts.round(4)
 # statistic of {glue:text}`breusch_pagan:.1f` (p = {glue:text}`bp_p:.2e`).
 
 # %%
-lr_stat, lr_df = lr_interaction(y, X, stem)
-bp = breusch_pagan(fit).iloc[0]
-diag_stats = {"lr_11": lr_stat, "lr_df": lr_df, "resid_skew": residual_skew(fit),
-              "breusch_pagan": bp["stat"], "bp_p": bp["p"]}
+diag_stats = residual_diagnostics(y, X, stem, fit)
 glue_values(diag_stats)
 paper_table({k: diag_stats[k] for k in ["lr_11", "resid_skew", "breusch_pagan"]})
 
@@ -220,17 +205,9 @@ paper_table({k: diag_stats[k] for k in ["lr_11", "resid_skew", "breusch_pagan"]}
 # p = {glue:text}`lr_item_p:.4f`).
 
 # %%
-perm = {(scheme, statistic): permutation_test(y, X, stem, subjects, seed=seed, scheme=scheme,
-                                              statistic=statistic, n_perm=n_perm)
-        for scheme in ("item", "block") for statistic in ("r2_gap", "lr")}
+perm = permutation_tests(y, X, stem, subjects, seed=seed, n_perm=n_perm)
 gap_item, gap_block = perm[("item", "r2_gap")], perm[("block", "r2_gap")]
-perm_stats = {
-    "n_perm": n_perm, "n_stem_subjects": len(np.unique(subjects[stem])),
-    "observed_r2_gap": gap_item.stat, "item_perm_max_gap": float(gap_item.draws.max()), "item_gap_p": gap_item.p,
-    "block_perm_widening": float(gap_block.draws.std() / gap_item.draws.std()),
-    "r2_gap_block_perm_p": gap_block.p, "lr_block_perm_p": perm[("block", "lr")].p,
-    "lr_item_p": perm[("item", "lr")].p,
-}
+perm_stats = permutation_statistics(perm, stem, subjects)
 glue_values(perm_stats)
 display(paper_table({k: perm_stats[k] for k in ["observed_r2_gap", "item_perm_max_gap", "block_perm_widening",
                                                 "r2_gap_block_perm_p", "lr_block_perm_p"]}))
@@ -282,11 +259,25 @@ glue_values(truth_stats)
 # ## Checks
 
 # %%
-assert wald["p"].dropna().between(0, 1).all() and (wald["wald"] > 0).all()
-assert joint.draws.size == n_boot and 0 <= joint.p <= 1 and joint.q == 9
-assert all(0 < r.p <= 1 and r.draws.size == n_perm for r in perm.values())
-assert contrasts[["p_CR2", "holm_CR2", "p_boot", "holm_boot"]].apply(lambda c: c.between(0, 1)).all().all()
-assert lr_df == len(INDICATORS) + 2 and wald_stats["se_inflation_cr2_hc3"] > 0
+# every χ² p is the tail of its own statistic, and W(9) / W(10) restrict 9 / 10 coefficients
+chi2_rows = wald[wald["form"] == "chi2"]
+assert np.allclose(chi2_rows["p"], stats.chi2.sf(chi2_rows["wald"], chi2_rows["df_num"]), rtol=1e-10, atol=0)
+assert (wald["df_num"] == wald["test"].map({"W(9)": len(terms), "W(10)": len(terms) + 1})).all()
+# the same W(9) recomputed from this chapter's own interaction fit, and inside the bootstrap
+for kind in kinds:
+    assert np.isclose(wald_stats[f"w9_{kind.lower()}"], wald_test(fit, terms, kind=kind, clusters=subjects)["wald"].item())
+assert np.isclose(joint.stat, wald_test(fit, terms, kind=boot_kind, clusters=subjects)["wald"].item())
+assert joint.draws.size == n_boot and joint.q == len(terms) == 9 and joint.p == np.mean(joint.draws >= joint.stat)
+# one observed statistic per test, whatever the permutation scheme; the LR one is the nested LR above
+assert np.isclose(perm[("item", "r2_gap")].stat, perm[("block", "r2_gap")].stat)
+assert np.isclose(perm[("item", "lr")].stat, diag_stats["lr_11"]) and np.isclose(perm[("block", "lr")].stat, perm[("item", "lr")].stat)
+assert all(r.draws.size == n_perm and r.p == (1 + np.sum(r.draws >= r.stat)) / (n_perm + 1) for r in perm.values())
+assert (contrasts["holm_CR2"] >= contrasts["p_CR2"]).all() and (contrasts["holm_boot"] >= contrasts["p_boot"]).all()
+assert boot_found.sum() == (contrasts["holm_boot"] < 0.05).sum()
+assert diag_stats["lr_df"] == len(INDICATORS) + 2 and wald_stats["n_slopes"] == 2 * len(INDICATORS)
 if planted is not None and not inputs.matrix.meta["spec"]["null_world"]:
     assert truth_stats["n_planted"] == 3
-    assert wald_stats["w9_hc3_p"] < 0.05  # item-level test sees the planted heterogeneity
+    # without subject effects the true b carries the planted contrasts (up to item noise)
+    assert np.allclose(versus["true b − subject effects"], versus["planted contrast"], atol=0.15)
+    item_level = wald[(wald["test"] == "W(9)") & wald["kind"].str.startswith("HC")]
+    assert (item_level["p"] < 0.05).all()  # item-level tests see the planted heterogeneity

@@ -189,6 +189,14 @@ def test_data_root_env(monkeypatch, tmp_path):
     assert data_root() == tmp_path
 
 
+def test_project_root_is_the_checkout_whatever_the_working_folder(monkeypatch, tmp_path):
+    """Chapters run with cwd = chapters/; the root must still be the folder holding _toc.yml."""
+    from mmlu_audit.core.paths import project_root
+
+    monkeypatch.chdir(tmp_path)
+    assert (project_root() / "_toc.yml").is_file() and (project_root() / "bench" / "results").is_dir()
+
+
 def test_model_ids_survive_the_csv_round_trip(tmp_path):
     """'007' and '7' used to collapse into the integer 7 (a duplicate) and 'NA' into NaN."""
     ids = ["007", "7", "NA", "1e3", "True", "null"]

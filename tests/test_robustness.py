@@ -11,15 +11,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.core.errors import ParameterError
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.features import INDICATORS, WSCG, GraphBatch, default_tiers
 from mmlu_audit.inference import fit_ols, homogeneity_test
 from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tests, cv_table, design_arrays,
                                    interaction_fit)
-from mmlu_audit.analyses.robustness import (CONCLUSIONS, active_tiers, conclusion_shares,
-                                   length_residualised, perturbation_study, primary_conclusions,
-                                   refitted_frame, section4_statistics, tier_schemes)
+from mmlu_audit.analyses.robustness import (CONCLUSIONS, REFITS, active_tiers, conclusion_shares,
+                                            estimator_sensitivity, estimator_statistics,
+                                            length_residualised, perturbation_study, primary_conclusions,
+                                            refit_frames, refitted_frame, scheme_statistics,
+                                            section4_statistics, share_statistics, tier_schemes,
+                                            tier_statistics)
 
 TIERS = tuple(f"T{k}" for k in range(1, 9))
 
@@ -221,3 +223,108 @@ def test_refitted_frame_swaps_in_the_new_calibration_only():
     assert np.corrcoef(refit.loc[answered, "b_hat"], b[answered])[0, 1] > 0.8
     pd.testing.assert_series_equal(refit["d_ner"], frame["d_ner"])
     assert (frame["b_hat"] == 9.0).all()  # the input frame is not modified
+
+
+def tiny_inputs():
+    """80 models × 25 Rasch items, item 3 unanswered, with a frame of placeholder estimates."""
+    from types import SimpleNamespace
+
+    from mmlu_audit.data.responses import MISSING, ResponseMatrix
+
+    rng = np.random.default_rng(9)
+    theta, b = rng.normal(size=80), rng.normal(size=25)
+    responses = (rng.random((80, 25)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(np.int8)
+    responses[:, 3] = MISSING
+    ids = np.array([f"i{k}" for k in range(25)])
+    matrix = ResponseMatrix(responses, pd.DataFrame({"model_id": [f"m{j}" for j in range(80)]}), ids,
+                            "test", simulated=True)
+    frame = pd.DataFrame({"b_hat": 9.0, "a_hat": 9.0, "b_sd": 9.0}, index=pd.Index(ids, name="item_id"))
+    frame.loc["i3", "b_hat"] = np.nan
+    return SimpleNamespace(matrix=matrix, frame=frame)
+
+
+def test_refit_frames_puts_the_paper_first_and_refits_each_named_calibration():
+    from mmlu_audit.analyses.pipeline import calibration_spec
+
+    inputs = tiny_inputs()
+    out = refit_frames(inputs, ["rasch"], fast=True, seed=0, max_steps=60)
+    assert list(out) == ["paper", "rasch"] and out["rasch"][0] == REFITS["rasch"][0]
+    assert (out["paper"][1]["b_hat"] == 9.0).all() and "i3" not in out["paper"][1].index
+    direct, fit = refitted_frame(inputs, calibration_spec(True, 0, model="rasch", max_steps=60))
+    pd.testing.assert_series_equal(out["rasch"][1]["b_hat"], direct["b_hat"].dropna())
+    assert np.allclose(fit.a, 1.0)  # the Rasch refit really fixed the discriminations
+
+
+def test_every_named_refit_fits_and_recovers_the_order_of_the_difficulties():
+    inputs = tiny_inputs()
+    out = refit_frames(inputs, list(REFITS), fast=True, seed=0, max_steps=80)
+    assert list(out) == ["paper", *REFITS]
+    answered = inputs.frame.index != "i3"
+    rng = np.random.default_rng(9)
+    rng.normal(size=80)
+    b = rng.normal(size=25)[answered]  # the generating difficulties of tiny_inputs
+    for name in REFITS:
+        assert np.corrcoef(out[name][1]["b_hat"], b)[0, 1] > 0.8, name
+
+
+@pytest.mark.parametrize("refits, steps, match", [(["2pl"], 0, "each once from"),
+                                                  (["rasch", "rasch"], 0, "each once"),
+                                                  (["rasch"], -1, "max_steps")])
+def test_refit_frames_refuses_bad_choices(refits, steps, match):
+    with pytest.raises(ParameterError, match=match):
+        refit_frames(tiny_inputs(), refits, fast=True, seed=0, max_steps=steps)
+
+
+def test_estimator_sensitivity_reruns_the_pipeline_on_each_frame_and_reuses_known_statistics():
+    frame = world_frame(6)
+    rng = np.random.default_rng(1)
+    planted = frame.assign(b_true=frame["b_hat"],
+                           b_hat=0.5 * frame["b_hat"] + rng.normal(0, 0.05, len(frame)))
+    base = section4_statistics(frame, seed=3, n_folds=5)
+    out = estimator_sensitivity({"paper": ("paper fit", frame), "other": ("other fit", planted)}, seed=3,
+                                n_folds=5, known={"paper": {**base, "w9_hc3": -1.0}})
+    assert list(out["estimators"].columns) == ["paper fit", "other fit"]
+    assert out["estimators"].loc["w9_hc3", "paper fit"] == -1.0  # reused verbatim, not recomputed
+    other = section4_statistics(planted, seed=3, n_folds=5)
+    assert out["estimators"].loc["htz_p", "other fit"] == pytest.approx(other["htz_p"])
+    conclusions = primary_conclusions(other)
+    assert out["estimators"].loc["stem_r2_exceeds", "other fit"] == conclusions["stem_r2_exceeds"]
+    X, y, stem, subjects = design_arrays(planted)
+    holm = contrast_tests(interaction_fit(y, X, stem), subjects, contrast_terms(X.columns), kinds=("CR2",))
+    pd.testing.assert_series_equal(out["holm"]["other fit"], holm["holm_CR2"], check_names=False)
+    assert out["table3"][("other fit", "STEM")].loc["d_ner"] == pytest.approx(
+        0.5 * out["table3"][("paper fit", "STEM")].loc["d_ner"], abs=0.02)
+    assert np.isnan(out["recoveries"]["paper"]) and out["recoveries"]["other"] == pytest.approx(0.5, abs=0.01)
+
+
+def test_estimator_statistics_by_hand():
+    estimators = pd.DataFrame({"P": {"homogeneity_rejected": True, "d_ner_survives_holm": True,
+                                     "stem_r2_exceeds": True, "homogeneity_rejected_wcr": False},
+                               "R": {"homogeneity_rejected": True, "d_ner_survives_holm": False,
+                                     "stem_r2_exceeds": True, "homogeneity_rejected_wcr": True}})
+    out = estimator_statistics({"estimators": estimators, "recoveries": {"paper": 0.6, "rasch": 0.5},
+                                "labels": {"paper": "P", "rasch": "R"}})
+    assert out == {"recovery_paper": 0.6, "recovery_rasch": 0.5, "rasch_conclusions_intact": False,
+                   "estimator_dependent": "d_ner_survives_holm, homogeneity_rejected_wcr"}
+
+
+def test_scheme_share_and_tier_statistics_by_hand():
+    study = pd.DataFrame({"kind": ["tier shift", "tier shift", "clamp", "length-residualised"],
+                          "w9_hc3": [1.0, 2.0, 3.0, 4.0], "homogeneity_rejected": [True, True, False, True],
+                          "d_ner_survives_holm": [True, False, True, True], "stem_r2_exceeds": [True] * 4})
+    shares = share_statistics(study)
+    assert shares["share_schemes_homogeneity_rejected"] == 0.75 and shares["share_all_three"] == 0.5
+    assert (shares["w9_clamped"], shares["w9_residualised_dim1"]) == (3.0, 4.0)
+    counts = scheme_statistics(study)
+    assert (counts["n_tier_schemes"], counts["n_schemes"]) == (2, 4)
+    assert counts["count_matches_paper"] == "does not match"
+    assert scheme_statistics(pd.concat([study] * 31).iloc[:123])["count_matches_paper"] == "matches"
+    with pytest.raises(DataError, match="'clamp'"):
+        share_statistics(study[study["kind"] != "clamp"])
+    rng = np.random.default_rng(5)
+    graphs = [random_graph(rng) for _ in range(40)]
+    tiers = dict(default_tiers())
+    out = tier_statistics(graphs, tiers)
+    assert out["n_active"] == len(active_tiers(graphs))
+    assert out["n_top_tier_vertices"] == 0  # random_graph never uses T8
+    assert out["inert_names"].split(", ") == [t for t in tiers if t not in active_tiers(graphs)]

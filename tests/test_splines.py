@@ -126,3 +126,18 @@ def test_spline_curve_recovers_the_planted_shape():
     flat = spline_curve(frame, "c_bry", grid, stem=True)
     assert np.abs(flat).max() < 0.3
     assert spline_curve(frame, "c_bry", [np.median(z)], stem=False)[0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_nonlinearity_statistics_by_hand():
+    from mmlu_audit.analyses.splines import nonlinearity_statistics
+
+    index = pd.MultiIndex.from_tuples([("c_bry", "STEM"), ("c_bry", "non-STEM"), ("d_ner", "STEM"),
+                                       ("d_ner", "non-STEM")], names=["indicator", "partition"])
+    table = pd.DataFrame({"p": [0.2, 0.01, np.nan, 0.04]}, index=index)
+    out = nonlinearity_statistics(table)
+    assert out == {"c_bry_nonlinear_p_nonstem": 0.01, "c_bry_nonlinear_p_stem": 0.2,
+                   "c_bry_nonlinear_nonstem": True, "nonlinear_flagged": 2, "nonlinear_tested": 3,
+                   "nonlinear_names": "c_bry (non-STEM), d_ner (non-STEM)"}
+    assert nonlinearity_statistics(table, alpha=0.001)["nonlinear_names"] == "none"
+    with pytest.raises(DataError, match="no c_bry rows"):
+        nonlinearity_statistics(table.drop(index="c_bry", level="indicator"))

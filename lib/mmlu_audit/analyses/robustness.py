@@ -24,31 +24,45 @@ replaces both Dimension 1 indicators by their OLS residuals on token count;
 :func:`perturbation_study` scores every scheme with a
 :class:`~mmlu_audit.features.GraphBatch` and reports the three conclusions.
 :func:`refitted_frame` swaps in another difficulty calibration (Rasch, the
-hierarchical-prior 2PL) for the estimator sensitivity.
+hierarchical-prior 2PL) for the estimator sensitivity: :func:`refit_frames` refits the
+calibrations named in :data:`REFITS`, :func:`estimator_sensitivity` reruns the §4 pipeline
+on each and :func:`estimator_statistics` gives the values the appendix glues.
 """
 
 from __future__ import annotations
 
+from numbers import Integral
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.seeds import check_seed, seeded
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.core.paper import paper_value
 from mmlu_audit.features import INDICATORS, GraphBatch
 from mmlu_audit.inference import (cluster_algebra, coef_table, cv_r2, fit_ols, fold_ids, wald_test,
                                   wild_bootstrap_table, wild_cluster_bootstrap)
-from mmlu_audit.analyses.regression import contrast_terms, design_arrays, estimated_items, interaction_fit
+from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, design_arrays, estimated_items,
+                                            interaction_fit, partition_fits)
+from mmlu_audit.irt import recovery_slope
 
 __all__ = [
     "CONCLUSIONS",
     "ENTITY_TERM",
+    "PAPER_CALIBRATION",
+    "REFITS",
     "active_tiers",
     "conclusion_shares",
+    "scheme_statistics",
+    "share_statistics",
+    "tier_statistics",
+    "estimator_sensitivity",
+    "estimator_statistics",
     "length_residualised",
     "perturbation_study",
     "primary_conclusions",
+    "refit_frames",
     "refitted_frame",
     "section4_statistics",
     "tier_schemes",
@@ -58,6 +72,15 @@ __all__ = [
 CONCLUSIONS = ("homogeneity_rejected", "d_ner_survives_holm", "stem_r2_exceeds")
 ENTITY_TERM = "STEM:d_ner"
 DIMENSION_1 = ("wscg_nodes", "wscg_depth")
+
+#: The alternative calibrations of the estimator sensitivity: name → (label, changes to the paper's spec).
+REFITS = {
+    "rasch": ("Rasch", {"model": "rasch"}),
+    "hierarchical": ("2PL, hierarchical prior", {"b_prior": "hierarchical"}),
+    "wide": ("2PL, wide prior N(0, 3²)", {"b_prior": "wide"}),
+}
+#: The paper's own calibration (the analysis inputs' fit), first in every comparison.
+PAPER_CALIBRATION = ("paper", "2PL, paper prior N(0, 1)")
 
 
 @seeded
@@ -278,6 +301,39 @@ def conclusion_shares(study: pd.DataFrame, by: str | None = None) -> pd.DataFram
     return grouped[present].mean().assign(schemes=grouped.size())
 
 
+def tier_statistics(graphs, tiers: Mapping[str, float]) -> dict:
+    """Which tiers of the table the graphs use: ``n_active``, ``active_names``, ``inert_names``
+    ("none" when every tier fires) and ``n_top_tier_vertices`` (vertices on the table's last tier)."""
+    active = active_tiers(graphs)
+    inert = [t for t in tiers if t not in active]
+    return {"n_active": len(active), "active_names": ", ".join(active),
+            "inert_names": ", ".join(inert) or "none",
+            "n_top_tier_vertices": int(sum(g.count_tier(list(tiers)[-1]) for g in graphs))}
+
+
+def scheme_statistics(study: pd.DataFrame) -> dict:
+    """Scheme counts of a :func:`perturbation_study`: ``n_tier_schemes``, ``n_schemes`` (also
+    as ``n_perturbation_schemes``, the paper's key) and ``count_matches_paper``."""
+    n = len(study)
+    matches = n == paper_value("n_perturbation_schemes")
+    return {"n_tier_schemes": int((study["kind"] == "tier shift").sum()), "n_schemes": n,
+            "n_perturbation_schemes": n, "count_matches_paper": "matches" if matches else "does not match"}
+
+
+def share_statistics(study: pd.DataFrame) -> dict:
+    """Glue values of a :func:`perturbation_study`: ``share_schemes_<conclusion>`` per conclusion,
+    ``share_all_three``, and the HC3 W(9) of the length-residualised (``w9_residualised_dim1``)
+    and clamp (``w9_clamped``) schemes."""
+    shares = conclusion_shares(study)
+    for kind in ("length-residualised", "clamp"):
+        if not (study["kind"] == kind).any():
+            raise DataError("study", f"has no {kind!r} scheme")
+    out = {f"share_schemes_{c}": float(shares[c].iloc[0]) for c in CONCLUSIONS}
+    return out | {"share_all_three": float(study[list(CONCLUSIONS)].all(axis=1).mean()),
+                  "w9_residualised_dim1": study[study["kind"] == "length-residualised"].iloc[0]["w9_hc3"],
+                  "w9_clamped": study[study["kind"] == "clamp"].iloc[0]["w9_hc3"]}
+
+
 def refitted_frame(inputs, spec) -> tuple[pd.DataFrame, object]:
     """``inputs.frame`` with ``b_hat``, ``a_hat`` and ``b_sd`` from another calibration.
 
@@ -304,3 +360,104 @@ def refitted_frame(inputs, spec) -> tuple[pd.DataFrame, object]:
         frame[column] = np.nan
         frame.loc[frame.index[answered], column] = np.asarray(values, float)
     return frame, fit
+
+
+def refit_frames(inputs, refits: Sequence[str], *, fast: bool, seed, max_steps: int = 0) -> dict[str, tuple]:
+    """The item frame under the paper's calibration and under each named alternative.
+
+    Parameters
+    ----------
+    inputs : AnalysisInputs
+        From :func:`mmlu_audit.analyses.pipeline.analysis_inputs`; its fit is the paper's.
+    refits : sequence of str
+        Names from :data:`REFITS`, in the order wanted.
+    fast, seed
+        As for :func:`mmlu_audit.analyses.pipeline.calibration_spec`.
+    max_steps : int
+        SVI step cap of the refits; 0 keeps the calibration's default.
+
+    Returns
+    -------
+    dict
+        Name → ``(label, frame)``, the paper's first (``"paper"``); each frame holds only
+        the items with an estimate.
+
+    Raises
+    ------
+    ParameterError
+        For a name not in :data:`REFITS`, a repeated one, or a negative ``max_steps``.
+    """
+    from mmlu_audit.analyses.pipeline import calibration_spec
+
+    refits = list(refits)
+    unknown = [r for r in refits if r not in REFITS]
+    if unknown or len(set(refits)) < len(refits):
+        raise ParameterError("refits", f"each once from {list(REFITS)}, got {refits}")
+    if isinstance(max_steps, bool) or not isinstance(max_steps, Integral) or max_steps < 0:
+        raise ParameterError("max_steps", f"must be a non-negative integer, got {max_steps!r}")
+    seed = check_seed(seed)
+    steps = {"max_steps": max_steps} if max_steps else {}
+    out = {PAPER_CALIBRATION[0]: (PAPER_CALIBRATION[1], estimated_items(inputs.frame))}
+    for name in refits:
+        label, changes = REFITS[name]
+        refit, _fit = refitted_frame(inputs, calibration_spec(fast, seed, **changes, **steps))
+        out[name] = (label, estimated_items(refit))
+    return out
+
+
+def estimator_sensitivity(frames: Mapping[str, tuple], *, seed, n_folds: int = 10, n_boot: int = 0,
+                          boot_kind: str = "CR2", known: Mapping[str, dict] | None = None) -> dict:
+    """The §4 pipeline rerun on each calibration's difficulties.
+
+    Parameters
+    ----------
+    frames : mapping
+        Name → ``(label, frame)`` from :func:`refit_frames`.
+    seed, n_folds, n_boot, boot_kind
+        As for :func:`section4_statistics`.
+    known : mapping, optional
+        Name → :func:`section4_statistics` output already computed with these settings
+        (the paper calibration's, say), reused instead of recomputed.
+
+    Returns
+    -------
+    dict
+        ``estimators`` (statistics and conclusions, one column per label), ``holm`` (the
+        Holm CR2 p of the nine contrasts per label), ``table3`` (each partition's own
+        slopes, columns ``(label, partition)``), ``recoveries`` (name → recovery slope of
+        b̂ on the planted b, NaN without ``b_true``) and ``labels`` (name → label).
+    """
+    known = dict(known or {})
+    estimators, holm, table3, recoveries = {}, {}, {}, {}
+    for name, (label, frame) in frames.items():
+        stats = known[name] if name in known else section4_statistics(frame, seed=seed, n_folds=n_folds,
+                                                                       n_boot=n_boot, boot_kind=boot_kind)
+        estimators[label] = {**stats, **primary_conclusions(stats)}
+        X, y, stem, subjects = design_arrays(frame)
+        contrasts = contrast_tests(interaction_fit(y, X, stem), subjects, contrast_terms(X.columns),
+                                   kinds=("CR2",))
+        holm[label] = contrasts["holm_CR2"]
+        table3[label] = partition_fits(y, X, stem).xs("estimate", axis=1, level="value")
+        recoveries[name] = recovery_slope(frame["b_hat"], frame.get("b_true"))
+    return {"estimators": pd.DataFrame(estimators), "holm": pd.DataFrame(holm),
+            "table3": pd.concat(table3, axis=1), "recoveries": recoveries,
+            "labels": {name: label for name, (label, _) in frames.items()}}
+
+
+def estimator_statistics(sensitivity: Mapping) -> dict:
+    """Glue values of :func:`estimator_sensitivity`.
+
+    ``recovery_<name>`` per calibration; ``estimator_dependent``, the conclusions (and the
+    bootstrap version, where run) whose value differs between calibrations, or "none";
+    and ``<name>_conclusions_intact`` per alternative: all three conclusions hold under it.
+    """
+    rows = [*CONCLUSIONS, *(["homogeneity_rejected_wcr"]
+                            if "homogeneity_rejected_wcr" in sensitivity["estimators"].index else [])]
+    conclusions = sensitivity["estimators"].loc[rows].astype(bool)
+    dependent = [c for c in conclusions.index if conclusions.loc[c].nunique() > 1]
+    out = {f"recovery_{name}": value for name, value in sensitivity["recoveries"].items()}
+    out["estimator_dependent"] = ", ".join(dependent) or "none"
+    for name, label in sensitivity["labels"].items():
+        if name != PAPER_CALIBRATION[0]:
+            out[f"{name}_conclusions_intact"] = bool(conclusions[label].loc[list(CONCLUSIONS)].all())
+    return out

@@ -25,7 +25,8 @@ from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import fit_ols, wald_test
 from mmlu_audit.analyses.regression import estimated_items, indicator_design
 
-__all__ = ["HARRELL_QUANTILES", "rcs_knots", "rcs_basis", "nonlinearity_tests", "spline_curve"]
+__all__ = ["HARRELL_QUANTILES", "rcs_knots", "rcs_basis", "nonlinearity_statistics", "nonlinearity_tests",
+           "spline_curve"]
 
 #: Harrell's default knot quantiles by number of knots.
 HARRELL_QUANTILES = {
@@ -126,6 +127,27 @@ def _one_test(y, X: pd.DataFrame, column: str, clusters, n_knots: int, kind: str
     fit = fit_ols(y, np.column_stack([X.to_numpy(float), spline]), names, intercept=True)
     test = wald_test(fit, names[X.shape[1]:], kind=kind, clusters=clusters, form=form).iloc[0]
     return {**empty, **{k: float(test[k]) for k in ("wald", "stat", "df_num", "df_den", "p")}, "note": ""}
+
+
+def nonlinearity_statistics(table: pd.DataFrame, alpha: float = 0.05) -> dict:
+    """Glue values of a :func:`nonlinearity_tests` table.
+
+    ``c_bry_nonlinear_p_nonstem`` and ``c_bry_nonlinear_p_stem`` (the paper's claim is about
+    C_bry outside STEM), ``c_bry_nonlinear_nonstem`` (p < ``alpha``), and over the pairs
+    actually tested (p not NaN): ``nonlinear_tested``, ``nonlinear_flagged`` (p < ``alpha``)
+    and ``nonlinear_names`` ("indicator (partition)", comma-separated, or "none").
+    """
+    if ("c_bry", "non-STEM") not in table.index or ("c_bry", "STEM") not in table.index:
+        raise DataError("table", "has no c_bry rows; expected a nonlinearity_tests table of the indicators")
+    tested = table.dropna(subset=["p"])
+    flagged = tested[tested["p"] < alpha]
+    return {
+        "c_bry_nonlinear_p_nonstem": table.loc[("c_bry", "non-STEM"), "p"],
+        "c_bry_nonlinear_p_stem": table.loc[("c_bry", "STEM"), "p"],
+        "c_bry_nonlinear_nonstem": bool(table.loc[("c_bry", "non-STEM"), "p"] < alpha),
+        "nonlinear_flagged": len(flagged), "nonlinear_tested": len(tested),
+        "nonlinear_names": ", ".join(f"{i} ({p})" for i, p in flagged.index) or "none",
+    }
 
 
 def spline_curve(frame: pd.DataFrame, column: str, grid, *, stem: bool, n_knots: int = 4,

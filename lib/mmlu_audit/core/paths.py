@@ -27,7 +27,7 @@ _MARKER = Path("mmlu") / "test.parquet"
 
 def project_root() -> Path:
     """Return the project checkout that holds ``_toc.yml`` (editable install), else the cwd."""
-    here = Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve().parents[3]  # lib/mmlu_audit/core/paths.py -> the checkout
     if (here / "_toc.yml").exists():
         return here
     return Path.cwd()

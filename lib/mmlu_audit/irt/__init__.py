@@ -22,8 +22,9 @@ from mmlu_audit.irt.cache import fit_cached, fit_key
 from mmlu_audit.irt.data import holdout_mask
 from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.irt.engine import fit_irt
-from mmlu_audit.irt.evaluate import (heldout_loglik, oracle_difficulties, paired_z, recovery_slope,
-                                     recovery_stats, split_cohort_reliability)
+from mmlu_audit.irt.evaluate import (heldout_loglik, icc_bins, items_at_quantiles, oracle_difficulties,
+                                     paired_z, parameter_ranges, recovery_slope, recovery_stats,
+                                     recovery_table, split_cohort_reliability)
 from mmlu_audit.irt.result import IRTFit
 from mmlu_audit.irt.spec import B_PRIORS, MODELS, IRTSpec
 
@@ -38,9 +39,13 @@ __all__ = [
     "fit_key",
     "heldout_loglik",
     "holdout_mask",
+    "icc_bins",
+    "items_at_quantiles",
     "oracle_difficulties",
     "paired_z",
     "recovery_slope",
+    "parameter_ranges",
     "recovery_stats",
+    "recovery_table",
     "split_cohort_reliability",
 ]

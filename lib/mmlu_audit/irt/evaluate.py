@@ -1,10 +1,12 @@
 """Scoring fits: held-out log-likelihood, paired model comparison, split-cohort
-reliability, and parameter recovery against a simulated truth."""
+reliability, parameter recovery against a simulated truth, and the observed
+share correct behind a fitted item characteristic curve."""
 
 from __future__ import annotations
 
 import numpy as np
 import jax.numpy as jnp
+import pandas as pd
 
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.errors import DataError
@@ -15,7 +17,8 @@ from mmlu_audit.irt.models import cell_loglik, linear_predictor
 from mmlu_audit.irt.result import IRTFit
 from mmlu_audit.irt.spec import IRTSpec
 
-__all__ = ["heldout_loglik", "oracle_difficulties", "paired_z", "recovery_slope", "recovery_stats",
+__all__ = ["heldout_loglik", "icc_bins", "items_at_quantiles", "oracle_difficulties", "paired_z",
+           "parameter_ranges", "recovery_slope", "recovery_stats", "recovery_table",
            "split_cohort_reliability"]
 
 
@@ -189,6 +192,93 @@ def recovery_stats(estimate, truth) -> dict:
     slope, intercept = _line(est, true)
     return {"r": float(np.corrcoef(est, true)[0, 1]), "slope": slope,
             "intercept": intercept, "rmse": float(np.sqrt(np.mean((est - true) ** 2)))}
+
+
+def recovery_table(fits, truth: dict) -> pd.DataFrame:
+    """Recovery of the planted b and θ by each of several fits.
+
+    Parameters
+    ----------
+    fits : mapping of str to IRTFit
+        Label → fit of the same simulated matrix.
+    truth : dict
+        The world's planted ``b`` (items) and ``theta`` (models × dimensions or models).
+
+    Returns
+    -------
+    DataFrame
+        Index ``fit`` (the labels); columns ``r(b̂, b)`` and ``slope`` from
+        :func:`recovery_stats` of b, and ``r(θ̂, θ)``, the correlation of θ̂ with the
+        models' planted ability (averaged over dimensions when there are several).
+    """
+    theta = np.asarray(truth["theta"], float)
+    theta = theta.mean(axis=1) if theta.ndim == 2 else theta
+    rows = []
+    for label, fit in fits.items():
+        stats = recovery_stats(fit.b, truth["b"])
+        rows.append({"fit": label, "r(b̂, b)": stats["r"], "slope": stats["slope"],
+                     "r(θ̂, θ)": np.corrcoef(np.asarray(fit.theta), theta)[0, 1]})
+    return pd.DataFrame(rows).set_index("fit")
+
+
+def parameter_ranges(b_hat, theta) -> dict[str, float]:
+    """Range and SD of the calibrated difficulties (NaN ignored) and abilities.
+
+    Returns ``b_min``, ``b_max``, ``b_sd``, ``theta_min``, ``theta_max``, ``theta_sd``
+    (population SDs, ddof 0).
+    """
+    b_hat, theta = np.asarray(b_hat, float), np.asarray(theta, float)
+    return {"b_min": np.nanmin(b_hat), "b_max": np.nanmax(b_hat), "b_sd": np.nanstd(b_hat),
+            "theta_min": theta.min(), "theta_max": theta.max(), "theta_sd": theta.std()}
+
+
+def items_at_quantiles(b_hat, quantiles=(0.05, 0.35, 0.65, 0.95)) -> np.ndarray:
+    """Column indices of the items at the given quantiles of the finite ``b_hat``.
+
+    The item at quantile q is the ``int(q (n − 1))``-th smallest of the ``n`` finite
+    estimates (an order statistic, so always a real item).
+    """
+    b_hat = np.asarray(b_hat, float)
+    quantiles = np.asarray(quantiles, float)
+    if not np.all((quantiles >= 0) & (quantiles <= 1)):
+        raise DataError("quantiles", f"must lie in [0, 1], got {quantiles.tolist()}")
+    finite = np.flatnonzero(np.isfinite(b_hat))
+    if finite.size == 0:
+        raise DataError("b_hat", "has no finite estimate")
+    order = finite[np.argsort(b_hat[finite])]
+    return order[(quantiles * (len(order) - 1)).astype(int)]
+
+
+def icc_bins(theta, correct, observed, n_bins: int = 10) -> pd.DataFrame:
+    """Observed share correct of one item among models binned by ability.
+
+    Bins are the ``n_bins`` quantile bins of ``theta`` over all models; only the models
+    that answered the item (``observed``) are counted.
+
+    Parameters
+    ----------
+    theta : array-like, shape (J,)
+        Ability estimates of all models.
+    correct : array-like, shape (J,)
+        The item's responses (1 correct; other values are read only where observed).
+    observed : array-like of bool, shape (J,)
+
+    Returns
+    -------
+    DataFrame
+        Index: bin (0 … n_bins − 1, empty bins left out); columns ``centre`` (mean θ of
+        the counted models), ``share`` (share correct) and ``n`` (models counted).
+    """
+    theta, correct = np.asarray(theta, float), np.asarray(correct)
+    observed = np.asarray(observed, bool)
+    if not theta.shape == correct.shape == observed.shape:
+        raise DataError("icc_bins", f"shapes differ: {theta.shape}, {correct.shape}, {observed.shape}")
+    if n_bins < 1:
+        raise DataError("n_bins", f"must be at least 1, got {n_bins}")
+    edges = np.quantile(theta, np.linspace(0, 1, n_bins + 1))
+    which = np.clip(np.digitize(theta[observed], edges) - 1, 0, n_bins - 1)
+    groups = pd.DataFrame({"centre": theta[observed], "share": correct[observed]}).groupby(which)
+    return groups.mean().assign(n=groups.size()).rename_axis("bin")
 
 
 def oracle_difficulties(data, theta, a, guessing: float = 0.0, prior_sd: float = 1.0,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.inference.bootstrap import wild_cluster_bootstrap
 from mmlu_audit.inference.covariance import cluster_algebra
@@ -21,7 +21,8 @@ from mmlu_audit.inference.hypothesis import interaction_design, restriction_matr
 from mmlu_audit.inference.ols import fit_ols
 from mmlu_audit.inference.permutation import permutation_test
 
-__all__ = ["simulate_homogeneity_world", "homogeneity_rejections", "size_power_table"]
+__all__ = ["simulate_homogeneity_world", "homogeneity_rejections", "size_power_rates", "size_power_summary",
+           "size_power_table"]
 
 
 @seeded
@@ -160,3 +161,35 @@ def size_power_table(subject_sizes, stem_subjects, *, seed, n_reps: int = 200, p
                          "mc_se": float(np.sqrt(rate * (1 - rate) / n_reps)), "n_reps": n_reps,
                          "n_draws": n_draws, "alpha": alpha, "planted": shift})
     return pd.DataFrame(rows)
+
+
+def size_power_rates(table: pd.DataFrame) -> pd.DataFrame:
+    """Rejection rate per method (rows) and world (columns) of a :func:`size_power_table`."""
+    return table.pivot(index="method", columns="world", values="rejection_rate")
+
+
+def size_power_summary(table: pd.DataFrame, boot_kind: str = "CR2") -> dict[str, float]:
+    """The size and power a chapter glues from a :func:`size_power_table`.
+
+    ``sp_reps`` (replicates per world); the null world's rejection rates ``sp_hc3``,
+    ``sp_cr1``, ``sp_cr2`` (χ² references), ``sp_htz`` (CR2 HTZ) and ``sp_wcr`` (the wild
+    bootstrap with ``boot_kind`` inside); ``sp_mcse`` (median Monte Carlo SE in the null
+    world); and the planted world's ``sp_htz_power`` and ``sp_wcr_power``.
+
+    Raises
+    ------
+    ParameterError
+        If the table has no wild bootstrap with ``boot_kind``.
+    """
+    rates = size_power_rates(table)
+    booted = sorted(m.removeprefix("WCR(").removesuffix(")") for m in rates.index if m.startswith("WCR("))
+    if boot_kind not in booted:
+        raise ParameterError("boot_kind", f"the size study bootstrapped {booted}, not {boot_kind!r}")
+    wcr = f"WCR({boot_kind})"
+    return {
+        "sp_reps": int(table["n_reps"].iloc[0]),
+        "sp_hc3": rates.loc["HC3 chi2", "null"], "sp_cr1": rates.loc["CR1 chi2", "null"],
+        "sp_cr2": rates.loc["CR2 chi2", "null"], "sp_htz": rates.loc["CR2 HTZ", "null"],
+        "sp_wcr": rates.loc[wcr, "null"], "sp_mcse": table.loc[table["world"] == "null", "mc_se"].median(),
+        "sp_htz_power": rates.loc["CR2 HTZ", "planted"], "sp_wcr_power": rates.loc[wcr, "planted"],
+    }

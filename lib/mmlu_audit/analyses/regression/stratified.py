@@ -1,0 +1,68 @@
+"""§4.2's glue values: effect sizes, the contrasts' Holm survivors, and the within-partition rerun."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.analyses.regression.contrasts import holm_count, holm_survivors, indicator_names
+
+__all__ = ["contrast_statistics", "effect_statistics", "standardised_statistics"]
+
+
+def effect_statistics(cv: pd.DataFrame, effects: pd.DataFrame) -> dict[str, float]:
+    """Cross-validated R² per partition and the two partition effect sizes with their intervals.
+
+    Parameters
+    ----------
+    cv : DataFrame
+        :func:`~mmlu_audit.analyses.regression.cv_table` of one design (its first row is read).
+    effects : DataFrame
+        :func:`mmlu_audit.inference.partition_effects` indexed by ``effect``.
+
+    Returns
+    -------
+    dict
+        ``cv_r2_stem``, ``cv_r2_nonstem`` (item folds), ``cv_r2_stem_subject``,
+        ``cv_r2_nonstem_subject`` (subject folds), ``logit2_ratio`` and ``cohens_q`` with
+        ``_ci_low`` / ``_ci_high``.
+    """
+    missing = [e for e in ("explained_var_ratio", "cohens_q") if e not in effects.index]
+    if missing:
+        raise DataError("effects", f"has no rows {missing}; index it by 'effect'")
+    row = cv.iloc[0]
+    out = {"cv_r2_stem": row[("item", "STEM")], "cv_r2_nonstem": row[("item", "non-STEM")],
+           "cv_r2_stem_subject": row[("subject", "STEM")],
+           "cv_r2_nonstem_subject": row[("subject", "non-STEM")]}
+    for key, effect in (("logit2_ratio", "explained_var_ratio"), ("cohens_q", "cohens_q")):
+        out |= {key: effects.loc[effect, "estimate"], f"{key}_ci_low": effects.loc[effect, "ci_low"],
+                f"{key}_ci_high": effects.loc[effect, "ci_high"]}
+    return out
+
+
+def contrast_statistics(contrasts: pd.DataFrame, alpha: float = 0.05) -> dict:
+    """Holm survivors per test (``holm_<kind>``, lower case) and the strongest CR2 contrast.
+
+    The strongest is the largest |t| under CR2: ``top_term`` (its indicator), ``top_t``,
+    ``top_holm`` (Holm CR2 p) and ``top_boot_holm`` (bootstrap Holm p).
+    """
+    if "t_CR2" not in contrasts or "holm_boot" not in contrasts:
+        raise DataError("contrasts", "needs CR2 tests and the bootstrap (t_CR2, holm_boot)")
+    top = contrasts["t_CR2"].abs().idxmax()
+    return {**{f"holm_{k.lower()}": v for k, v in holm_count(contrasts, alpha).items()},
+            "top_term": indicator_names(top), "top_t": contrasts.loc[top, "t_CR2"],
+            "top_holm": contrasts.loc[top, "holm_CR2"], "top_boot_holm": contrasts.loc[top, "holm_boot"]}
+
+
+def standardised_statistics(contrasts: pd.DataFrame, standardised: pd.DataFrame, alpha: float = 0.05) -> dict:
+    """How the Holm survivors change when b̂ and the indicators are z-scored within each partition.
+
+    Returns ``std_holm_hc3`` and ``std_holm_cr2`` (survivors after standardising) and
+    ``std_same_hc3`` / ``std_same_cr2`` ("yes" when the surviving set is unchanged, else "no").
+    """
+    counts = holm_count(standardised, alpha)
+    out = {}
+    for kind in ("HC3", "CR2"):
+        same = holm_survivors(contrasts, kind, alpha) == holm_survivors(standardised, kind, alpha)
+        out |= {f"std_holm_{kind.lower()}": counts[kind], f"std_same_{kind.lower()}": "yes" if same else "no"}
+    return out

@@ -1,0 +1,64 @@
+"""The chapter-facing summaries of a calibration: ranges, ICC picks and bins, the recovery table."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.irt import icc_bins, items_at_quantiles, parameter_ranges, recovery_stats, recovery_table
+
+
+def test_parameter_ranges_ignore_unanswered_items():
+    out = parameter_ranges([1.0, np.nan, -2.0, 3.0], np.array([0.5, -0.5]))
+    assert (out["b_min"], out["b_max"], out["theta_min"], out["theta_max"]) == (-2.0, 3.0, -0.5, 0.5)
+    assert out["b_sd"] == pytest.approx(np.std([1.0, -2.0, 3.0])) and out["theta_sd"] == pytest.approx(0.5)
+
+
+def test_items_at_quantiles_are_order_statistics_of_the_finite_estimates():
+    b_hat = np.array([5.0, np.nan, 1.0, 3.0, 2.0, 4.0, np.nan])  # sorted finite: columns 2, 4, 3, 5, 0
+    np.testing.assert_array_equal(items_at_quantiles(b_hat, [0.0, 0.5, 0.95, 1.0]), [2, 3, 5, 0])
+    with pytest.raises(DataError, match="quantiles"):
+        items_at_quantiles(b_hat, [1.5])
+    with pytest.raises(DataError, match="no finite"):
+        items_at_quantiles([np.nan])
+
+
+def test_icc_bins_by_hand():
+    theta = np.arange(8.0)  # quartile bins {0,1}, {2,3}, {4,5}, {6,7}
+    correct = np.array([0, 0, 1, 0, 1, 1, -1, 1])
+    observed = correct >= 0  # model 6 did not answer
+    out = icc_bins(theta, correct, observed, n_bins=4)
+    assert list(out.index) == [0, 1, 2, 3]
+    np.testing.assert_allclose(out["centre"], [0.5, 2.5, 4.5, 7.0])
+    np.testing.assert_allclose(out["share"], [0.0, 0.5, 1.0, 1.0])
+    assert list(out["n"]) == [2, 2, 2, 1]
+    with pytest.raises(DataError, match="shapes differ"):
+        icc_bins(theta, correct[:-1], observed)
+
+
+def test_icc_bins_track_the_generating_curve():
+    rng = np.random.default_rng(4)
+    theta = rng.normal(size=20_000)
+    p = 1 / (1 + np.exp(-1.5 * (theta - 0.3)))
+    out = icc_bins(theta, (rng.random(theta.size) < p).astype(np.int8), np.ones(theta.size, bool))
+    expected = 1 / (1 + np.exp(-1.5 * (out["centre"] - 0.3)))
+    np.testing.assert_allclose(out["share"], expected, atol=0.03)  # binomial SE ≈ 0.011 per bin
+    assert out["n"].sum() == theta.size
+
+
+def test_recovery_table_matches_recovery_stats_and_averages_theta_dimensions():
+    rng = np.random.default_rng(2)
+    b, theta = rng.normal(size=50), rng.normal(size=(30, 2))
+    fits = {"half": SimpleNamespace(b=0.5 * b + rng.normal(0, 0.01, 50), theta=theta.mean(axis=1)),
+            "noisy": SimpleNamespace(b=b + rng.normal(0, 1, 50), theta=rng.normal(size=30))}
+    table = recovery_table(fits, {"b": b, "theta": theta})
+    assert list(table.index) == ["half", "noisy"] and table.index.name == "fit"
+    assert table.loc["half", "slope"] == pytest.approx(0.5, abs=0.01)
+    assert table.loc["half", "r(θ̂, θ)"] == pytest.approx(1.0)
+    assert table.loc["noisy", "r(b̂, b)"] == pytest.approx(recovery_stats(fits["noisy"].b, b)["r"])
+    one_dim = recovery_table(fits, {"b": b, "theta": theta.mean(axis=1)})
+    pd.testing.assert_frame_equal(one_dim, table)
