@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.features import FLAGS, INDICATORS, TOP_TIER, depths, lexicon_table
 from mmlu_audit.features.figures import nearest_depth_item, path_vertices
 from mmlu_audit.inference import cluster_bootstrap_correlation
@@ -133,6 +134,7 @@ def drawn_statistics(picks: Mapping[str, str], drawn: Mapping, tiers: Mapping[st
     return out
 
 
+@seeded
 def length_correlations(frame: pd.DataFrame, *, n_boot: int, seed) -> dict:
     """r of WSCG Nodes and of WSCG Depth with the token count, with subject-block bootstrap intervals.
 

@@ -362,6 +362,7 @@ def refitted_frame(inputs, spec) -> tuple[pd.DataFrame, object]:
     return frame, fit
 
 
+@seeded
 def refit_frames(inputs, refits: Sequence[str], *, fast: bool, seed, max_steps: int = 0) -> dict[str, tuple]:
     """The item frame under the paper's calibration and under each named alternative.
 
@@ -405,6 +406,7 @@ def refit_frames(inputs, refits: Sequence[str], *, fast: bool, seed, max_steps: 
     return out
 
 
+@seeded
 def estimator_sensitivity(frames: Mapping[str, tuple], *, seed, n_folds: int = 10, n_boot: int = 0,
                           boot_kind: str = "CR2", known: Mapping[str, dict] | None = None) -> dict:
     """The §4 pipeline rerun on each calibration's difficulties.
