@@ -105,3 +105,27 @@ def test_every_page_loads_cleanly_in_chromium(built_book, tmp_path):
     chapters = [r["page"] for r in reports if r["page"].startswith("book/_executed/")]
     assert len(chapters) == len(chapter_paths()), check.stdout
     assert all(Path(r["screenshot"]).stat().st_size > 0 for r in reports)
+
+
+#: Registry names no chapter glues yet, by "chapter:glue"; the edits are listed for the lead in
+#: /work/briefs/h6_chapter_fixes.md. Once they are applied, empty this set: the test then requires them.
+AWAITING_CHAPTER_FIX = {
+    *(f"05:{key}" for key in ("t_cr2_d_ner", "holm_p_cr2_d_ner", "boot_p_d_ner", "t_cr2_d_mdd",
+                              "boot_p_d_mdd", "z_hc3_c_bry", "t_cr2_c_bry")),
+    "14:recall_unanimous", "14:share_flagged_error_unanimous",
+}
+
+
+@pytest.mark.smoke
+def test_every_registered_result_is_glued_by_its_chapter(built_book):
+    """The registry of result keys against the glue names of the executed build: a chapter that
+    renames a glue, or a registry entry that names the wrong one, fails here."""
+    from mmlu_audit.book.scorecard import read_chapter
+    from mmlu_audit.core.paper import REAL_RESULTS, RESULT_KEYS
+
+    executed = built_book.parent.parent / "book/_executed"
+    glued = {path.stem[:2]: set(read_chapter(path).values) for path in executed.glob("[0-9]*.ipynb")}
+    wanted = {(e.chapter, e.glue) for e in RESULT_KEYS.values() if e.glue} | \
+        {(r.chapter, name) for r in REAL_RESULTS for name in (r.glue, r.low, r.high, r.p) if name}
+    missing = {f"{chapter}:{name}" for chapter, name in wanted if name not in glued.get(chapter, set())}
+    assert missing == AWAITING_CHAPTER_FIX, sorted(missing ^ AWAITING_CHAPTER_FIX)
