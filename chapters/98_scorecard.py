@@ -56,8 +56,8 @@ glue_values(headline(table) | {"scorecard_data_source": data_source, "scorecard_
 # %% [markdown]
 # ## Summary
 #
-# Of {glue:text}`scorecard_n_rows` rows: **{glue:text}`scorecard_n_reproduced_real` reproduced on
-# real data**; {glue:text}`scorecard_n_recovered_planted` recovered as planted on the simulated
+# Of {glue:text}`scorecard_n_rows` rows: {glue:text}`scorecard_n_reproduced_real` reproduced on
+# real data; {glue:text}`scorecard_n_recovered_planted` recovered as planted on the simulated
 # world; {glue:text}`scorecard_n_differs` differ ({glue:text}`scorecard_n_differs_real` of them on
 # real data); {glue:text}`scorecard_n_real_other` real-data results without a like-for-like
 # published value; {glue:text}`scorecard_n_not_computable` not computable, each with its reason.
