@@ -56,6 +56,17 @@ def test_site_has_no_remote_assets(built_book):
     assert re.search(r'<script[^>]+src="[./]*_static/mathjax/tex-chtml\.js', intro), "local MathJax"
 
 
+@pytest.mark.smoke
+def test_landing_page_findings_box_comes_from_this_build(built_book):
+    """The box is generated from the smoke build's chapters: it names the build and links chapters."""
+    intro = (built_book / "book/intro.html").read_text()
+    box = intro[intro.index("What this build finds"):]
+    assert "Not generated for this build" not in box
+    assert "fast mode yes" in box and "seed 20240601" in box
+    assert "Incomplete build" not in box, "every chapter the registry names ran in the smoke build"
+    assert re.search(r'href="[./]*_executed/13_mmlu_pro\.html"', box), "real-data results link their chapter"
+
+
 def _text_outputs(notebook: Path) -> list[str]:
     """Every text/plain and text/html output of a notebook's code cells, in order."""
     cells = json.loads(notebook.read_text())["cells"]
