@@ -49,7 +49,8 @@ $(MATHJAX):
 execute: $(VENV)/.installed $(if $(filter gpu,$(DEVICE)),$(VENV)/.installed-gpu)
 	$(PY) -m mmlu_audit.book.build --data-source $(DATA_SOURCE) --seed $(SEED) --device $(DEVICE) $(if $(FAST),--fast)
 
-html: $(VENV)/.installed $(MATHJAX)
+html: $(VENV)/.installed $(MATHJAX)  # the landing page's findings box is written from the executed chapters first
+	$(PY) -m mmlu_audit.book.findings --data-source $(DATA_SOURCE) --seed $(SEED) $(if $(FAST),--fast)
 	$(VENV)/bin/jupyter-book build . --warningiserror --nitpick --keep-going --builder html
 
 book: data execute html  ## set up, prepare data, execute every chapter, build _build/html (DEVICE=gpu: on CUDA)

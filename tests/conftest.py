@@ -49,7 +49,7 @@ def built_book(tmp_path_factory):
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(project_root() / name, site / name)
     shutil.copytree(project_root() / "book", site / "book",
-                    ignore=shutil.ignore_patterns("_executed", "_build"))
+                    ignore=shutil.ignore_patterns("_executed", "_build", "_generated"))
     assert (site / "book/_mathjax/mathjax/tex-chtml.js").exists(), "run `make test` (fetches MathJax)"
     # Chapters use the project's own cache (content-addressed, so safe to share): a
     # developer's second `make test` reuses parses and fits instead of recomputing them.
@@ -58,6 +58,11 @@ def built_book(tmp_path_factory):
         [sys.executable, "-m", "mmlu_audit.book.build", "--fast", "--out", str(site / "book/_executed")],
         SMOKE_EXECUTE_S, cwd=project_root(), env=env)
     assert execute.returncode == 0, execute.stdout + execute.stderr
+    findings = run_bounded(
+        [sys.executable, "-m", "mmlu_audit.book.findings", "--fast",
+         "--executed", str(site / "book/_executed"), "--out", str(site / "book/_generated/findings.md")],
+        120, cwd=project_root(), env=env)
+    assert findings.returncode == 0, findings.stdout + findings.stderr
     build = run_bounded(
         [str(Path(sys.executable).with_name("jupyter-book")), "build", str(site),
          "--warningiserror", "--nitpick", "--keep-going", "--builder", "html"], SMOKE_HTML_S)

@@ -56,6 +56,17 @@ def test_site_has_no_remote_assets(built_book):
     assert re.search(r'<script[^>]+src="[./]*_static/mathjax/tex-chtml\.js', intro), "local MathJax"
 
 
+@pytest.mark.smoke
+def test_landing_page_findings_box_comes_from_this_build(built_book):
+    """The box is generated from the smoke build's chapters: it names the build and links chapters."""
+    intro = (built_book / "book/intro.html").read_text()
+    box = intro[intro.index("What this build finds"):]
+    assert "Not generated for this build" not in box
+    assert "fast mode yes" in box and "seed 20240601" in box
+    assert "Incomplete build" not in box, "every chapter the registry names ran in the smoke build"
+    assert re.search(r'href="[./]*_executed/13_mmlu_pro\.html"', box), "real-data results link their chapter"
+
+
 def _text_outputs(notebook: Path) -> list[str]:
     """Every text/plain and text/html output of a notebook's code cells, in order."""
     cells = json.loads(notebook.read_text())["cells"]
@@ -105,3 +116,27 @@ def test_every_page_loads_cleanly_in_chromium(built_book, tmp_path):
     chapters = [r["page"] for r in reports if r["page"].startswith("book/_executed/")]
     assert len(chapters) == len(chapter_paths()), check.stdout
     assert all(Path(r["screenshot"]).stat().st_size > 0 for r in reports)
+
+
+#: Registry names no chapter glues yet, by "chapter:glue"; the edits are listed for the lead in
+#: /work/briefs/h6_chapter_fixes.md. Once they are applied, empty this set: the test then requires them.
+AWAITING_CHAPTER_FIX = {
+    *(f"05:{key}" for key in ("t_cr2_d_ner", "holm_p_cr2_d_ner", "boot_p_d_ner", "t_cr2_d_mdd",
+                              "boot_p_d_mdd", "z_hc3_c_bry", "t_cr2_c_bry")),
+    "14:recall_unanimous", "14:share_flagged_error_unanimous",
+}
+
+
+@pytest.mark.smoke
+def test_every_registered_result_is_glued_by_its_chapter(built_book):
+    """The registry of result keys against the glue names of the executed build: a chapter that
+    renames a glue, or a registry entry that names the wrong one, fails here."""
+    from mmlu_audit.book.scorecard import read_chapter
+    from mmlu_audit.core.paper import REAL_RESULTS, RESULT_KEYS
+
+    executed = built_book.parent.parent / "book/_executed"
+    glued = {path.stem[:2]: set(read_chapter(path).values) for path in executed.glob("[0-9]*.ipynb")}
+    wanted = {(e.chapter, e.glue) for e in RESULT_KEYS.values() if e.glue} | \
+        {(r.chapter, name) for r in REAL_RESULTS for name in (r.glue, r.low, r.high, r.p) if name}
+    missing = {f"{chapter}:{name}" for chapter, name in wanted if name not in glued.get(chapter, set())}
+    assert missing == AWAITING_CHAPTER_FIX, sorted(missing ^ AWAITING_CHAPTER_FIX)

@@ -78,3 +78,14 @@ def test_file_is_rewritten_in_place(tmp_path):
     tag_notebook_file(path)
     assert _tags(nbformat.read(path, as_version=4))[4] == ["hide-input"]
     assert [p.name for p in tmp_path.iterdir()] == ["chapter.ipynb"]  # no staging file left
+
+
+def test_a_machine_path_is_named_not_shown_in_the_parameters_cell():
+    nb = _chapter()
+    nb.cells[2].source += ('executed_dir = "/tmp/pytest-of-root/site/book/_executed"\n'
+                           'results = "bench/results"\n')
+    tag_notebook(nb)
+    source = nb.cells[1].source
+    assert "/tmp/" not in source
+    assert "# executed_dir: a folder on the machine that built this page" in source
+    assert 'results = "bench/results"' in source  # a relative path is a reader's choice: shown

@@ -11,14 +11,12 @@ import pytest
 from IPython.core.formatters import format_display_data
 
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.core.paper import PAPER
+from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REAL_RESULTS, RESULT_KEYS, ResultKey
 from mmlu_audit.book.scorecard import (
-    NOT_COMPUTABLE_REASONS,
-    VERDICTS,
     GluedValue,
     Tolerance,
     collect,
-    not_computable_reason,
+    headline,
     read_chapter,
     scorecard,
     scorecard_html,
@@ -129,10 +127,46 @@ def test_tolerance_rules(key, kind, amount):
     assert tolerance_for(key) == Tolerance(kind, amount)
 
 
-def test_every_paper_key_has_a_tolerance_and_a_reason():
-    for key in PAPER:
+def test_every_published_key_is_registered_with_a_chapter_or_a_reason():
+    assert set(RESULT_KEYS) == set(PAPER) | set(MMLU_PRO_SOURCES)
+    for key, entry in RESULT_KEYS.items():
         assert isinstance(tolerance_for(key), Tolerance)
-        assert not_computable_reason(key) in {reason for _, reason in NOT_COMPUTABLE_REASONS}
+        assert (entry.chapter and entry.glue) or entry.reason, key
+
+
+def test_registry_names_a_glue_its_chapter_source_mentions():
+    """A cheap static guard (the smoke build checks the executed glue names): the glue name the
+    registry gives each key appears in its chapter's source, as a glued name or a dict key."""
+    import re
+
+    from mmlu_audit.book.build import chapter_paths
+
+    sources = {p.name[:2]: p.read_text() for p in chapter_paths()}
+    entries = [(e.chapter, e.glue) for e in RESULT_KEYS.values() if e.glue] + \
+        [(r.chapter, name) for r in REAL_RESULTS for name in (r.glue, r.low, r.high, r.p) if name]
+    generated = re.compile(r"\{f\"(\w+)_\{")  # {f"rs_r_{k}": …} makes every rs_r_* name
+    missing = []
+    for chapter, glue in entries:
+        source = sources[chapter]
+        prefixes = generated.findall(source)
+        if not re.search(rf"[`\"']{re.escape(glue)}[`\"':]", source) \
+                and not any(glue.startswith(prefix + "_") for prefix in prefixes):
+            missing.append(f"{chapter}:{glue}")
+    assert set(missing) == AWAITING_CHAPTER_FIX, "glue these names in their chapters, or fix the registry"
+
+
+#: Registry names a chapter does not glue yet: the chapter edits are listed for the lead in
+#: /work/briefs/h6_chapter_fixes.md; once applied, empty this set (the test above then requires it).
+AWAITING_CHAPTER_FIX = {"14:recall_unanimous", "14:share_flagged_error_unanimous"}
+
+
+def test_result_key_states_a_chapter_or_a_reason_not_both():
+    with pytest.raises(ValueError, match="not both"):
+        ResultKey("04", "x", reason="and a reason")
+    with pytest.raises(ValueError, match="not both"):
+        ResultKey(None, None)
+    with pytest.raises(ValueError, match="basis"):
+        ResultKey("04", "x", basis="vibes")
 
 
 def test_tolerance_boundaries():
@@ -150,29 +184,79 @@ def test_tolerance_boundaries():
 
 def test_verdicts():
     sim = GluedValue("b_sd", 2.30, "02_calibration", "simulated")
-    assert verdict("b_sd", sim)[0] == "reproduced"
-    assert "not a finding about MMLU" in verdict("b_sd", sim)[1]
+    outcome, why = verdict("b_sd", sim)
+    assert outcome == "recovered as planted (simulation)" and "by construction" in why
+    assert verdict("theta_sd", GluedValue("theta_sd", 1.03, "02", "simulated"))[1] == "tolerance ±5 %"
     real = GluedValue("b_sd", 2.40, "02_calibration", "real")
     assert verdict("b_sd", real) == ("differs", "tolerance ±5 %")
+    assert verdict("b_sd", GluedValue("b_sd", 2.25, "02", "real"))[0] == "reproduced on real data"
+    # counts from the real items are real whatever the banner says
+    assert verdict("n_items", GluedValue("n_items", 14042, "01", "simulated"))[0] == "reproduced on real data"
     assert verdict("n_items", GluedValue("n_items", 14041, "01", "real"))[0] == "differs"
     for odd in ("cpu", float("nan"), True, None):
         outcome, why = verdict("b_sd", GluedValue("b_sd", odd, "02", "real"))
-        assert outcome == "not computable here" and "not a finite number" in why
+        assert outcome == "not computable" and "not a finite number" in why
     outcome, why = verdict("rho_2d", None)
-    assert outcome == "not computable here" and "appendix" in why
+    assert outcome == "not computable" and "chapter 11 glued no `rho_2d`" in why
+    assert verdict("n_archives", None) == ("not computable", RESULT_KEYS["n_archives"].reason)
 
 
-def test_scorecard_has_one_row_per_paper_key(tmp_path):
+@pytest.mark.parametrize("ours, outcome", [
+    (True, "recovered as planted (simulation)"), ("yes", "recovered as planted (simulation)"),
+    (False, "differs"), ("no", "differs"), ("maybe", "not computable"),
+])
+def test_yes_no_results_are_scored(ours, outcome):
+    assert PAPER["rasch_conclusions_intact"][0] is True
+    got = verdict("rasch_conclusions_intact", GluedValue("rasch_conclusions_intact", ours, "09", "simulated"))
+    assert got[0] == outcome
+
+
+def test_scorecard_looks_values_up_where_the_registry_says(tmp_path):
+    write_chapter(tmp_path, "01_data", {"n_items": 14042, "share_nonstem": 0.77546, "n_models": 1000})
     write_chapter(tmp_path, "02_calibration", {"b_sd": 2.25, "theta_sd": 1.5})
+    write_chapter(tmp_path, "04_pooled", {"ceiling_global": 0.1270, "n_items": 1})  # n_items: 01 wins
+    write_chapter(tmp_path, "08_rank_stability", {"helm_tau_stem": 0.91, "helm_displacement": 0.3,
+                                                  "helm_displacement_low": 0.2, "helm_displacement_high": 0.4,
+                                                  "helm_null_blocks_p": 0.5})
     table = scorecard(collect(tmp_path))
-    assert list(table.index) == list(PAPER)
-    assert set(table["verdict"]) <= set(VERDICTS)
-    assert table.loc["b_sd", "verdict"] == "reproduced" and table.loc["b_sd", "ours"] == 2.25
+    assert set(RESULT_KEYS) <= set(table.index) and table.index.is_unique
+    assert table.loc["encoder_ceiling_pooled", "ours"] == 0.1270  # glued as ceiling_global
+    assert table.loc["encoder_ceiling_pooled", "verdict"] == "recovered as planted (simulation)"
+    assert table.loc["share_nonstem_items", "verdict"] == "reproduced on real data"
+    assert table.loc["share_nonstem_items", "provenance"] == "real items"
+    assert table.loc["n_models", "provenance"] == "simulated responses"
     assert table.loc["theta_sd", "verdict"] == "differs"
-    assert table.loc["b_sd", "chapter"] == "02_calibration"
-    assert table.loc["pooled_r2", "verdict"] == "not computable here"
+    assert table.loc["pooled_r2", "verdict"] == "not computable"
     assert pd.isna(table.loc["pooled_r2", "chapter"]) and pd.isna(table.loc["pooled_r2", "ours"])
-    assert (table["paper"] == [v for v, _ in PAPER.values()]).all()
+    helm = table.loc["helm_displacement"]
+    assert (helm["provenance"], helm["low"], helm["high"], helm["p"]) == ("real responses", 0.2, 0.4, 0.5)
+    assert helm["verdict"] == "real data, no like-for-like published value"
+    assert helm["paper"] == PAPER["displacement"][0]
+    order = table["provenance"].map({"real items": 0, "real responses": 0}).fillna(
+        table["provenance"].map({"simulated responses": 1})).fillna(2)
+    assert order.is_monotonic_increasing  # real rows first, then simulated, then the rest
+    counts = headline(table)
+    assert counts["scorecard_n_rows"] == len(table)
+    assert counts["scorecard_n_reproduced_real"] == 2 and counts["scorecard_n_differs"] == 1
+
+
+def test_a_value_takes_the_banner_above_it(tmp_path):
+    """A real section under a simulated page banner: its values are real, the rest simulated."""
+    path = write_chapter(tmp_path, "12_appendix_d_redux", {"n_flagged": 3})
+    nb = nbformat.read(path, as_version=4)
+    later = nbformat.v4.new_code_cell("x")
+    later.outputs = [banner_output("real-banner"), glue_output("acc_flagged", 0.6)]
+    nb.cells.append(later)
+    nbformat.write(nb, path)
+    record = read_chapter(path)
+    assert record.sources == {"n_flagged": "simulated", "acc_flagged": "real"}
+    assert record.source == "simulated"
+
+
+def test_a_chapter_still_being_written_is_not_read(tmp_path):
+    write_chapter(tmp_path, "01_data", {"n_items": 14042})
+    write_chapter(tmp_path, ".04_pooled.o1rm5rcb.running", {"pooled_r2": 0.03})
+    assert [c.chapter for c in collect(tmp_path).chapters] == ["01_data"]
 
 
 def test_reads_a_real_myst_nb_glue(tmp_path):
@@ -197,14 +281,17 @@ def test_bookbuild_tells_the_chapters_that_declare_it_where_the_pages_go():
     assert declared == {"14_answer_key_audit", "98_scorecard", "99_performance"}
 
 
-def test_scorecard_html_links_chapters_and_escapes_text():
-    table = pd.DataFrame({"section": ["§3", "§4"], "paper": [2.24, 0.5], "ours": [2.2512345, None],
-                          "source": ["simulated", None], "chapter": ["02_calibration", None],
-                          "verdict": ["reproduced", "not computable here"],
-                          "why": ["within 5 %", "needs <the leaderboard> & more"]},
-                         index=pd.Index(["b_sd", "pooled_r2"], name="key"))
-    page = scorecard_html(table, {"02_calibration": "Calibration & fit"})
-    assert '<a href="02_calibration.html">Calibration &amp; fit</a>' in page
-    assert "<td>2.251</td>" in page and "<td>—</td>" in page
+def test_scorecard_html_groups_by_chapter_with_one_caveat_and_escapes(tmp_path):
+    write_chapter(tmp_path, "02_calibration", {"b_sd": 2.2512345, "theta_sd": 1.03, "b_min": -5.0})
+    table = scorecard(collect(tmp_path))
+    page = scorecard_html(table, {"02_calibration": "Calibration & fit"},
+                          provenances=("simulated responses",))
+    assert page.count('class="sc-group"') == 1 and "§3 Calibration" in page
+    assert page.count("Simulated responses: a match") == 1  # one caveat for the group
+    assert 'title="Calibration &amp; fit">02</a>' in page
+    assert "<td>2.251</td>" in page and "<td>-5</td>" in page
+    assert page.split("<tbody>")[1].count("<tr>") == 3
+    assert 'class="sc-verdict v-planted"' in page
+    table.loc["b_sd", "why"] = "needs <the leaderboard> & more"
+    page = scorecard_html(table, {})
     assert "needs &lt;the leaderboard&gt; &amp; more" in page and "<the leaderboard>" not in page
-    assert page.split("<tbody>")[1].count("<tr>") == len(table)

@@ -112,3 +112,47 @@ def test_command_line_writes_every_pages_report_as_json(tmp_path, capsys):
     assert "missing image: gone.png" in reports["b.html"]["problems"]
     assert reports["a.html"]["screenshot"] == str(tmp_path / "shots" / "a.png")
     assert "2 pages checked, 1 with problems" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def leak_reports(tmp_path_factory):
+    """Pages with Python or Markdown leaking into the text, and a table too wide for its column."""
+    site = tmp_path_factory.mktemp("leaks")
+    (site / "leaky.html").write_text(
+        "<html><body><p>The matrix has <span class='pasted-text'>14042.0000</span> items.</p>"
+        "<ul><li>Survivors: 5.000 of 9</li></ul>"
+        "<p>**no** survivors under CR2</p>"
+        "<p>Conclusions hold under the Rasch refit: False.</p>"
+        "<table><tr><th>q</th><td>nan</td></tr></table></body></html>")
+    (site / "wide.html").write_text(
+        "<html><body style='width: 600px'><main><p>x</p><div style='overflow-x: auto'><table><tr>"
+        + "".join(f"<td>column {k} with a long heading</td>" for k in range(30))
+        + "</tr></table></div></main></body></html>")
+    (site / "fine.html").write_text(  # values that look alike but are legitimate
+        "<html><body><main><p>r = 1.000, p = 0.000, a share of 100.00%, τ = 0.9500, "
+        "14,042 items, 2.50 logits, version 3.8.0.</p>"
+        "<p>Set <code>fast = True</code> and write <code>**kwargs</code>.</p>"
+        "<pre>flag = False  # 5.000</pre>"
+        "<table><tr><th>n</th><td>14,042</td><td>—</td></tr></table></main></body></html>")
+    return {r.page: r for r in check_pages(site, ["leaky.html", "wide.html", "fine.html"])}
+
+
+@pytest.mark.parametrize("expected", [
+    "whole number printed as a float: …The matrix has 14042.0000 items.…",
+    "whole number printed as a float: …Survivors: 5.000 of 9…",
+    "Markdown ** in rendered text: …**no** survivors",
+    "Python boolean in rendered text: …s hold under the Rasch refit: False.…",
+    "missing value printed as nan in a table cell",
+])
+def test_leaks_into_the_text_are_caught(leak_reports, expected):
+    problems = leak_reports["leaky.html"].problems
+    assert any(p.startswith(expected) for p in problems), problems
+
+
+def test_a_table_wider_than_its_column_is_caught(leak_reports):
+    (problem,) = leak_reports["wide.html"].problems
+    assert problem.startswith("table wider than its container:") and "in 600 px" in problem
+
+
+def test_lookalike_values_and_code_are_not_leaks(leak_reports):
+    assert leak_reports["fine.html"].problems == []

@@ -11,7 +11,15 @@ SOURCE_COLORS = {"paper": "#6c757d", "ours": "#2a9d8f"}
 
 
 def use_style() -> None:
-    """Apply the book's matplotlib defaults (call once at the top of a chapter)."""
+    """Apply the book's figure and table defaults (call once at the top of a chapter).
+
+    Tables: every DataFrame the chapter displays goes through
+    :func:`mmlu_audit.book.report.frame_html` (integers as integers, four significant
+    digits, missing as "—").
+    """
+    from mmlu_audit.book.report import use_table_format
+
+    use_table_format()
     mpl.rcParams.update({
         "figure.figsize": (7.5, 3.6),
         "figure.dpi": 110,

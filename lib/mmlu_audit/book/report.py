@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import math
+from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +12,14 @@ import numpy as np
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.irt.backend import backend_name
 
-__all__ = ["FEW_MODELS", "banner_html", "glue_figure", "glue_values", "population_note",
-           "simulation_banner", "source_banner", "text_banner", "write_download"]
+__all__ = ["FEW_MODELS", "MISSING", "SIGNIFICANT_DIGITS", "banner_html", "format_number", "frame_html",
+           "glue_figure", "glue_ready", "glue_values", "population_note", "simulation_banner",
+           "source_banner", "text_banner", "use_table_format", "write_download"]
+
+#: How a missing value (None, NaN) is shown in a table.
+MISSING = "—"
+#: Significant digits of a non-integer number in a table.
+SIGNIFICANT_DIGITS = 4
 
 _STYLE = {
     True: ("sim-banner", "Simulated responses — not a finding about MMLU"),
@@ -59,16 +67,108 @@ def source_banner(matrix: ResponseMatrix):
     display(HTML(banner_html(matrix)))
 
 
-def glue_values(values: dict) -> None:
-    """Glue each value for use in prose as ``{glue:text}`name```.
+def glue_ready(value):
+    """``value`` as it should be glued for prose: plain Python, integers as integers, yes/no.
 
-    NumPy scalars are converted to Python numbers first, because MyST-NB formats
-    glued text from the value's ``repr``.
+    NumPy scalars become Python numbers (MyST-NB formats glued text from the value's
+    ``repr``); a float holding a whole number becomes an ``int``, so a count reads ``14042``
+    rather than ``14042.0``; a boolean becomes ``"yes"`` or ``"no"``, so no sentence reads
+    "True". Anything else is returned unchanged.
     """
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def glue_values(values: dict) -> None:
+    """Glue each value (after :func:`glue_ready`) for use in prose as ``{glue:text}`name```."""
     from myst_nb import glue
 
     for name, value in values.items():
-        glue(name, value.item() if hasattr(value, "item") else value, display=False)
+        glue(name, glue_ready(value), display=False)
+
+
+def format_number(value, digits: int = SIGNIFICANT_DIGITS) -> str:
+    """One table cell: integers as integers, ``digits`` significant digits, missing as "—".
+
+    Parameters
+    ----------
+    value : number, bool, str or None
+    digits : int
+        Significant digits of a number that is not a whole number.
+
+    Returns
+    -------
+    str
+        ``"—"`` for None and NaN, ``"∞"``/``"−∞"`` for infinities, ``"yes"``/``"no"`` for
+        booleans, ``"14,042"`` for a whole number (float or int), ``"0.0357"`` or
+        ``"138.4"`` for others (a number of ``digits`` or more integer digits is rounded to
+        a whole number; one below 10⁻⁴ in magnitude is written in scientific notation);
+        text is returned as it is.
+    """
+    if value is None:
+        return MISSING
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if not isinstance(value, Real):
+        return str(value)
+    if isinstance(value, Integral):
+        return f"{int(value):,}"
+    value = float(value)
+    if math.isnan(value):
+        return MISSING
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    if value.is_integer() or abs(value) >= 10 ** (digits - 1):
+        return f"{value:,.0f}"
+    if abs(value) < 1e-4:
+        return f"{value:.{digits - 1}e}"
+    return f"{value:.{digits}g}"
+
+
+def _cell(value) -> str:
+    """A table cell: text as it is, anything else by :func:`format_number`."""
+    if isinstance(value, str):
+        return value
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return format_number(value)
+
+
+def frame_html(frame) -> str:
+    """A DataFrame as the book's HTML table: cells by :func:`format_number`, wide tables scroll.
+
+    The notebook's row and column limits (``display.max_rows``, ``display.max_columns``)
+    apply as in pandas' own display; cell text is escaped as pandas escapes it.
+    """
+    import pandas as pd
+
+    table = frame.to_html(
+        na_rep=MISSING, formatters=[_cell] * frame.shape[1], classes="book-table", border=0,
+        max_rows=pd.get_option("display.max_rows"), max_cols=pd.get_option("display.max_columns"),
+        show_dimensions=False)
+    return f'<div class="table-scroll">{table}</div>'
+
+
+def use_table_format() -> None:
+    """Show every DataFrame of the notebook through :func:`frame_html` and plain floats alike.
+
+    Called by :func:`mmlu_audit.book.plots.use_style`, which every chapter calls first; outside
+    IPython only pandas' plain-text float format is set.
+    """
+    import pandas as pd
+
+    pd.set_option("display.float_format", format_number)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with the book's requirements
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, frame_html)
 
 
 #: Below this many models a chapter says the source cannot test the paper's claims.

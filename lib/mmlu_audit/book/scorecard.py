@@ -2,11 +2,12 @@
 
 Every chapter glues its key numbers (:func:`mmlu_audit.book.report.glue_values`); myst-nb
 stores each glued value in the executed notebook's outputs. :func:`collect` reads those
-outputs back — it re-runs nothing — together with each chapter's data source (from its
-provenance banner) and the parameters papermill ran it with. :func:`scorecard` pairs the
-collected values with :data:`mmlu_audit.core.paper.PAPER` by key (a paper key and the glue
-name of our matching value are the same string) and gives each pair a verdict under the
-tolerances of :data:`TOLERANCE_RULES`.
+outputs back — it re-runs nothing — with the provenance banner in force where each value was
+glued and the parameters papermill ran the chapter with. :func:`scorecard` looks every
+published key up where the registry :data:`mmlu_audit.core.paper.RESULT_KEYS` says its chapter
+glues it, and adds a row for every real-data result of :data:`mmlu_audit.core.paper.REAL_RESULTS`;
+each row gets its provenance (real items, real responses, simulated responses) and one of
+:data:`VERDICTS` under the tolerances of :data:`TOLERANCE_RULES`.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from mmlu_audit.book.report import format_number
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.core.paper import PAPER
+from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REAL_RESULTS, RESULT_KEYS
 
 __all__ = [
-    "NOT_COMPUTABLE_REASONS",
+    "CHAPTER_LABELS",
+    "PROVENANCES",
     "TOLERANCE_RULES",
     "VERDICTS",
     "ChapterRecord",
@@ -33,7 +36,9 @@ __all__ = [
     "GluedValue",
     "Tolerance",
     "collect",
-    "not_computable_reason",
+    "headline",
+    "lookup",
+    "published",
     "read_chapter",
     "scorecard",
     "scorecard_html",
@@ -41,10 +46,24 @@ __all__ = [
     "verdict",
 ]
 
-VERDICTS = ("reproduced", "differs", "not computable here")
+#: Verdicts, in the order the summary lists them.
+VERDICTS = ("reproduced on real data", "recovered as planted (simulation)", "differs",
+            "real data, no like-for-like published value", "not computable")
+#: Where a value comes from.
+PROVENANCES = ("real items", "real responses", "simulated responses", "not stated")
+#: Short labels of the chapters (paper section first), for the compact table.
+CHAPTER_LABELS = {
+    "01": "§2 Data", "02": "§3 Calibration", "03": "§3 Complexity", "04": "§4.1 Pooled",
+    "05": "§4.2 Stratified", "06": "§4.3 Homogeneity", "07": "§5.1 Reasoning", "08": "§5.2 Rankings",
+    "09": "App. A Robustness", "10": "App. B Options", "11": "App. C 2D IRT", "12": "App. D Redux",
+    "13": "MMLU-Pro", "14": "MMLU-Pro key audit", "15": "Validity",
+}
 
 _GLUE_PREFIX = "application/papermill.record/"
 _BANNER_SOURCE = {"sim-banner": "simulated", "real-banner": "real"}
+_BASIS_PROVENANCE = {"items": "real items", "real responses": "real responses"}
+_BANNER_PROVENANCE = {"real": "real responses", "simulated": "simulated responses",
+                      "not stated": "not stated"}
 
 
 @dataclass(frozen=True)
@@ -97,17 +116,6 @@ TOLERANCE_RULES: list[tuple[str, Tolerance]] = [
     (r".*", Tolerance("relative", 0.05)),
 ]
 
-#: Why a paper key has no value in this run, by the paper section it comes from (the
-#: first matching pattern, searched in the key's section string, wins).
-NOT_COMPUTABLE_REASONS: list[tuple[str, str]] = [
-    (r"§5", "the model-side analyses (§5) are planned pages; no chapter computes this yet"),
-    (r"Appendix", "the appendix computing this is a planned page; no chapter computes it yet"),
-    (r"§6", "the discussion (§6) is a planned page"),
-    (r".*", ("no executed chapter of this build glued a value under this name (its chapter "
-             "was not executed, failed, ran with other parameters, or does not compute it yet)")),
-]
-
-
 @dataclass(frozen=True)
 class GluedValue:
     """One value a chapter glued.
@@ -120,7 +128,7 @@ class GluedValue:
     chapter : str
         Stem of the executed notebook, e.g. ``"04_pooled"``.
     source : {"real", "simulated", "not stated"}
-        From the chapter's provenance banner.
+        From the provenance banner in force where the value was glued (the last one above it).
     """
 
     name: str
@@ -131,7 +139,11 @@ class GluedValue:
 
 @dataclass
 class ChapterRecord:
-    """What :func:`read_chapter` found in one executed notebook."""
+    """What :func:`read_chapter` found in one executed notebook.
+
+    ``source`` is "simulated" when any banner of the page says so; ``sources`` holds, by glue
+    name, the banner in force where that value was glued.
+    """
 
     chapter: str
     title: str
@@ -140,6 +152,7 @@ class ChapterRecord:
     failed: bool
     finished: bool
     values: dict = field(default_factory=dict)
+    sources: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -190,8 +203,13 @@ def _text(value) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
+def _banner_in(data: dict) -> str | None:
+    page = _text(data.get("text/html", ""))
+    return next((source for css, source in _BANNER_SOURCE.items() if f"data-banner {css}" in page), None)
+
+
 def read_chapter(path: Path) -> ChapterRecord:
-    """Read one executed notebook's title, source, parameters, failure flag and glued values.
+    """Read one executed notebook's title, sources, parameters, failure flag and glued values.
 
     Parameters
     ----------
@@ -208,7 +226,8 @@ def read_chapter(path: Path) -> ChapterRecord:
         cells = notebook["cells"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise DataError(path, f"not a readable executed notebook ({exc})") from exc
-    title, sources, parameters, values = Path(path).stem, set(), {}, {}
+    title, banners, parameters, values, sources = Path(path).stem, set(), {}, {}, {}
+    in_force = "not stated"
     for cell in cells:
         tags = cell.get("metadata", {}).get("tags", [])
         if cell.get("cell_type") == "markdown" and title == Path(path).stem:
@@ -220,20 +239,22 @@ def read_chapter(path: Path) -> ChapterRecord:
             parameters.update(_cell_parameters(cell))  # injected cells come later and win
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            for css, source in _BANNER_SOURCE.items():
-                if f"data-banner {css}" in _text(data.get("text/html", "")):
-                    sources.add(source)
+            banner = _banner_in(data)
+            if banner:
+                banners.add(banner)
+                in_force = banner
             glue = output.get("metadata", {}).get("scrapbook")
             if glue:
                 prefix = glue.get("mime_prefix", "")
                 text = data.get(prefix + "text/plain", data.get(_GLUE_PREFIX + "text/plain"))
                 if text is not None:
                     values[glue["name"]] = _parse_repr(_text(text))
-    source = "simulated" if "simulated" in sources else ("real" if sources else "not stated")
+                    sources[glue["name"]] = in_force
+    source = "simulated" if "simulated" in banners else ("real" if banners else "not stated")
     papermill = notebook.get("metadata", {}).get("papermill", {})
     parameters.update(papermill.get("parameters") or {})  # what papermill injected, recorded
     failed, finished = bool(papermill.get("exception")), bool(papermill.get("end_time"))
-    return ChapterRecord(Path(path).stem, title, source, parameters, failed, finished, values)
+    return ChapterRecord(Path(path).stem, title, source, parameters, failed, finished, values, sources)
 
 
 def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Collection:
@@ -242,7 +263,8 @@ def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Co
     Parameters
     ----------
     executed_dir : str or Path
-        Folder of executed notebooks (``book/_executed``).
+        Folder of executed notebooks (``book/_executed``); hidden files (a chapter still being
+        written, ``.04_pooled….running.ipynb``) are not chapters and are not read.
     expect : dict, optional
         Run parameters (e.g. ``data_source``, ``seed``, ``fast``) every chapter must have
         run with; a chapter executed with other values — a stale notebook from an
@@ -257,8 +279,8 @@ def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Co
         When ``executed_dir`` is not a folder or holds no executed notebook.
     """
     folder = Path(executed_dir)
-    paths = sorted(p for p in folder.glob("*.ipynb") if p.stem not in exclude) \
-        if folder.is_dir() else []
+    found = folder.glob("*.ipynb") if folder.is_dir() else ()
+    paths = sorted(p for p in found if p.stem not in exclude and not p.name.startswith("."))
     if not paths:
         raise DataError(folder, "holds no executed chapter notebooks; execute the chapters "
                                 "first (python -m mmlu_audit.book.build)")
@@ -277,19 +299,27 @@ def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Co
         if record.chapter in skipped:
             continue
         for name, value in record.values.items():
-            values.setdefault(name, GluedValue(name, value, record.chapter, record.source))
+            values.setdefault(name, GluedValue(name, value, record.chapter, record.sources[name]))
     return Collection(values, chapters, skipped)
 
 
+def lookup(collection: Collection, chapter: str, name: str) -> GluedValue | None:
+    """The value glued as ``name`` by the used chapter whose stem starts with ``chapter``."""
+    for record in collection.chapters:
+        if record.chapter.startswith(chapter) and record.chapter not in collection.skipped \
+                and name in record.values:
+            return GluedValue(name, record.values[name], record.chapter, record.sources[name])
+    return None
+
+
+def published(key: str) -> tuple[object, str]:
+    """The published value of ``key`` and where it is reported (the paper or an MMLU-Pro source)."""
+    return PAPER[key] if key in PAPER else MMLU_PRO_SOURCES[key]
+
+
 def tolerance_for(key: str) -> Tolerance:
-    """The tolerance that applies to paper key ``key`` (see :data:`TOLERANCE_RULES`)."""
+    """The tolerance that applies to key ``key`` (see :data:`TOLERANCE_RULES`)."""
     return next(tolerance for pattern, tolerance in TOLERANCE_RULES if re.fullmatch(pattern, key))
-
-
-def not_computable_reason(key: str) -> str:
-    """Why ``key`` has no value here, by its paper section (:data:`NOT_COMPUTABLE_REASONS`)."""
-    section = PAPER[key][1]
-    return next(reason for pattern, reason in NOT_COMPUTABLE_REASONS if re.search(pattern, section))
 
 
 def _as_number(value):
@@ -299,31 +329,99 @@ def _as_number(value):
     return float(value) if math.isfinite(value) else None
 
 
+def _as_answer(value):
+    """A yes/no value (``True``/``False`` or the ``"yes"``/``"no"`` glue writes), else None."""
+    if isinstance(value, bool):
+        return value
+    return {"yes": True, "no": False}.get(value) if isinstance(value, str) else None
+
+
+def provenance(key: str, glued: GluedValue | None) -> str | None:
+    """Where our value of ``key`` comes from (one of :data:`PROVENANCES`), None without one."""
+    if glued is None:
+        return None
+    basis = RESULT_KEYS[key].basis
+    return _BASIS_PROVENANCE.get(basis) or _BANNER_PROVENANCE[glued.source]
+
+
 def verdict(key: str, glued: GluedValue | None) -> tuple[str, str]:
-    """The verdict and its explanation for one paper key.
+    """The verdict and its explanation for one published key.
 
     Returns
     -------
     (str, str)
-        One of :data:`VERDICTS`, and why: the tolerance applied (and, for a value
-        computed on a simulated world, that agreement there is not a finding about
-        MMLU), or why no comparison is possible.
+        One of :data:`VERDICTS`, and why: the tolerance applied (and, for a value the
+        simulation copies from the paper, that the match is by construction), or why no
+        comparison is possible.
     """
+    entry = RESULT_KEYS[key]
+    if entry.reason is not None:
+        return VERDICTS[4], entry.reason
     if glued is None:
-        return VERDICTS[2], not_computable_reason(key)
-    ours = _as_number(glued.value)
-    if ours is None:
-        return VERDICTS[2], f"the glued value {glued.value!r} is not a finite number"
-    tolerance = tolerance_for(key)
-    outcome = VERDICTS[0] if tolerance.holds(ours, PAPER[key][0]) else VERDICTS[1]
-    note = f"tolerance {tolerance.label}"
-    if glued.source == "simulated":
-        note += "; on a simulated world planted after the paper, so not a finding about MMLU"
-    return outcome, note
+        return VERDICTS[4], (f"chapter {entry.chapter} glued no `{entry.glue}` in this build (not executed, "
+                             "failed, or ran with other parameters)")
+    paper = published(key)[0]
+    simulated = provenance(key, glued) == "simulated responses"
+    if isinstance(paper, bool):
+        ours, note = _as_answer(glued.value), "yes/no, exact"
+        if ours is None:
+            return VERDICTS[4], f"the glued value {glued.value!r} is not a yes/no answer"
+        agrees = ours == paper
+    else:
+        ours, tolerance = _as_number(glued.value), tolerance_for(key)
+        if ours is None:
+            return VERDICTS[4], f"the glued value {glued.value!r} is not a finite number"
+        agrees, note = tolerance.holds(ours, paper), f"tolerance {tolerance.label}"
+    if simulated and entry.planted:
+        note += f"; by construction: the simulation copies the paper's value (WorldSpec.{entry.planted})"
+    if not agrees:
+        return VERDICTS[2], note
+    return (VERDICTS[1] if simulated else VERDICTS[0]), note
+
+
+def _chapter_prefix(stem) -> str | None:
+    return stem[:2] if isinstance(stem, str) else None
+
+
+def _published_rows(collection: Collection) -> list[dict]:
+    rows = []
+    for key, entry in RESULT_KEYS.items():
+        paper, section = published(key)
+        glued = None if entry.glue is None else lookup(collection, entry.chapter, entry.glue)
+        outcome, why = verdict(key, glued)
+        rows.append({"key": key, "label": key, "section": section, "group": entry.chapter,
+                     "paper": paper, "ours": None if glued is None else glued.value,
+                     "low": None, "high": None, "p": None,
+                     "provenance": provenance(key, glued),
+                         "chapter": None if glued is None else glued.chapter,
+                     "glue": entry.glue, "verdict": outcome, "why": why})
+    return rows
+
+
+def _real_rows(collection: Collection) -> list[dict]:
+    rows = []
+    for result in REAL_RESULTS:
+        glued = lookup(collection, result.chapter, result.glue)
+        extra = {bound: (None if name is None or lookup(collection, result.chapter, name) is None
+                         else lookup(collection, result.chapter, name).value)
+                 for bound, name in (("low", result.low), ("high", result.high), ("p", result.p))}
+        paper = PAPER[result.compare][0] if result.compare else None
+        if glued is None:
+            outcome, why = VERDICTS[4], f"chapter {result.chapter} glued no `{result.glue}` in this build"
+        else:
+            outcome = VERDICTS[3]
+            why = (f"{result.population}; the paper's value is for its own 1,000 leaderboard models"
+                   if result.compare else result.population)
+        rows.append({"key": result.glue, "label": result.label, "section": result.population,
+                     "group": result.chapter, "paper": paper, "ours": None if glued is None else glued.value,
+                     **extra, "provenance": "real responses" if glued is not None else None,
+                     "chapter": None if glued is None else glued.chapter, "glue": result.glue,
+                     "verdict": outcome, "why": why})
+    return rows
 
 
 def scorecard(collection: Collection) -> pd.DataFrame:
-    """One row per :data:`PAPER` key: paper value, ours, source, chapter, verdict, why.
+    """One row per registered published key and per real-data result.
 
     Parameters
     ----------
@@ -333,52 +431,98 @@ def scorecard(collection: Collection) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Indexed by key, in :data:`PAPER` order; ``ours``/``source``/``chapter`` are
-        missing (NaN) where the run has no value.
+        Indexed by key (a real-data result by its glue name); columns ``label``, ``section``,
+        ``group`` (the chapter prefix of the registry), ``paper``, ``ours``, ``low``,
+        ``high``, ``p``, ``provenance``, ``chapter``, ``glue``, ``verdict``, ``why``. Rows
+        computed on real data (items or responses) come first, then simulated ones, then
+        those not computable; within each, in registry (book) order.
     """
-    rows = []
-    for key, (paper, section) in PAPER.items():
-        glued = collection.values.get(key)
-        outcome, why = verdict(key, glued)
-        rows.append({"key": key, "section": section, "paper": paper,
-                     "ours": None if glued is None else glued.value,
-                     "source": None if glued is None else glued.source,
-                     "chapter": None if glued is None else glued.chapter,
-                     "verdict": outcome, "why": why})
-    return pd.DataFrame(rows).set_index("key")
+    table = pd.DataFrame(_published_rows(collection) + _real_rows(collection)).set_index("key")
+    rank = table["provenance"].map({"real items": 0, "real responses": 0, "simulated responses": 1,
+                                    "not stated": 1}).fillna(2)
+    return table.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank")
 
 
-def _number_html(value) -> str:
-    """A table cell: ``—`` for missing, 4 significant digits for floats, escaped text otherwise."""
-    if not isinstance(value, str) and pd.isna(value):
+def headline(table: pd.DataFrame) -> dict:
+    """The count of rows of each verdict, glue-ready (``scorecard_n_<verdict word>``)."""
+    counts = table["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
+    names = ("reproduced_real", "recovered_planted", "differs", "real_other", "not_computable")
+    out = {f"scorecard_n_{name}": int(counts[v]) for name, v in zip(names, VERDICTS, strict=True)}
+    out["scorecard_n_differs_real"] = int(((table["verdict"] == VERDICTS[2])
+                                           & table["provenance"].isin(["real items",
+                                                                       "real responses"])).sum())
+    out["scorecard_n_rows"] = len(table)
+    return out
+
+
+_VERDICT_CSS = dict(zip(VERDICTS, ("v-real", "v-planted", "v-differs", "v-other", "v-none"), strict=True))
+_CAVEATS = {
+    "real items": "Real MMLU items: counts and text statistics, whatever the response source.",
+    "real responses": "Real responses; a population other than the paper's 1,000 leaderboard models "
+                      "unless the row says otherwise.",
+    "simulated responses": "Simulated responses: a match says the pipeline recovers what was planted "
+                           "to resemble the paper, never a finding about MMLU.",
+}
+
+
+def _given(value):
+    """``value``, or None when it is missing (pandas stores a missing cell as NaN)."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _value_html(row) -> str:
+    if _given(row["ours"]) is None:
         return "—"
-    return f"{value:.4g}" if isinstance(value, float) else html.escape(str(value))
+    text = html.escape(format_number(row["ours"]))
+    if _given(row["low"]) is not None and _given(row["high"]) is not None:
+        text += f' <span class="sc-ci">[{html.escape(format_number(row["low"]))}, ' \
+                f'{html.escape(format_number(row["high"]))}]</span>'
+    if _given(row["p"]) is not None:
+        text += f' <span class="sc-ci">p {html.escape(format_number(row["p"]))}</span>'
+    return text
 
 
-def _chapter_link(stem, titles: dict) -> str:
-    """An HTML link to a chapter's page, titled as the chapter is; ``—`` when there is none."""
-    if not isinstance(stem, str):
-        return "—"
-    return f'<a href="{html.escape(stem)}.html">{html.escape(titles.get(stem, stem))}</a>'
+def _group_rows(group: pd.DataFrame, label: str, titles: dict, columns: int) -> list[str]:
+    provenances = [p for p in group["provenance"].dropna().unique()]
+    caveat = " ".join(_CAVEATS[p] for p in provenances if p in _CAVEATS)
+    rows = [f'<tr class="sc-group"><th colspan="{columns}">{html.escape(label)}'
+            + (f' <span class="sc-caveat">{html.escape(caveat)}</span>' if caveat else "") + "</th></tr>"]
+    for _, row in group.iterrows():
+        stem = row["chapter"]
+        link = (f'<a href="{html.escape(stem)}.html" title="{html.escape(titles.get(stem, stem))}">'
+                f'{html.escape(_given(row["group"]) or "")}</a>') if isinstance(stem, str) else "—"
+        paper = "—" if _given(row["paper"]) is None else html.escape(format_number(row["paper"]))
+        name = html.escape(row["label"])
+        rows.append(f'<tr><td class="sc-key" title="{html.escape(str(row["section"]))}">{name}</td>'
+                    f'<td>{paper}</td><td>{_value_html(row)}</td>'
+                    f'<td class="sc-prov">{html.escape(_given(row["provenance"]) or "—")}</td>'
+                    f'<td class="sc-verdict {_VERDICT_CSS[row["verdict"]]}">'
+                    f'{html.escape(row["verdict"])}</td>'
+                    f'<td class="sc-why">{html.escape(row["why"])}</td><td>{link}</td></tr>')
+    return rows
 
 
-def scorecard_html(table: pd.DataFrame, titles: dict) -> str:
-    """The scorecard as an HTML table, each value's chapter a link to its page.
+def scorecard_html(table: pd.DataFrame, titles: dict, provenances: tuple = PROVENANCES,
+                   verdicts: tuple = VERDICTS) -> str:
+    """The compact scorecard: rows grouped by chapter (paper section), one caveat per group.
 
     Parameters
     ----------
     table : DataFrame
         From :func:`scorecard`.
     titles : dict
-        Chapter stem → title (the link text).
+        Chapter stem → title (the link's tooltip).
+    provenances, verdicts : tuple
+        Only rows with one of these provenances (missing counts as "not stated") and verdicts.
     """
-    shown = pd.DataFrame({
-        "paper": table["paper"].map(_number_html),
-        "ours": table["ours"].map(_number_html),
-        "source": table["source"].fillna("—"),
-        "chapter": table["chapter"].map(lambda stem: _chapter_link(stem, titles)),
-        "verdict": table["verdict"],
-        "why": table["why"].map(html.escape),
-        "§": table["section"],
-    }, index=table.index.rename("quantity"))
-    return shown.to_html(escape=False, classes="scorecard")
+    chosen = table["provenance"].fillna("not stated").isin(provenances) & table["verdict"].isin(verdicts)
+    shown = table[chosen]
+    head = ("<thead><tr><th>quantity</th><th>paper</th><th>ours</th><th>provenance</th><th>verdict</th>"
+            "<th>why</th><th>ch.</th></tr></thead>")
+    body = []
+    for group, rows in shown.groupby("group", sort=False, dropna=False):
+        label = CHAPTER_LABELS.get(group, "not computed by any chapter") if isinstance(group, str) \
+            else "not computed by any chapter"
+        body += _group_rows(rows, label, titles, 7)
+    table_html = f'<table class="scorecard">{head}<tbody>{"".join(body)}</tbody></table>'
+    return f'<div class="table-scroll">{table_html}</div>'

@@ -13,7 +13,13 @@ fails on:
   must work offline: external requests are blocked and reported);
 - an image that did not load;
 - a math span that MathJax left unrendered;
-- a ``{glue:`` placeholder left in the visible text.
+- a ``{glue:`` placeholder left in the visible text;
+- Python or Markdown leaking into the rendered text (prose, headings, table cells; code is
+  not read): a whole number printed as a float (``14042.0000``, ``5.000``: an integer part
+  other than 0 or 1 followed by two or more zeros), a literal ``**``, a bare ``True`` or
+  ``False``, a table cell reading ``nan`` or ``inf``;
+- a table wider than the column of text it sits in (its right-hand columns are cut off or
+  hidden behind a scroll bar).
 
 A full-page screenshot of every page is saved, so a reviewer can look at the site
 without building it.
@@ -61,7 +67,7 @@ _MATHJAX_DONE = """(ms) => new Promise((resolve) => {
   ready.then(() => { clearTimeout(timer); resolve(null); },
              (err) => { clearTimeout(timer); resolve({stalled: false, text: `MathJax failed: ${err}`}); });
 })"""
-_PAGE_PROBLEMS = """() => {
+_PAGE_PROBLEMS = r"""() => {
   const problems = [];
   for (const img of document.images) {
     if (!img.complete || img.naturalWidth === 0) problems.push(`missing image: ${img.getAttribute('src')}`);
@@ -74,6 +80,46 @@ _PAGE_PROBLEMS = """() => {
   const text = document.body ? document.body.innerText : '';
   const at = text.indexOf('{glue:');
   if (at >= 0) problems.push(`glue placeholder in text: ${text.slice(at, at + 60)}`);
+  const leaks = new Set();
+  const proseOf = (el) => {
+    const copy = el.cloneNode(true);
+    copy.querySelectorAll('pre, code, kbd, samp, script, style, .highlight, mjx-container, .math')
+      .forEach((c) => c.remove());
+    return copy.textContent.replace(/\s+/g, ' ').trim();
+  };
+  const seen = (el) => el.getClientRects().length > 0;
+  const rules = [
+    [/(?:^|[^\d.,])(-?(?:[2-9]|\d{2,}|\d{1,3}(?:,\d{3})+)\.0{2,})(?![\d%])/,
+     'whole number printed as a float'],
+    [/\*\*/, 'Markdown ** in rendered text'],
+    [/\b(True|False)\b/, 'Python boolean in rendered text'],
+  ];
+  for (const el of document.querySelectorAll('p, li, dd, dt, td, th, caption, figcaption, h1, h2, h3, h4')) {
+    if (el.closest('pre, code, .highlight, script, style') || !seen(el)) continue;
+    const prose = proseOf(el);
+    for (const [pattern, what] of rules) {
+      const hit = prose.match(pattern);
+      if (hit) {
+        const from = Math.max(0, hit.index - 30);
+        leaks.add(`${what}: …${prose.slice(from, hit.index + hit[0].length + 30)}…`);
+      }
+    }
+    if (el.tagName === 'TD' && /^-?(nan|NaN|inf|Inf|None)$/.test(prose)) {
+      leaks.add(`missing value printed as ${prose} in a table cell`);
+    }
+  }
+  problems.push(...leaks);
+  for (const table of document.querySelectorAll('table')) {
+    if (!seen(table)) continue;
+    const box = table.closest('article, main, [role=main]') || document.body;
+    const width = Math.ceil(table.getBoundingClientRect().width);
+    if (width > box.clientWidth + 1) {
+      const head = table.querySelector('th, td');
+      const label = head ? head.textContent.trim().slice(0, 40) : '';
+      problems.push(`table wider than its container: ${width} px in ${box.clientWidth} px `
+                    + `(first cell: ${label})`);
+    }
+  }
   return problems;
 }"""
 

@@ -6,9 +6,15 @@ twice on every page, and the second ``const`` declaration is a script error in t
 reader's browser (the browser test catches it). Dropping exact duplicates from the
 page's script list, keeping the first, fixes every page without patching the
 theme. Enabled in ``_config.yml`` (``sphinx: extra_extensions``).
+
+It also keeps the landing page buildable when the findings box was not generated
+(``jupyter-book build`` run without ``make html``'s findings step): the include of
+``book/_generated/findings.md`` then finds a placeholder that says so.
 """
 
 from __future__ import annotations
+
+from mmlu_audit.book.findings import ensure_findings
 
 __all__ = ["setup", "unique_scripts"]
 
@@ -45,7 +51,12 @@ def _dedupe_page_scripts(app, pagename, templatename, context, doctree):
         context["script_files"] = unique_scripts(context["script_files"])
 
 
+def _findings_placeholder(app):
+    ensure_findings(app.srcdir)
+
+
 def setup(app):
     """Sphinx entry point."""
     app.connect("html-page-context", _dedupe_page_scripts, priority=900)
+    app.connect("builder-inited", _findings_placeholder)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

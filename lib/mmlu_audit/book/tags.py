@@ -6,7 +6,9 @@ chapter follows the same rules without per-cell work:
 
 - the ``parameters`` cell stays visible, and papermill's ``injected-parameters``
   cell is folded into it (the values this run used are appended as code lines,
-  under a comment) and then removed, so the page shows one parameters cell;
+  under a comment) and then removed, so the page shows one parameters cell; a value that
+  is an absolute path (the folder the build writes to) is named, not shown, since it
+  describes the machine that built the page rather than a choice a reader makes;
 - a setup cell (one whose top-level statements begin with imports) loses its
   input (``remove-input``): its outputs, such as the provenance banner, stay;
 - every other code cell gets ``hide-input`` (a toggle reveals the code);
@@ -75,13 +77,26 @@ def cell_display_tag(cell) -> str | None:
     return "remove-input" if _is_setup(cell.get("source", "")) else "hide-input"
 
 
+def _without_machine_path(line: str) -> str:
+    """``name = "/abs/path"`` as a comment naming the parameter; any other line unchanged."""
+    try:
+        (node,) = ast.parse(line).body
+        value = ast.literal_eval(node.value) if isinstance(node, ast.Assign) else None
+    except (SyntaxError, ValueError):
+        return line
+    if isinstance(value, str) and Path(value).is_absolute() and len(node.targets) == 1 \
+            and isinstance(node.targets[0], ast.Name):
+        return f"# {node.targets[0].id}: a folder on the machine that built this page"
+    return line
+
+
 def _fold_injected(cells: list) -> None:
     """Append the injected values to the parameters cell and hide the injected cell."""
     parameters = next((c for c in cells if "parameters" in _tags(c)), None)
     injected = next((c for c in cells if "injected-parameters" in _tags(c)), None)
     if parameters is None or injected is None:
         return
-    lines = [line for line in injected["source"].splitlines()
+    lines = [_without_machine_path(line) for line in injected["source"].splitlines()
              if line.strip() and not line.lstrip().startswith("#")]
     if lines and _FOLD_HEADER not in parameters["source"]:
         parameters["source"] = parameters["source"].rstrip() + "\n\n" + "\n".join([_FOLD_HEADER, *lines])

@@ -7,9 +7,13 @@ They are references to compare against, never inputs to any computation.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
-__all__ = ["PAPER", "MMLU_PRO_SOURCES", "MMLU_PRO_LEADERBOARD", "paper_value", "paper_table", "source_table"]
+__all__ = ["BASES", "MMLU_PRO_LEADERBOARD", "MMLU_PRO_SOURCES", "PAPER", "REAL_RESULTS", "RESULT_KEYS",
+           "RealResult",
+           "ResultKey", "paper_table", "paper_value", "result_key", "source_table"]
 
 PAPER: dict[str, tuple[float, str]] = {
     # §2 data
@@ -221,3 +225,183 @@ def source_table(ours: dict[str, float], labels: dict[str, str] | None = None) -
     rows = [{"quantity": labels.get(k, k), "source": MMLU_PRO_SOURCES[k][0], "ours": v,
              "where": MMLU_PRO_SOURCES[k][1]} for k, v in ours.items()]
     return pd.DataFrame(rows).set_index("quantity")
+
+
+# ---------------------------------------------------------------------------------------------
+# The registry of result keys: where this book computes each published number.
+# ---------------------------------------------------------------------------------------------
+
+#: How a value's provenance is found. ``"items"``: computed from the real MMLU items alone (real
+#: whatever the response source); ``"responses"``: from the response source of the chapter
+#: section that glues it (the provenance banner in force at that point of the page);
+#: ``"real responses"``: from a real response source whatever the chapter's ``data_source``.
+BASES = ("items", "responses", "real responses")
+
+
+@dataclass(frozen=True)
+class ResultKey:
+    """Where one published number is computed here, or why it is not.
+
+    Parameters
+    ----------
+    chapter : str or None
+        Two-digit prefix of the chapter that glues our value (``"04"``); None with ``reason``.
+    glue : str or None
+        The glue name our value has in that chapter.
+    basis : str
+        One of :data:`BASES`.
+    reason : str, optional
+        Why no chapter computes it (then ``chapter`` and ``glue`` are None).
+    planted : str, optional
+        The :class:`mmlu_audit.worlds.simulated.WorldSpec` field that copies the paper's value
+        into the simulated world: on a simulated source a match is by construction.
+    """
+
+    chapter: str | None
+    glue: str | None
+    basis: str = "responses"
+    reason: str | None = None
+    planted: str | None = None
+
+    def __post_init__(self):
+        if self.basis not in BASES:
+            raise ValueError(f"basis must be one of {BASES}, got {self.basis!r}")
+        if (self.reason is None) == (self.glue is None) or (self.glue is None) != (self.chapter is None):
+            raise ValueError("a result key names a chapter and a glue name, or a reason, not both")
+
+
+def _at(chapter: str, *keys: str, basis: str = "responses", glue: dict | None = None) -> dict:
+    """Registry entries for paper keys glued under the same name (or ``glue[key]``) in ``chapter``."""
+    glue = glue or {}
+    return {key: ResultKey(chapter, glue.get(key, key), basis) for key in keys}
+
+
+_SIM = "the simulated world copies the paper's value"
+RESULT_KEYS: dict[str, ResultKey] = {
+    **_at("01", "n_items", "n_stem_items", "n_nonstem_items", "n_stem_subjects", "n_nonstem_subjects",
+          "share_nonstem_items", basis="items", glue={"share_nonstem_items": "share_nonstem"}),
+    "n_models": ResultKey("01", "n_models", planted="n_models"),
+    "n_distinct_checkpoints": ResultKey("01", "n_distinct_checkpoints", planted="n_distinct"),
+    "n_family_size_groups": ResultKey("01", "n_family_size_groups", planted="n_groups"),
+    **_at("02", "b_min", "b_max", "theta_min", "theta_max", "theta_sd", "split_cohort_r", "spearman_brown"),
+    "b_sd": ResultKey("02", "b_sd", planted="b_sd"),
+    **_at("03", "r_nodes_tokens", "r_depth_tokens", "vif_min", "vif_max", basis="items"),
+    **_at("09", "w9_residualised_dim1", "n_perturbation_schemes", "share_schemes_homogeneity_rejected",
+          "share_schemes_d_ner_survives_holm", "share_schemes_stem_r2_exceeds", "rasch_conclusions_intact"),
+    **_at("04", "pooled_r2", "pooled_F", "ratio_framework_vs_length_global", "ratio_framework_vs_length_stem",
+          "encoder_ceiling_pooled", "encoder_ceiling_stem", "share_of_ceiling_stem",
+              "share_of_ceiling_nonstem",
+          "share_of_ceiling_stem_with_options", "subject_identity_pooled",
+          glue={"encoder_ceiling_pooled": "ceiling_global", "encoder_ceiling_stem": "ceiling_stem",
+                "subject_identity_pooled": "subject_global"}),
+    **_at("05", "cv_r2_stem", "cv_r2_nonstem", "logit2_ratio", "logit2_ratio_ci_low", "logit2_ratio_ci_high",
+          "cohens_q", "holm_survivors_hc3", "holm_survivors_cr1", "holm_survivors_boot", "t_cr2_d_ner",
+          "holm_p_cr2_d_ner", "boot_p_d_ner", "t_cr2_d_mdd", "boot_p_d_mdd", "z_hc3_c_bry", "t_cr2_c_bry",
+          glue={"holm_survivors_hc3": "holm_hc3", "holm_survivors_cr1": "holm_cr1",
+                "holm_survivors_boot": "holm_boot"}),
+    **_at("06", "r2_gap_block_perm_p", "w9_hc3", "w10_hc3", "w9_cr2", "w9_cr1", "se_inflation_cr2_hc3",
+          "wcb_q95", "wcb_p", "lr_11", "resid_skew", "breusch_pagan", "item_perm_max_gap", "observed_r2_gap",
+          "block_perm_widening", "lr_block_perm_p"),
+    "rho_2d": ResultKey("11", "rho_2d", planted="rho"),
+    **_at("11", "heldout_gain_nats", "heldout_paired_z", "rho_2d_mass_above_0_99", "subscale_r",
+          "subscale_r_ci_low", "subscale_r_ci_high", "subscale_share_at_least_one"),
+    **_at("10", "contrast_survives_options", "c_bry_nonlinear_nonstem",
+          "homogeneity_rejected_common_support"),
+    **_at("07", *(f"{stat}_{subset}" for stat in ("rs_r", "null_r", "null_share")
+                  for subset in ("all", "excl_bottom_quartile", "excl_bottom_half")),
+          "null_theta_r_2pl", "null_b_r_2pl", "gamma0", "gamma0_low", "gamma0_high", "gamma1", "gamma1_low",
+          "gamma1_high"),
+    **_at("08", "tau_stem", "tau_nonstem", "tau_matched", "tau_matched_low", "tau_matched_high",
+          "tau_matched_p",
+          "retention_top50_nonstem", "retention_top50_stem", "retention_top10_nonstem",
+              "retention_top10_stem",
+          "displacement", "displacement_low", "displacement_high", "null_random_items", "null_random_items_p",
+          "null_subject_blocks", "null_subject_blocks_p", "displacement_distinct", "n_duplicate_pairs",
+          "dup_shift_aggregate_median", "dup_shift_stem_median", "dup_shift_aggregate_max",
+              "dup_shift_stem_max",
+          "gap_sd", "gap_share_within", "gap_top"),
+    # MMLU-Pro sources: always the real TIGER-Lab responses
+    **_at("14", "flag_rate_wrong_key", "flag_rate_other_error", "flag_rate_fine", "flag_rate_unreviewed",
+          "flag_rate_stemez", "flag_rate_all", "n_flagged", "rate_ratio_wrong_key_vs_fine",
+          "share_flagged_any_error", "precision_wrong_key", "n_flagged_unanimous", "recall_unanimous",
+          "share_flagged_error_unanimous", "panel_size", "panel_best_accuracy", "panel_worst_accuracy",
+          "added_share_fine_flags", "added_share_scattered", "added_share_of_distractors",
+          "original_share_wrong_key_flags", basis="real responses",
+          glue={"panel_size": "k", "panel_best_accuracy": "panel_best",
+                "panel_worst_accuracy": "panel_worst"}),
+    "n_archives": ResultKey(None, None, "real responses", reason=(
+        "only 29 of the source's 45 TIGER-Lab archives are staged here (responses/mmlu_pro_tiger29)")),
+    **_at("13", "n_pro_items", "mean_options", "share_ten_options", basis="items"),
+}
+
+
+def result_key(key: str) -> ResultKey:
+    """The registry entry of a published key (of :data:`PAPER` or :data:`MMLU_PRO_SOURCES`)."""
+    try:
+        return RESULT_KEYS[key]
+    except KeyError:
+        raise KeyError(f"{key!r} is not a registered result key "
+                       "(mmlu_audit.core.paper.RESULT_KEYS)") from None
+
+
+@dataclass(frozen=True)
+class RealResult:
+    """A result computed on real responses that has no like-for-like published value.
+
+    Parameters
+    ----------
+    chapter, glue : str
+        Where it is glued.
+    label : str
+        What it is, in a few words.
+    population : str
+        The real source and its size.
+    low, high : str, optional
+        Glue names of its interval's bounds (same chapter).
+    p : str, optional
+        Glue name of its p-value.
+    compare : str, optional
+        The :data:`PAPER` key of the paper's value for the same quantity on its own population.
+    """
+
+    chapter: str
+    glue: str
+    label: str
+    population: str
+    low: str | None = None
+    high: str | None = None
+    p: str | None = None
+    compare: str | None = None
+
+
+_HELM79 = "HELM per-subject table, 79 models"
+_HELM20 = "HELM item level, 20 models"
+_PRO29 = "MMLU-Pro, 29 models"
+#: Every real-response result the chapters compute that no published value matches like for like.
+REAL_RESULTS: tuple[RealResult, ...] = (
+    RealResult("07", "helm_r_beta_acc", "r(β, STEM accuracy logit)", _HELM20, compare="rs_r_all"),
+    RealResult("08", "helm_tau_stem", "τ_w STEM subscore vs aggregate", _HELM79, compare="tau_stem"),
+    RealResult("08", "helm_tau_nonstem", "τ_w non-STEM subscore vs aggregate", _HELM79,
+               compare="tau_nonstem"),
+    RealResult("08", "helm_displacement", "Top-k displacement (STEM vs non-STEM)", _HELM79,
+               low="helm_displacement_low", high="helm_displacement_high", p="helm_null_blocks_p",
+               compare="displacement"),
+    RealResult("08", "helm_null_blocks", "subject-block null displacement", _HELM79,
+               compare="null_subject_blocks"),
+    RealResult("08", "h20_tau_stem", "τ_w STEM subscore vs aggregate", _HELM20, compare="tau_stem"),
+    RealResult("08", "h20_tau_nonstem", "τ_w non-STEM subscore vs aggregate", _HELM20, compare="tau_nonstem"),
+    RealResult("08", "h20_tau_matched", "τ_w, length-matched non-STEM subsample", _HELM20,
+               p="h20_tau_matched_p",
+               compare="tau_matched"),
+    RealResult("12", "acc_flagged", "accuracy on Redux-flagged items", _HELM20),
+    RealResult("12", "acc_clean", "accuracy on Redux-clean items", _HELM20, p="acc_p"),
+    RealResult("12", "irc_flagged", "item–rest correlation, flagged items", _HELM20),
+    RealResult("12", "irc_clean", "item–rest correlation, clean items", _HELM20, p="irc_p"),
+    RealResult("12", "acc_wrong_gt", "accuracy on wrong-ground-truth items", _HELM20),
+    RealResult("13", "pro_b_sd", "SD of 2PL difficulty b̂", _PRO29, compare="b_sd"),
+    RealResult("13", "pro_split_r", "split-cohort r of b̂", _PRO29, compare="split_cohort_r"),
+    RealResult("13", "pro_split_sb", "Spearman–Brown reliability of b̂", _PRO29, compare="spearman_brown"),
+    RealResult("13", "r_pro_mmlu_b", "r(b̂ on MMLU-Pro, b̂ on MMLU) for shared questions", _PRO29),
+    RealResult("13", "pro_w9_cr2", "W(9) homogeneity, CR2", _PRO29, p="pro_wcr_p", compare="w9_cr2"),
+    RealResult("14", "recall_wrong_key", "recall of the experts' wrong-key label (m = 6)", _PRO29),
+)

@@ -1,0 +1,54 @@
+"""The book's rendering helpers: glued values and table cells as a reader should see them."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mmlu_audit.book.report import MISSING, format_number, frame_html, glue_ready, use_table_format
+
+
+@pytest.mark.parametrize("value, shown", [
+    (14042.0, "14,042"), (np.float64(2915.0), "2,915"), (5, "5"), (np.int64(3153), "3,153"),
+    (0.0357, "0.0357"), (138.36, "138.4"), (0.775459, "0.7755"), (-4.94, "-4.94"),
+    (12345.67, "12,346"), (0.0000123, "1.230e-05"), (float("nan"), MISSING), (None, MISSING),
+    (float("inf"), "∞"), (-math.inf, "−∞"), (True, "yes"), (np.bool_(False), "no"), ("HC3", "HC3"),
+])
+def test_format_number(value, shown):
+    assert format_number(value) == shown
+
+
+@pytest.mark.parametrize("value, glued", [
+    (14042.0, 14042), (np.float64(5.0), 5), (np.int64(7), 7), (0.5, 0.5), (True, "yes"),
+    (np.bool_(False), "no"), (float("nan"), None), ("text", "text"), (1e300, 1e300),
+])
+def test_glue_ready(value, glued):
+    got = glue_ready(value)
+    if glued is None:
+        assert math.isnan(got)
+    else:
+        assert got == glued and type(got) is type(glued)
+
+
+def test_frame_html_formats_every_cell_and_scrolls():
+    frame = pd.DataFrame({"paper": [14042.0, 0.7755], "ours": [14042.0, np.nan],
+                          "note": ["§2", None], "flag": [True, False]},
+                         index=pd.Index(["n_items", "share"], name="quantity"))
+    page = frame_html(frame)
+    assert page.startswith('<div class="table-scroll">')
+    assert page.count("<td>14,042</td>") == 2 and "<td>0.7755</td>" in page
+    assert page.count(f"<td>{MISSING}</td>") == 2 and "None" not in page and "nan" not in page
+    assert "<td>yes</td>" in page and "True" not in page
+    assert "14042.0000" not in page
+
+
+def test_use_table_format_sets_the_plain_text_format_too():
+    before = pd.get_option("display.float_format")
+    try:
+        use_table_format()
+        assert "14,042" in repr(pd.Series([14042.0, 0.5]))
+    finally:
+        pd.set_option("display.float_format", before)
