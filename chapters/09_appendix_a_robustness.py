@@ -91,10 +91,10 @@ glue_values({"population_note": population_note(inputs.matrix)})
 #    indicators (item folds, within each partition) is larger in STEM.
 #
 # Under the paper's calibration all three read: homogeneity rejected
-# **{glue:text}`base_homogeneity_rejected`** (HTZ p = {glue:text}`base_htz_p:.3g`, bootstrap
-# p = {glue:text}`base_wcr_p:.3f`), $D_{ner}$ survives Holm **{glue:text}`base_d_ner_survives_holm`**
+# {glue:text}`base_homogeneity_rejected` (HTZ p = {glue:text}`base_htz_p:.3g`, bootstrap
+# p = {glue:text}`base_wcr_p:.3f`), $D_{ner}$ survives Holm {glue:text}`base_d_ner_survives_holm`
 # (Holm p = {glue:text}`base_d_ner_holm_cr2:.3f`), STEM R² exceeds non-STEM
-# **{glue:text}`base_stem_r2_exceeds`** ({glue:text}`base_cv_r2_stem:.4f` against
+# {glue:text}`base_stem_r2_exceeds` ({glue:text}`base_cv_r2_stem:.4f` against
 # {glue:text}`base_cv_r2_nonstem:.4f`).
 
 # %%
@@ -114,7 +114,7 @@ glue_values({"cv_folds": cv_folds, **{f"base_{k}": v for k, v in {**base, **base
 # δ ~ Uniform(−{glue:text}`tier_width`, {glue:text}`tier_width`) in {glue:text}`n_draws` seeded
 # draws, one tier at a time (a weight cannot go below 0), giving {glue:text}`n_tier_schemes`
 # tier schemes; with the clamp of {glue:text}`clamp_tier` to 0 and the length-residualised
-# Dimension 1 that makes **{glue:text}`n_schemes` schemes**, counted one per re-scored feature
+# Dimension 1 that makes {glue:text}`n_schemes` schemes, counted one per re-scored feature
 # table. The paper reports 123 schemes without saying how it counts them; our count
 # {glue:text}`count_matches_paper` the paper's. The whole study took
 # {glue:text}`study_seconds:.0f` s ({glue:text}`seconds_per_scheme:.2f` s per scheme) on the
@@ -197,8 +197,8 @@ glue_figure("fig_appendix_a_tiers", fig)
 # Table 3 R², W(9) under CR2 (HTZ) and the wild bootstrap, the $D_{ner}$ contrast and the three
 # conclusions side by side; the second table the Holm CR2 p of all nine contrasts, the third
 # Table 3 (the slopes of each partition's own fit) under each calibration. Conclusions
-# that differ between estimators: **{glue:text}`estimator_dependent`**. Do all three
-# conclusions hold under the Rasch refit? **{glue:text}`rasch_conclusions_intact`** (paper: they
+# that differ between estimators: {glue:text}`estimator_dependent`. Do all three
+# conclusions hold under the Rasch refit? {glue:text}`rasch_conclusions_intact` (paper: they
 # do). The simulated responses come from a 3PL with varying discriminations, so a Rasch fit is
 # misspecified there; a conclusion lost under it is a loss of power, not a planted null.
 # Which alternatives are refitted is the parameter `refits` (`rasch`, `hierarchical`, `wide`:

@@ -80,7 +80,7 @@ glue_values({"population_note": population_note(inputs.matrix)})
 # p = {glue:text}`option_d_ner_holm:.3f`, bootstrap Holm p = {glue:text}`option_d_ner_boot:.3f`).
 # The joint CR2-HTZ test of the nine contrasts gives p = {glue:text}`plain_htz_p:.3g` without and
 # p = {glue:text}`option_htz_p:.3g` with the option set. Does the $D_{ner}$ contrast survive
-# Holm under CR2 with the option set controlled? **{glue:text}`contrast_survives_options`**
+# Holm under CR2 with the option set controlled? {glue:text}`contrast_survives_options`
 # (paper: yes).
 
 # %%
@@ -151,10 +151,10 @@ nonlinear.round(4)
 # indicators ({glue:text}`support_n:,` items, {glue:text}`support_n_stem:,` of them STEM); the
 # §4 statistics and the three primary conclusions of {ref}`chap-appendix-a` are recomputed on
 # them, indicators re-standardised over the retained items. On the common support homogeneity
-# is rejected: **{glue:text}`homogeneity_rejected_common_support`** (CR2-HTZ
+# is rejected: {glue:text}`homogeneity_rejected_common_support` (CR2-HTZ
 # p = {glue:text}`support_htz_p:.3g` against {glue:text}`full_htz_p:.3g` on all items; paper:
 # the conclusion holds); the $D_{ner}$ contrast survives Holm:
-# **{glue:text}`d_ner_survives_common_support`** (Holm p = {glue:text}`support_d_ner_holm:.3f`).
+# {glue:text}`d_ner_survives_common_support` (Holm p = {glue:text}`support_d_ner_holm:.3f`).
 # On a simulated world with planted contrasts a failure to reject here is a loss of power from
 # dropping items, not evidence of homogeneity.
 
