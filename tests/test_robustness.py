@@ -305,7 +305,8 @@ def test_estimator_statistics_by_hand():
     out = estimator_statistics({"estimators": estimators, "recoveries": {"paper": 0.6, "rasch": 0.5},
                                 "labels": {"paper": "P", "rasch": "R"}})
     assert out == {"recovery_paper": 0.6, "recovery_rasch": 0.5, "rasch_conclusions_intact": False,
-                   "estimator_dependent": "d_ner_survives_holm, homogeneity_rejected_wcr"}
+                   "estimator_dependent": "the D_ner contrast surviving Holm; "
+                                          "homogeneity rejected (wild cluster bootstrap)"}
 
 
 def test_scheme_share_and_tier_statistics_by_hand():

@@ -70,6 +70,13 @@ __all__ = [
 
 #: The three primary conclusions, in the order of the module docstring.
 CONCLUSIONS = ("homogeneity_rejected", "d_ner_survives_holm", "stem_r2_exceeds")
+#: How each conclusion (and the bootstrap version of the first) reads in a sentence.
+CONCLUSION_LABELS = {
+    "homogeneity_rejected": "homogeneity rejected (CR2-HTZ)",
+    "homogeneity_rejected_wcr": "homogeneity rejected (wild cluster bootstrap)",
+    "d_ner_survives_holm": "the D_ner contrast surviving Holm",
+    "stem_r2_exceeds": "STEM's cross-validated R² above non-STEM's",
+}
 ENTITY_TERM = "STEM:d_ner"
 DIMENSION_1 = ("wscg_nodes", "wscg_depth")
 
@@ -458,7 +465,7 @@ def estimator_statistics(sensitivity: Mapping) -> dict:
     conclusions = sensitivity["estimators"].loc[rows].astype(bool)
     dependent = [c for c in conclusions.index if conclusions.loc[c].nunique() > 1]
     out = {f"recovery_{name}": value for name, value in sensitivity["recoveries"].items()}
-    out["estimator_dependent"] = ", ".join(dependent) or "none"
+    out["estimator_dependent"] = "; ".join(CONCLUSION_LABELS.get(c, c) for c in dependent) or "none"
     for name, label in sensitivity["labels"].items():
         if name != PAPER_CALIBRATION[0]:
             out[f"{name}_conclusions_intact"] = bool(conclusions[label].loc[list(CONCLUSIONS)].all())
