@@ -168,7 +168,7 @@ def model_sites(spec: IRTSpec, n_models: int, n_items: int) -> list[Site]:
     sites = [Site("theta", (n_models, 2) if spec.model == "2d" else (n_models,)),
              Site("b", (n_items,))]
     if spec.model != "rasch":
-        sites.append(Site("a", (n_items,), "positive"))
+        sites.append(Site("a", (n_items,), "real" if spec.a_prior == "normal" else "positive"))
     if spec.model == "2d":
         sites.append(Site("rho", (), "correlation"))
     if spec.model == "interaction":
@@ -198,11 +198,18 @@ def _b_prior(spec: IRTSpec, values: dict):
     return dist.Normal(values["mu_b"], values["sigma_b"])
 
 
+def _a_prior(spec: IRTSpec, values: dict):
+    """Discrimination prior: HalfNormal or (signed) Normal, scale σ_a when learned, else a_scale."""
+    scale = values.get("sigma_a", spec.a_scale)
+    return dist.Normal(0.0, scale) if spec.a_prior == "normal" else dist.HalfNormal(scale)
+
+
 def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
     """The priors of the sites ``names`` (default: every site in ``values``), in summation order.
 
     θ ~ N(0, 1) (``"2d"``: bivariate, ρ ~ Uniform(−1, 1)); b per ``b_prior``;
-    a ~ HalfNormal(1) (``"hierarchical"``: HalfNormal(σ_a)); γ ~ N(0, 1);
+    a ~ HalfNormal(a_scale), or Normal(0, a_scale²) with ``a_prior="normal"``
+    (``"hierarchical"``: σ_a in place of a_scale); γ ~ N(0, 1);
     μ_b ~ N(0, 3²), σ_b ~ HalfNormal(3), σ_a ~ HalfNormal(2). A prior that depends on a
     hyperparameter (b on μ_b and σ_b, a on σ_a, θ on ρ) is built at its value in ``values``.
 
@@ -214,7 +221,7 @@ def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
     """
     builders = {
         "theta": lambda: _theta_prior(values), "b": lambda: _b_prior(spec, values),
-        "a": lambda: dist.HalfNormal(values.get("sigma_a", 1.0)),
+        "a": lambda: _a_prior(spec, values),
         "rho": lambda: dist.Uniform(-1.0, 1.0), "gamma0": lambda: dist.Normal(0.0, 1.0),
         "gamma1": lambda: dist.Normal(0.0, 1.0), "mu_b": lambda: dist.Normal(0.0, 3.0),
         "sigma_b": lambda: dist.HalfNormal(3.0), "sigma_a": lambda: dist.HalfNormal(2.0),
