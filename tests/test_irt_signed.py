@@ -1,0 +1,101 @@
+"""Signed and widened discrimination priors (issue 17 §2.1–2.2), and the real-leaderboard analyses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.irt import IRTSpec, fit_irt
+from mmlu_audit.irt.models import log_prior, model_sites, site_priors
+from mmlu_audit.analyses.real_leaderboard import (near_identical_pairs, population_counts,
+                                                  recommended, score_tracking, wrong_way_items)
+
+PLANTED_NEGATIVE = (3, 11, 20, 27)
+
+
+@pytest.fixture(scope="module")
+def planted():
+    """600 models × 30 items of 2PL data, four items discriminating the wrong way (a = −1.5)."""
+    rng = np.random.default_rng(17)
+    theta = rng.normal(size=600)
+    a = np.exp(rng.normal(0.2, 0.3, 30))
+    a[list(PLANTED_NEGATIVE)] = -1.5
+    b = rng.normal(0, 1, 30)
+    p = 1 / (1 + np.exp(-a * (theta[:, None] - b)))
+    y = (rng.random(p.shape) < p).astype(np.int8)
+    return y, a, theta
+
+
+@pytest.fixture(scope="module")
+def signed_fit(planted):
+    return fit_irt(planted[0], IRTSpec(a_prior="normal", a_scale=3.0, max_steps=1500), progress=False)
+
+
+def test_signed_fit_flags_exactly_the_planted_items(planted, signed_fit):
+    y, a, theta = planted
+    items = pd.DataFrame({"item_id": [f"x/{i}" for i in range(30)]})
+    flagged = wrong_way_items(signed_fit, items)
+    assert sorted(int(i.split("/")[1]) for i in flagged["item_id"]) == list(PLANTED_NEGATIVE)
+    assert np.corrcoef(signed_fit.a, a)[0, 1] > 0.95
+    assert np.corrcoef(signed_fit.theta, theta)[0, 1] > 0.9
+    redux = pd.DataFrame({"item_id": ["x/3"], "error_type": ["wrong_groundtruth"]})
+    labelled = wrong_way_items(signed_fit, items, redux)
+    assert labelled.set_index("item_id").loc["x/3", "redux"] == "wrong_groundtruth"
+    assert labelled.set_index("item_id").loc["x/11", "redux"] == "not reviewed"
+
+
+def test_positive_prior_cannot_flag_and_says_so(planted):
+    fit = fit_irt(planted[0], IRTSpec(max_steps=600), progress=False)
+    assert (fit.a > 0).all()
+    with pytest.raises(DataError, match="positive-discrimination fit cannot flag"):
+        wrong_way_items(fit, pd.DataFrame({"item_id": [f"x/{i}" for i in range(30)]}))
+
+
+def test_discrimination_priors_are_the_stated_densities():
+    values = {"theta": np.zeros(3), "b": np.zeros(2), "a": np.array([-0.5, 2.0])}
+    signed = IRTSpec(a_prior="normal", a_scale=4.0)
+    assert site_priors(signed, values)["a"].log_prob(values["a"]).tolist() == pytest.approx(
+        stats.norm(0, 4).logpdf(values["a"]).tolist(), rel=1e-5)
+    wide = IRTSpec(a_scale=10.0)
+    assert float(site_priors(wide, values)["a"].log_prob(2.0)) == pytest.approx(
+        stats.halfnorm(scale=10).logpdf(2.0), rel=1e-5)
+    expected = (stats.norm.logpdf(np.zeros(3)).sum() + stats.norm.logpdf(np.zeros(2)).sum()
+                + stats.norm(0, 4).logpdf(values["a"]).sum())
+    assert float(log_prior(signed, values)) == pytest.approx(expected, rel=1e-5)
+    assert [s.support for s in model_sites(signed, 3, 2) if s.name == "a"] == ["real"]
+    assert [s.support for s in model_sites(IRTSpec(), 3, 2) if s.name == "a"] == ["positive"]
+
+
+def test_new_fields_keep_every_earlier_cache_key():
+    assert "a_prior" not in IRTSpec().to_json() and "a_scale" not in IRTSpec(model="3pl").to_json()
+    assert '"a_prior": "normal"' in IRTSpec(a_prior="normal").to_json()
+    assert '"a_scale": 10.0' in IRTSpec(a_scale=10.0).to_json()
+    with pytest.raises(DataError, match="unknown a_prior 'cauchy'"):
+        IRTSpec(a_prior="cauchy")
+    with pytest.raises(DataError, match="a_scale must be positive"):
+        IRTSpec(a_scale=0.0)
+
+
+def test_population_counts_by_hand():
+    responses = np.array([[1, 0, 1], [1, 0, 1], [0, 0, 1], [0, 1, 1]], dtype=np.int8)
+    models = pd.DataFrame({"model_id": ["u/llama-2-7b-chat", "v/llama-2-7b-merge", "w/Mistral-7B",
+                                        "W/mistral-7b"], "moe": [False, False, True, False]})
+    counts = population_counts(responses, models)
+    # rows 0 and 1 are identical; rows 2 and 3 are one repository spelled twice
+    assert counts["n_repeated_rows"] == 1 and counts["n_distinct"] == 2
+    assert counts["n_groups"] == 2 and counts["share_moe"] == 0.25
+    assert counts["share_merged_name"] == 0.25
+
+
+def test_near_identical_pairs_and_tracking_by_hand():
+    pairs = near_identical_pairs([50.0, 70.0, 50.05, 70.3], [0.0, 1.0, 0.4, 1.2], tolerance=0.1)
+    assert pairs[["first", "second"]].to_numpy().tolist() == [[0, 2]]
+    assert pairs["theta_gap"].tolist() == pytest.approx([0.4])
+    table = score_tracking({"x": [1, 2, 3, 4.0]}, [1, 2, 3, 5.0], below=2.0)
+    assert table.loc[0, "spearman"] == pytest.approx(1.0)
+    assert table.loc[0, "pearson"] == pytest.approx(np.corrcoef([1, 2, 3, 4], [1, 2, 3, 5])[0, 1])
+    assert table.loc[0, "pearson_above"] == pytest.approx(np.corrcoef([2, 3, 4], [2, 3, 5])[0, 1])
+    assert recommended(pd.DataFrame({"fit": ["p", "q"], "heldout_nats": [-0.3, -0.2]})) == "q"
