@@ -137,3 +137,15 @@ def test_exact_validation_against_hand_and_scipy():
     assert none["recall"] == 0 and none["recall_low"] == 0 and np.isnan(none["precision"])
     with pytest.raises(DataError, match="a positive lies outside"):
         exact_validation(flagged, truth, np.zeros(11, bool))
+
+
+def test_flag_rates_carry_wilson_intervals():
+    from statsmodels.stats.proportion import proportion_confint
+
+    flagged = np.array([True] * 29 + [False] * 32)
+    rates = flag_rates(flagged, {"wrong key": np.ones(61, bool), "none": np.zeros(61, bool)})
+    row = rates.loc["wrong key"]
+    assert row["rate"] == pytest.approx(29 / 61)
+    assert (row["low"], row["high"]) == pytest.approx(proportion_confint(29, 61, method="wilson"))
+    assert row["low"] == pytest.approx(0.3553, abs=1e-4) and row["high"] == pytest.approx(0.5984, abs=1e-4)
+    assert np.isnan(rates.loc["none", "low"])

@@ -20,7 +20,7 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError
 
 __all__ = ["NO_VOTE", "panel_models", "vote_counts", "consensus_flags", "threshold_curve",
-           "flag_rates", "precision_recall", "exact_validation", "option_origin"]
+           "flag_rates", "wilson_interval", "precision_recall", "exact_validation", "option_origin"]
 
 NO_VOTE = -1
 MAX_OPTIONS = 10
@@ -152,14 +152,29 @@ def threshold_curve(pred: np.ndarray, key, accuracy, ks: Iterable[int], ms: Iter
     return pd.DataFrame(rows)
 
 
-def flag_rates(flagged, groups: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    """Questions and flags per group: ``n``, ``n_flagged``, ``rate``."""
+def wilson_interval(hits: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (NaN for n = 0)."""
+    from scipy.stats import norm
+
+    if n == 0:
+        return float("nan"), float("nan")
+    z = float(norm.ppf(0.5 + level / 2))
+    p = hits / n
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    return float(centre - half), float(centre + half)
+
+
+def flag_rates(flagged, groups: Mapping[str, np.ndarray], level: float = 0.95) -> pd.DataFrame:
+    """Questions and flags per group: ``n``, ``n_flagged``, ``rate`` and its Wilson ``low``, ``high``."""
     flagged = np.asarray(flagged, dtype=bool)
     rows = []
     for name, mask in groups.items():
         mask = np.asarray(mask, dtype=bool)
         n, hits = int(mask.sum()), int((flagged & mask).sum())
-        rows.append({"group": name, "n": n, "n_flagged": hits, "rate": hits / n if n else np.nan})
+        low, high = wilson_interval(hits, n, level)
+        rows.append({"group": name, "n": n, "n_flagged": hits, "rate": hits / n if n else np.nan,
+                     "low": low, "high": high})
     return pd.DataFrame(rows).set_index("group")
 
 
