@@ -44,10 +44,11 @@ from IPython.display import Markdown, display
 
 from mmlu_audit.analyses.real_leaderboard import (CANDIDATE_SPECS, agreement_table, disagreeing_items,
                                                   heldout_comparison, near_identical_pairs,
-                                                  population_counts, recommended, score_tracking,
-                                                  wrong_way_items)
+                                                  population_counts, recommended, score_band_accuracy,
+                                                  score_tracking, wrong_way_items)
 from mmlu_audit.book.plots import stamp_source, use_style
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner
+from mmlu_audit.core.checkpoints import distinct_checkpoints
 from mmlu_audit.core.paper import paper_value
 from mmlu_audit.data import load_items, load_redux
 from mmlu_audit.data.openllm import load_openllm_items
@@ -133,7 +134,11 @@ glue_values({"paper_spearman_score": track.loc["2PL, paper priors", "spearman"],
              "best_spearman_score": track.loc[best, "spearman"],
              "paper_r_above": track.loc["2PL, paper priors", "pearson_above"],
              "best_r_above": track.loc[best, "pearson_above"],
-             "n_converged": int(comparison["converged"].sum()), "n_fits": len(comparison)})
+             "n_converged": int(comparison["converged"].sum()), "n_fits": len(comparison),
+             "chance_floor_heldout": comparison.set_index("fit").loc["3PL c = 0.25", "heldout_nats"],
+             "b_rank_paper_vs_best": float(pd.Series(fits["2PL, paper priors"].b).corr(
+                 pd.Series(fits[best].b), method="spearman")),
+             "b_r_paper_vs_best": float(np.corrcoef(fits["2PL, paper priors"].b, fits[best].b)[0, 1])})
 agreement.round(3)
 
 # %%
@@ -157,7 +162,10 @@ tracking.round(3)
 #   (middle panel of the figure below); among the models above {glue:text}`chance_score:.0f` % the
 #   2PL's Pearson r is {glue:text}`paper_r_above:.3f`, the recommended fit's
 #   {glue:text}`best_r_above:.3f`. A fixed floor is what changes the picture: the 3PL's θ agrees
-#   with `mirt`'s, and the held-out likelihood prefers it.
+#   with `mirt`'s. The height of the floor matters to the held-out likelihood: per cell, the
+#   paper's 2PL scores {glue:text}`paper_heldout:.5f`, the 3PL at chance (c = 0.25)
+#   {glue:text}`chance_floor_heldout:.5f`, and the best floor {glue:text}`best_heldout:.5f`
+#   (`mirt`'s fitted floors have median {glue:text}`mirt_c_median:.3f`).
 #
 # The recommended model's θ agrees with `mirt`'s at r = {glue:text}`best_r_theta:.3f` (a:
 # {glue:text}`best_r_a:.3f`, b: {glue:text}`best_r_b:.3f`) and tracks the full-MMLU score at
@@ -168,12 +176,14 @@ tracking.round(3)
 # to `mirt`'s (Spearman {glue:text}`paper_spearman_a:.3f`).
 #
 # **What this means for the paper's 2PL with N(0, 1) priors.** On a population with many
-# chance-level models, a 2PL without a floor misplaces the weak models and distorts a; the
-# item difficulties it reports, which every MMLU chapter regresses on the indicators, are
-# those of a model the real data reject. The simulated chapters generate their responses from
-# the model they fit, so they cannot show this; on real leaderboard data the 3PL is the
-# calibration to prefer. The engine's defaults are unchanged here: the MMLU chapters reproduce
-# the paper's method, and this chapter states where the real data part from it.
+# chance-level models, a 2PL without a floor misplaces the weak models and distorts a, and the
+# held-out data prefer a 3PL. The difficulties suffer less: the paper's 2PL and the recommended
+# fit order the items alike (Spearman of b {glue:text}`b_rank_paper_vs_best:.3f`; Pearson
+# {glue:text}`b_r_paper_vs_best:.3f`), so chapters that regress b on the indicators inherit a
+# rescaled rather than a reshuffled outcome, on these selected items. The simulated chapters
+# generate their responses from the model they fit, so they cannot show this. The engine's
+# defaults are unchanged: the MMLU chapters reproduce the paper's method, and this chapter states
+# where the real data part from it.
 #
 # The items on which the recommended fit and `mirt` rank the discriminations most differently:
 
@@ -205,6 +215,23 @@ flagged.round(3)
 # flagged items are among them. {glue:text}`n_wrong_way_redux_reviewed` of the flagged items
 # were reviewed by MMLU-Redux (their label is in the last column).
 #
+# Where the two disagree, the responses say why. Below, for `mirt`'s negative-slope items, the
+# signed fit's a (with its posterior SD) and the accuracy in twenty equal-count bands of the
+# full-MMLU score (1 = weakest). The weakest band answers them far more often than the middle,
+# as `mirt` says; but accuracy rises again in some higher bands, where families of
+# near-identical fine-tunes sit. No monotone item model fits both; `mirt`'s unconverged EM
+# took the bottom, our fit the top. A wrong-way flag is therefore a question for a reader of
+# the item, never a verdict.
+
+# %%
+negative = np.flatnonzero(reference["a"].to_numpy() < 0)
+bands = score_band_accuracy(y, score, negative, bands=20).round(2)
+bands.insert(0, "item_id", reference["item_id"].to_numpy()[negative])
+bands.insert(1, "mirt_a", reference["a"].to_numpy()[negative].round(2))
+bands.insert(2, "signed_a", signed.a[negative].round(2))
+bands.insert(3, "signed_a_sd", signed.dataset["a_sd"].to_numpy()[negative].round(2))
+bands
+#
 # ## The real model population (§2.4)
 #
 # The paper's de-duplication on the real names and responses: distinct checkpoints (identical
@@ -214,7 +241,8 @@ flagged.round(3)
 
 # %%
 counts = population_counts(y, models)
-pairs = near_identical_pairs(score, fits[best].theta, tolerance=0.1)
+pairs = near_identical_pairs(score, fits[best].theta, tolerance=0.1,
+                             labels=distinct_checkpoints(y, models["model_id"].tolist()))
 glue_values({**{f"pop_{k}": v for k, v in counts.items()},
              "paper_distinct": paper_value("n_distinct_checkpoints"),
              "paper_groups": paper_value("n_family_size_groups"),
@@ -233,8 +261,8 @@ pd.DataFrame({"real (this matrix)": [counts["n_models"], counts["n_distinct"], c
 # size in their name). {glue:text}`pop_share_moe:.1%` are mixture-of-experts by name and
 # {glue:text}`pop_share_merged_name:.1%` carry "merge" in their name.
 #
-# {glue:text}`n_close_pairs:,` pairs of models lie within 0.1 points of each other's full-MMLU
-# score. Their θ on the 102 items differ by a median {glue:text}`close_theta_gap_median:.3f`
+# {glue:text}`n_close_pairs:,` pairs of neighbouring models (in full-MMLU order, two distinct
+# checkpoints) lie within 0.1 points of each other's full-MMLU score. Their θ on the 102 items differ by a median {glue:text}`close_theta_gap_median:.3f`
 # (90th percentile {glue:text}`close_theta_gap_p90:.3f`; the SD of θ is
 # {glue:text}`theta_sd:.3f`): the noise floor of a 102-item ability against which §5.2's rank
 # changes are to be read.
@@ -278,5 +306,7 @@ assert (signed.a < 0).any() or len(flagged) == 0
 assert counts["n_distinct"] <= counts["n_models"] - counts["n_repeated_rows"]
 assert (pairs["score_gap"] <= 0.1).all()
 if n_models == 0:
+    # the prose on mirt's negative slopes: weakest band above the middle, and a later rise somewhere
+    assert (bands[1] > bands[10]).all() and (bands[list(range(11, 21))].max(axis=1) > bands[10]).any()
     assert best.startswith("3PL") and row.loc[best, "r_theta"] >= 0.97
     assert row.loc[best, "r_theta_score"] >= np.corrcoef(models["theta"], score)[0, 1]

@@ -11,7 +11,8 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.irt.models import log_prior, model_sites, site_priors
 from mmlu_audit.analyses.real_leaderboard import (near_identical_pairs, population_counts,
-                                                  recommended, score_tracking, wrong_way_items)
+                                                  recommended, score_band_accuracy, score_tracking,
+                                                  wrong_way_items)
 
 PLANTED_NEGATIVE = (3, 11, 20, 27)
 
@@ -94,8 +95,15 @@ def test_near_identical_pairs_and_tracking_by_hand():
     pairs = near_identical_pairs([50.0, 70.0, 50.05, 70.3], [0.0, 1.0, 0.4, 1.2], tolerance=0.1)
     assert pairs[["first", "second"]].to_numpy().tolist() == [[0, 2]]
     assert pairs["theta_gap"].tolist() == pytest.approx([0.4])
+    assert near_identical_pairs([50.0, 50.05], [0.0, 0.0], labels=[7, 7]).empty  # one checkpoint
     table = score_tracking({"x": [1, 2, 3, 4.0]}, [1, 2, 3, 5.0], below=2.0)
     assert table.loc[0, "spearman"] == pytest.approx(1.0)
     assert table.loc[0, "pearson"] == pytest.approx(np.corrcoef([1, 2, 3, 4], [1, 2, 3, 5])[0, 1])
     assert table.loc[0, "pearson_above"] == pytest.approx(np.corrcoef([2, 3, 4], [2, 3, 5])[0, 1])
     assert recommended(pd.DataFrame({"fit": ["p", "q"], "heldout_nats": [-0.3, -0.2]})) == "q"
+
+
+def test_score_band_accuracy_by_hand():
+    responses = np.array([[1, 0], [1, -1], [0, 1], [0, 1]], dtype=np.int8)
+    table = score_band_accuracy(responses, [10, 20, 30, 40], columns=[0, 1], bands=2)
+    assert table.loc[0].tolist() == [1.0, 0.0] and table.loc[1].tolist() == [0.0, 1.0]

@@ -22,7 +22,7 @@ from mmlu_audit.irt.evaluate import recovery_stats
 
 __all__ = ["CANDIDATE_SPECS", "agreement_table", "disagreeing_items", "heldout_comparison",
            "recommended", "wrong_way_items", "population_counts", "near_identical_pairs",
-           "score_tracking"]
+           "score_tracking", "score_band_accuracy"]
 
 #: The candidate calibrations of the chapter: the paper's 2PL, its priors widened or learned,
 #: and the 3PL with a fixed guessing floor c (0.25 = chance on four options; lower floors because
@@ -218,11 +218,13 @@ def population_counts(responses: np.ndarray, models: pd.DataFrame) -> dict:
             "share_merged_name": float(names.str.contains("merge").mean())}
 
 
-def near_identical_pairs(score, theta, tolerance: float = 0.1) -> pd.DataFrame:
+def near_identical_pairs(score, theta, tolerance: float = 0.1, labels=None) -> pd.DataFrame:
     """Pairs of models within ``tolerance`` points of each other's score, and their θ distance.
 
-    Adjacent models in score order are paired (each model at most once per neighbour), which
-    covers every pair within the tolerance when scores are distinct enough to be sorted.
+    Models are paired with their neighbour in score order, so each model is in at most two
+    pairs. With ``labels`` (e.g. :func:`~mmlu_audit.core.checkpoints.distinct_checkpoints`),
+    pairs of one checkpoint are dropped: their θ are equal by construction and say nothing
+    about the noise between different models of the same score.
 
     Returns
     -------
@@ -234,5 +236,26 @@ def near_identical_pairs(score, theta, tolerance: float = 0.1) -> pd.DataFrame:
     gaps = np.diff(score[order])
     close = np.flatnonzero(gaps <= tolerance)
     first, second = order[close], order[close + 1]
+    if labels is not None:
+        labels = np.asarray(labels)
+        keep = labels[first] != labels[second]
+        first, second, close = first[keep], second[keep], close[keep]
     return pd.DataFrame({"first": first, "second": second, "score_gap": gaps[close],
                          "theta_gap": np.abs(theta[first] - theta[second])})
+
+
+def score_band_accuracy(responses: np.ndarray, score, columns, bands: int = 20) -> pd.DataFrame:
+    """Accuracy on chosen items within equal-count bands of an external score.
+
+    A wrong-way item shows falling accuracy across the bands; a non-monotone one (a bump where a
+    family of near-identical fine-tunes sits) cannot be fitted by any monotone item model.
+
+    Returns
+    -------
+    DataFrame
+        One row per chosen column, one column per band (1 = lowest scores).
+    """
+    band = pd.qcut(np.asarray(score, float), bands, labels=False, duplicates="drop") + 1
+    picked = np.asarray(responses)[:, list(columns)].astype(float)
+    picked[picked < 0] = np.nan
+    return pd.DataFrame(picked).groupby(band).mean().T.set_axis(list(columns))
