@@ -107,3 +107,25 @@ def test_score_band_accuracy_by_hand():
     responses = np.array([[1, 0], [1, -1], [0, 1], [0, 1]], dtype=np.int8)
     table = score_band_accuracy(responses, [10, 20, 30, 40], columns=[0, 1], bands=2)
     assert table.loc[0].tolist() == [1.0, 0.0] and table.loc[1].tolist() == [0.0, 1.0]
+
+
+def test_split_by_group_keeps_copies_together_and_removes_their_inflation():
+    from mmlu_audit.irt import split_cohort_reliability
+    from mmlu_audit.irt.evaluate import _cohorts
+
+    groups = np.repeat(np.arange(50), 4)  # 50 models, each present 4 times (as on the leaderboard)
+    first, second = _cohorts(200, seed=3, groups=groups)
+    assert not set(groups[first]) & set(groups[second]) and len(first) + len(second) == 200
+    plain = _cohorts(200, seed=3)
+    assert len(plain[0]) == len(plain[1]) == 100
+    assert set(groups[plain[0]]) & set(groups[plain[1]])  # a random split puts copies in both
+    with pytest.raises(DataError, match="one group label per model row"):
+        _cohorts(200, seed=3, groups=groups[:10])
+    rng = np.random.default_rng(5)
+    theta, b = rng.normal(size=50), rng.normal(size=40)
+    y = (rng.random((50, 40)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(np.int8)
+    copies = np.repeat(y, 4, axis=0)
+    spec = IRTSpec(max_steps=400)
+    inflated = split_cohort_reliability(copies, spec, seed=3)["r"]
+    honest = split_cohort_reliability(copies, spec, seed=3, groups=groups)["r"]
+    assert honest < inflated - 0.05, (honest, inflated)
