@@ -129,3 +129,29 @@ def test_split_by_group_keeps_copies_together_and_removes_their_inflation():
     inflated = split_cohort_reliability(copies, spec, seed=3)["r"]
     honest = split_cohort_reliability(copies, spec, seed=3, groups=groups)["r"]
     assert honest < inflated - 0.05, (honest, inflated)
+
+
+def test_signed_start_points_each_item_the_way_its_data_do(planted):
+    from mmlu_audit.irt.data import prepare_data
+    from mmlu_audit.irt.models import initial_values
+
+    y, a, _ = planted
+    start = initial_values(IRTSpec(a_prior="normal"), prepare_data(y, "2pl"))
+    assert np.array_equal(start["a"] < 0, a < 0)
+    default = initial_values(IRTSpec(), prepare_data(y, "2pl"))
+    assert (default["a"] == 1).all()  # the positive prior keeps its start
+    assert np.allclose(np.abs(start["b"]), np.abs(default["b"]))
+
+
+def test_signed_3pl_finds_a_floored_wrong_way_item():
+    """With a guessing floor a wrong-way item is a plateau from a = +1; the signed start avoids it."""
+    rng = np.random.default_rng(23)
+    theta = rng.normal(size=1500)
+    a, b = np.exp(rng.normal(0.3, 0.3, 25)), rng.normal(0, 1, 25)
+    a[[4, 9]], b[[4, 9]] = -4.0, -1.5  # right answers mostly from the weakest models
+    p = 0.1 + 0.9 / (1 + np.exp(-a * (theta[:, None] - b)))
+    y = (rng.random(p.shape) < p).astype(np.int8)
+    fit = fit_irt(y, IRTSpec(model="3pl", guessing=0.1, a_prior="normal", a_scale=10.0,
+                             max_steps=1500), progress=False)
+    flagged = wrong_way_items(fit, pd.DataFrame({"item_id": [f"x/{i}" for i in range(25)]}))
+    assert sorted(flagged["item_id"]) == ["x/4", "x/9"]

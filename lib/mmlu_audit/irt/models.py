@@ -269,12 +269,23 @@ def _logit_of_rate(correct: np.ndarray, seen: np.ndarray, guessing: float) -> np
     return np.log(rate / (1.0 - rate))
 
 
+def _orientation(right: np.ndarray, seen: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """+1 or −1 per item: the sign of the covariance of its responses with the starting θ."""
+    n_seen = np.maximum(seen.sum(axis=0), 1.0)
+    rate = right.sum(axis=0) / n_seen
+    centred = (theta[:, None] - (seen * theta[:, None]).sum(axis=0) / n_seen) * seen
+    covariance = (centred * (right - rate)).sum(axis=0)
+    return np.where(covariance < 0, -1.0, 1.0)
+
+
 def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     """Starting values of the guide's means (constrained space).
 
     ``init="neutral"`` gives θ = 0, b = 0, a = 1. ``init="data"`` puts θ at the
     standardised logit of each model's accuracy (per dimension for ``"2d"``) and b at
-    minus the item logit, inflated by √(1 + π/8) for averaging over θ ~ N(0, 1).
+    minus the item logit, inflated by √(1 + π/8) for averaging over θ ~ N(0, 1). With a
+    signed discrimination (``a_prior="normal"``, one dimension) a starts at ±1 by the sign of
+    the item's covariance with that θ, and b's sign follows it.
     """
     n_models, n_items = data.shape
     guessing = spec.guessing if spec.has_guessing else 0.0
@@ -293,9 +304,15 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
                                                           guessing)) for c in cols], axis=1)
         else:
             theta = standardise(_logit_of_rate(right.sum(1), seen.sum(1), guessing))
+    a = np.ones(n_items)
+    if spec.a_prior == "normal" and spec.init == "data" and spec.model != "2d":
+        # a signed fit starts each item on the side its item–ability covariance points to; from
+        # a = +1 a wrong-way item with a floor sits where the gradient in a vanishes
+        a = _orientation(right, seen, theta)
+        b = b * a  # at θ = 0, σ(a(0 − b)) must keep the item's rate whichever way a points
     values["theta"], values["b"] = theta, b
     if spec.model != "rasch":
-        values["a"] = np.ones(n_items)
+        values["a"] = a
     if spec.model == "2d":
         values["rho"] = np.array(0.5)
     if spec.model == "interaction":
