@@ -226,23 +226,28 @@ flagged = wrong_way_items(signed, reference[["item_id", "mmlu_answer", "p_correc
 flagged = flagged.rename(columns={"a": "mirt_a"})
 glue_values({"n_wrong_way": len(flagged), "n_mirt_negative": int((reference["a"] < 0).sum()),
              "n_wrong_way_also_mirt": int((flagged["mirt_a"] < 0).sum()),
-             "n_wrong_way_redux_reviewed": int((flagged["redux"] != "not reviewed").sum())})
+             "n_wrong_way_redux_reviewed": int((flagged["redux"] != "not reviewed").sum()),
+             "n_wrong_way_redux_wrong_key": int((flagged["redux"] == "wrong_groundtruth").sum()),
+             "n_wrong_way_key_a": int((flagged["mmlu_answer"] == "A").sum()),
+             "wrong_way_max_p": float(flagged["p_correct"].max()) if len(flagged) else float("nan")})
 flagged.round(3)
 
 # %% [markdown]
 # The signed fit flags {glue:text}`n_wrong_way` item(s); `mirt` has
 # {glue:text}`n_mirt_negative` negative slopes, and {glue:text}`n_wrong_way_also_mirt` of the
-# flagged items are among them. {glue:text}`n_wrong_way_redux_reviewed` of the flagged items
-# were reviewed by MMLU-Redux (their label is in the last column).
+# flagged items are among them. {glue:text}`n_wrong_way_key_a` of the flagged items have the key
+# A, the letter weak models prefer, and the hardest flagged item has a proportion correct of
+# {glue:text}`wrong_way_max_p:.2f` at most: on hard items a weak model's letter preference can
+# masquerade as a wrong-way item, so many of these flags need not be key errors. {glue:text}`n_wrong_way_redux_reviewed` of the flagged items were reviewed by
+# MMLU-Redux, and {glue:text}`n_wrong_way_redux_wrong_key` of those carry its wrong-key label.
 #
-# Where the two disagree, the responses say why. Below, for `mirt`'s negative-slope items, the
-# signed fit's a (with its posterior SD) and the accuracy in twenty equal-count bands of the
-# full-MMLU score (1 = weakest). On {glue:text}`n_bottom_above_middle` of the
-# {glue:text}`n_mirt_negative` the weakest band answers more often than the middle band (10), as
-# `mirt` says; on {glue:text}`n_rise_above_middle` accuracy rises above the middle again in some
-# higher band, where families of near-identical fine-tunes sit. No monotone item model fits
-# both; `mirt`'s unconverged EM took the bottom, our fit the top. A wrong-way flag is therefore a question for a reader of
-# the item, never a verdict.
+# Below, for `mirt`'s negative-slope items, the signed fit's a (with its posterior SD) and the
+# accuracy in twenty equal-count bands of the full-MMLU score (1 = weakest). On
+# {glue:text}`n_bottom_above_middle` of the {glue:text}`n_mirt_negative` the weakest band
+# answers more often than the middle band (10); on {glue:text}`n_rise_above_middle` accuracy
+# rises above the middle again in some higher band, where families of near-identical fine-tunes
+# sit, which no monotone item model can fit. A wrong-way flag is therefore a question for a
+# reader of the item, never a verdict.
 
 # %%
 negative = np.flatnonzero(reference["a"].to_numpy() < 0)
