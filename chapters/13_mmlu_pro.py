@@ -24,7 +24,7 @@
 # paper's 2PL {cite}`birnbaum1968` on those models, and reruns the §4 homogeneity test.
 
 # %% tags=["parameters"]
-data_source = "mmlu_pro_tiger29"  # this chapter always uses the real MMLU-Pro responses
+data_source = "mmlu_pro_tiger34"  # mmlu_pro_tiger34 (29 published + 5 recovered) | mmlu_pro_tiger29
 seed = 20240601  # seed of the SVI fits, the cohort split, the bootstrap and the stem subsample
 fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_boot = 9999  # wild cluster bootstrap draws
@@ -44,23 +44,24 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.data import load_helm20, load_items
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.irt import fit_cached, split_cohort_reliability
+from mmlu_audit.irt import split_cohort_reliability
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, source_table
-from mmlu_audit.analyses.pipeline import answered_columns, calibration_spec
+from mmlu_audit.analyses.pipeline import calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.analyses.pro import (accuracy_table, homogeneity_summary, mmlu_difficulty_comparison,
-                            origin_profile, pro_inputs)
+from mmlu_audit.analyses.pro import (accuracy_table, depth_within_category, helm_mmlu_difficulty,
+                                     homogeneity_variants, mmlu_difficulty_comparison, origin_profile,
+                                     pro_inputs)
 from mmlu_audit.analyses.regression import difficulty_reliability, indicator_design, partition_fits
 from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 
 use_style()
 started = time.perf_counter()
-if data_source != "mmlu_pro_tiger29":
+pro_source = data_source if data_source in ("mmlu_pro_tiger29", "mmlu_pro_tiger34") else "mmlu_pro_tiger34"
+if data_source != pro_source:
     display(Markdown(f"*The book-wide source `{data_source}` describes MMLU responses; this chapter "
-                     "audits MMLU-Pro and always uses its real responses, `mmlu_pro_tiger29`.*"))
-inputs = pro_inputs(seed, fast, feature_items)
+                     f"audits MMLU-Pro and always uses its real responses, `{pro_source}`.*"))
+inputs = pro_inputs(seed, fast, feature_items, pro_source.removeprefix("mmlu_pro_"))
 frame, items, matrix = inputs.frame, inputs.items, inputs.matrix
 source_banner(matrix)
 
@@ -100,8 +101,9 @@ item_stats = {
 glue_values(item_stats)
 glue_values({f"src_{name}": value for name, (value, _) in MMLU_PRO_SOURCES.items()})
 display(source_table({k: item_stats[k] for k in ("n_pro_items", "mean_options", "share_ten_options")}).round(3))
-pd.crosstab(items["category"], items["origin"], margins=True).assign(partition=lambda t: t.index.map(
-    dict(zip(items["category"], items["partition"], strict=True))))
+by_origin = pd.crosstab(items["category"], items["origin"], margins=True)
+by_origin["partition"] = by_origin.index.map(dict(zip(items["category"], items["partition"], strict=True)))
+by_origin
 
 # %% [markdown]
 # ## Per-model accuracy beside the published figures
@@ -139,10 +141,13 @@ glue_values({
 })
 added_depth = parsed.loc[~parsed["origin"].eq("ori_mmlu"), "wscg_depth"].mean()
 kept_depth = parsed.loc[parsed["origin"].eq("ori_mmlu"), "wscg_depth"].mean()
+depth_table, depth_within = depth_within_category(parsed)
 glue_values({"depth_reading": (
     f"the questions MMLU-Pro added have a mean WSCG depth of {added_depth:.2f} against {kept_depth:.2f} "
-    f"for those it kept from MMLU, so the new content asks for "
-    + ("longer" if added_depth > kept_depth else "no longer") + " chains of operations")})
+    f"for those it kept from MMLU; compared within category (the {len(depth_table)} categories holding "
+    f"both, weighted), the added questions are {depth_within:+.2f} deeper, so within a category the new "
+    "content asks for " + ("longer" if depth_within > 0 else "no longer") + " chains of operations")})
+display(depth_table.round(3))
 profile.rename(columns={"flag_top_tier": "top-tier share"}).round(3)
 
 # %%
@@ -167,7 +172,7 @@ glue_figure("fig_pro_sources", fig)
 # In {numref}`fig-pro-sources`, {glue:text}`depth_reading`.
 
 # %% [markdown]
-# ## 2PL calibration on 29 models
+# ## 2PL calibration on the panel's models
 #
 # {glue:text}`population_note`
 #
@@ -187,16 +192,7 @@ glue_figure("fig_pro_sources", fig)
 spec = calibration_spec(fast, seed)
 columns = np.flatnonzero(inputs.feature_rows)
 split = split_cohort_reliability(matrix.responses[:, columns], spec, seed=seed)
-helm = load_helm20()
-mmlu_items = load_items()
-helm_matrix = helm.aligned_to(mmlu_items)
-assert helm_items in ("all", "crosswalk"), f"helm_items must be 'all' or 'crosswalk', not {helm_items!r}"
-if helm_items == "crosswalk":
-    keep = mmlu_items["item_id"].isin(inputs.crosswalk["item_id"]).to_numpy()
-    helm_matrix = helm_matrix.take(columns=keep)
-answered = helm_matrix.observed.any(axis=0)
-helm_fit = fit_cached(answered_columns(helm_matrix, answered), spec, progress=False)
-mmlu_b = pd.Series(helm_fit.b, index=helm_matrix.item_ids[answered])
+mmlu_b, n_helm_models = helm_mmlu_difficulty(spec, inputs.crosswalk, helm_items)
 pairs = mmlu_difficulty_comparison(frame, inputs.crosswalk, mmlu_b)
 calibration = {
     "population_note": population_note(matrix),
@@ -204,7 +200,7 @@ calibration = {
     "pro_b_reliability": difficulty_reliability(frame),
     "split_cohort_size": split["cohort_size"], "pro_split_r": split["r"], "pro_split_sb": split["spearman_brown"],
     "paper_split_cohort_r": PAPER["split_cohort_r"][0], "paper_cohort_size": PAPER["n_models"][0] / 2,
-    "n_helm_models": helm.shape[0], "n_pro_models": matrix.shape[0],
+    "n_helm_models": n_helm_models, "n_pro_models": matrix.shape[0],
     "r_pro_mmlu_b": pairs["pro_b"].corr(pairs["mmlu_b"]), "n_pro_mmlu_b": len(pairs),
 }
 glue_values(calibration)
@@ -213,7 +209,7 @@ fig, ax = plt.subplots(figsize=(5, 4))
 for part, color in PARTITION_COLORS.items():
     sub = pairs[pairs["partition"] == part]
     ax.scatter(sub["mmlu_b"], sub["pro_b"], s=4, alpha=0.35, color=color, label=part)
-ax.set(xlabel=f"b̂ on MMLU (HELM, {helm.shape[0]} models)", ylabel=f"b̂ on MMLU-Pro ({matrix.shape[0]} models)",
+ax.set(xlabel=f"b̂ on MMLU (HELM, {n_helm_models} models)", ylabel=f"b̂ on MMLU-Pro ({matrix.shape[0]} models)",
        title=f"Same questions, two calibrations · source {matrix.source}")
 ax.legend(markerscale=3)
 stamp_source(fig, matrix)
@@ -257,19 +253,7 @@ display(Markdown(f"R² within STEM {stratified.attrs['r2']['STEM']:.3f}, within 
                  f"{stratified.attrs['r2']['non-STEM']:.3f}."))
 
 # %%
-from_mmlu = frame["origin"].eq("ori_mmlu")
-variants = {
-    "all questions, category clusters": (frame, "category"),
-    "without the second member of each duplicated pair": (frame[~frame["pair_second"]], "category"),
-    f"without the {item_stats['n_two_versions']} two-version questions": (frame[frame["n_text_versions"].eq(1)],
-                                                                          "category"),
-    "MMLU-derived only, MMLU subject clusters": (frame[from_mmlu], "mmlu_subject"),
-    "MMLU-derived only, MMLU's own partition": (frame[from_mmlu].assign(stem=frame["mmlu_partition"].eq("STEM")),
-                                                "mmlu_subject"),
-    "added sources only, category clusters": (frame[~from_mmlu], "category"),
-}
-tests = pd.DataFrame({name: homogeneity_summary(rows, cluster, seed=seed, n_boot=n_boot)
-                      for name, (rows, cluster) in variants.items()}).T
+tests = homogeneity_variants(frame, seed=seed, n_boot=n_boot)
 main = tests.iloc[0]
 glue_values({"n_boot": n_boot, "n_categories": items["category"].nunique(),
              "n_stem_categories": items.loc[items["stem"], "category"].nunique(),
@@ -306,7 +290,7 @@ tests.astype({"n_items": int, "n_clusters": int}).round(4)
 glue_values({"chapter_seconds": time.perf_counter() - started,
              "run_mode": "fast mode" if fast else "full settings"})
 assert not matrix.simulated
-assert len(items) == 12_032 and matrix.shape == (29, 12_032)
+assert len(items) == 12_032 and matrix.shape == (int(pro_source.removeprefix("mmlu_pro_tiger")), 12_032)
 assert calibration["pro_split_r"] > 0.5, calibration
 assert calibration["r_pro_mmlu_b"] > 0, calibration
 assert tests["n_items"].iloc[0] == len(parsed)

@@ -25,7 +25,7 @@
 # answers are real.
 
 # %% tags=["parameters"]
-data_source = "mmlu_pro_tiger29"  # this chapter always uses the real MMLU-Pro responses
+data_source = "mmlu_pro_tiger34"  # mmlu_pro_tiger34 (29 published + 5 recovered) | mmlu_pro_tiger29
 seed = 20240601  # unused: the audit has no random step
 fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 k = 10  # panel size: the k most accurate models
@@ -46,8 +46,10 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.analyses.consensus import flag_rates, panel_models, precision_recall, threshold_curve
+from mmlu_audit.analyses.consensus import (exact_validation, flag_rates, panel_models, precision_recall,
+                                           threshold_curve)
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
+from mmlu_audit.data.pro_revisions import load_pro_revisions
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, source_table
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.analyses.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
@@ -56,11 +58,13 @@ from mmlu_audit.book.report import glue_figure, glue_values, source_banner, writ
 
 use_style()
 started = time.perf_counter()
-if data_source != "mmlu_pro_tiger29":
+pro_source = data_source if data_source in ("mmlu_pro_tiger29", "mmlu_pro_tiger34") else "mmlu_pro_tiger34"
+if data_source != pro_source:
     display(Markdown(f"*The book-wide source `{data_source}` describes MMLU responses; this chapter "
-                     "audits MMLU-Pro and always uses its real responses, `mmlu_pro_tiger29`.*"))
+                     f"audits MMLU-Pro and always uses its real responses, `{pro_source}`.*"))
 items = load_pro_items()
-panel = load_pro_panel(items)
+panel = load_pro_panel(items, panel=pro_source.removeprefix("mmlu_pro_"))
+panel29 = load_pro_panel(items, panel="tiger29")
 crosswalk = load_crosswalk(items)
 source_banner(panel.matrix)
 
@@ -106,6 +110,15 @@ members.round(4)
 # the rule flags {glue:text}`n_flagged:,` of the {glue:text}`n_questions:,` questions ({glue:text}`flag_rate_all:.1%`).
 # On questions the experts call miskeyed it fires {glue:text}`rate_ratio_wrong_key_vs_fine:.1f`
 # times as often as on questions they cleared (the source: {glue:text}`src_rate_ratio_wrong_key_vs_fine:.1f`).
+# The intervals in the table are Wilson 95 % intervals: on the 61 wrong keys the rate is
+# {glue:text}`flag_rate_wrong_key:.1%` [{glue:text}`wrong_key_low:.1%`, {glue:text}`wrong_key_high:.1%`].
+#
+# **What the stronger panel changes.** The panel is the {glue:text}`k` most accurate of
+# {glue:text}`panel_size_models` models. Beside the 29-model panel (the column "rate, 29-model
+# panel"), it flags {glue:text}`flag_rate_fine:.1%` of the cleared questions instead of
+# {glue:text}`flag_rate_fine_29:.1%`, {glue:text}`flag_rate_wrong_key:.1%` of the wrong keys
+# instead of {glue:text}`flag_rate_wrong_key_29:.1%`, and {glue:text}`flag_rate_all:.1%` of all
+# questions instead of {glue:text}`flag_rate_all_29:.1%`.
 
 # %%
 flags = consensus_frame(items, panel, crosswalk, k=k, m=m)
@@ -120,13 +133,23 @@ ours = {key: rates.loc[group, "rate"] for group, key in keys.items()}
 ours["rate_ratio_wrong_key_vs_fine"] = ours["flag_rate_wrong_key"] / ours["flag_rate_fine"]
 ours["n_flagged"] = int(flags["flagged"].sum())
 glue_values(ours)
-versus = lambda key: "higher" if ours[key] > MMLU_PRO_SOURCES[key][0] else "lower"  # noqa: E731
+fine_word = "higher" if ours["flag_rate_fine"] > MMLU_PRO_SOURCES["flag_rate_fine"][0] else "lower"
+wrong_word = "higher" if ours["flag_rate_wrong_key"] > MMLU_PRO_SOURCES["flag_rate_wrong_key"][0] else "lower"
 glue_values({"weaker_reading": (
-    f"on the cleared questions our flag rate is {versus('flag_rate_fine')} than the source's "
+    f"on the cleared questions our flag rate is {fine_word} than the source's "
     f"({ours['flag_rate_fine']:.1%} against {MMLU_PRO_SOURCES['flag_rate_fine'][0]:.1%}) and on the wrong keys "
-    f"{versus('flag_rate_wrong_key')} ({ours['flag_rate_wrong_key']:.1%} against "
+    f"{wrong_word} ({ours['flag_rate_wrong_key']:.1%} against "
     f"{MMLU_PRO_SOURCES['flag_rate_wrong_key'][0]:.1%}), see the table below")})
+flags29 = consensus_frame(items, panel29, crosswalk, k=k, m=m)
+rates29 = flag_rates(flags29["flagged"], groups)
+rates["rate, 29-model panel"] = rates29["rate"]
 rates["source rate"] = [MMLU_PRO_SOURCES[keys[g]][0] if g in keys else np.nan for g in rates.index]
+glue_values({"panel_size_models": panel.matrix.shape[0],
+             "flag_rate_fine_29": rates29.loc["Redux: fine", "rate"],
+             "flag_rate_wrong_key_29": rates29.loc["Redux: wrong key", "rate"],
+             "flag_rate_all_29": rates29.loc["all of MMLU-Pro", "rate"],
+             "wrong_key_low": rates.loc["Redux: wrong key", "low"],
+             "wrong_key_high": rates.loc["Redux: wrong key", "high"]})
 rates.round(4)
 
 # %%
@@ -254,6 +277,43 @@ write_download(table, "mmlu_pro_consensus_flags.csv", executed_dir)
 table.head(10)
 
 # %% [markdown]
+# ## Checked against what the maintainers fixed
+#
+# Between the 2024 text that every model here answered and August 2025 the MMLU-Pro
+# maintainers corrected {glue:text}`n_corrected` answer keys ({glue:text}`n_corrected_health` in
+# health, all from MMLU professional_medicine; `mmlu_pro/revisions/README.md`). No one has set a
+# key-error rule against such a record. On the 2024 text the rule flags
+# {glue:text}`fix_n_hit` of the {glue:text}`n_corrected` (recall {glue:text}`fix_recall:.1%`,
+# exact 95 % interval [{glue:text}`fix_recall_low:.1%`, {glue:text}`fix_recall_high:.1%`]). In
+# health it flags {glue:text}`fix_health_n_flagged` of {glue:text}`fix_health_n:,` questions, of
+# which {glue:text}`fix_health_n_hit` were corrected (precision {glue:text}`fix_health_precision:.1%`
+# [{glue:text}`fix_health_precision_low:.1%`, {glue:text}`fix_health_precision_high:.1%`]); a
+# flagged health question is {glue:text}`fix_health_or:.1f` times as likely in odds to have had
+# its key corrected as an unflagged one (exact interval [{glue:text}`fix_health_or_low:.1f`,
+# {glue:text}`fix_health_or_high:.1f`], Fisher p = {glue:text}`fix_health_p:.1e`). Twenty-two
+# positives are a small ground truth, and the maintainers fixed what they looked at, not every
+# wrong key: a flag outside the 22 is not thereby a false alarm. The corrected keys the rule
+# missed are listed below.
+
+# %%
+revisions = load_pro_revisions(items)
+corrected = revisions["key_corrected"].to_numpy()
+health = items["category"].eq("health").to_numpy()
+fix_all = exact_validation(flags["flagged"], corrected, np.ones(len(items), bool))
+fix_health = exact_validation(flags["flagged"], corrected & health, health)
+glue_values({"n_corrected": int(corrected.sum()), "n_corrected_health": int((corrected & health).sum()),
+             "fix_n_hit": fix_all["n_hit"], "fix_recall": fix_all["recall"],
+             "fix_recall_low": fix_all["recall_low"], "fix_recall_high": fix_all["recall_high"],
+             **{f"fix_health_{key}": fix_health[key] for key in (
+                 "n", "n_flagged", "n_hit", "precision", "precision_low", "precision_high", "p")},
+             "fix_health_or": fix_health["odds_ratio"], "fix_health_or_low": fix_health["odds_ratio_low"],
+             "fix_health_or_high": fix_health["odds_ratio_high"]})
+display(pd.DataFrame({"all of MMLU-Pro": fix_all, "health": fix_health}).round(4))
+missed = revisions.loc[corrected & ~flags["flagged"].to_numpy(),
+                       ["question_id", "category", "src", "key_letter_test", "key_letter_2026"]]
+missed.merge(flags[["question_id", "panel_choice", "choice_votes", "key_votes"]], on="question_id")
+
+# %% [markdown]
 # ## Closing note
 #
 # This page took {glue:text}`chapter_seconds:.0f` s to execute ({glue:text}`run_mode`); the
@@ -276,3 +336,5 @@ assert follow_up["original_share_wrong_key_flags"] >= 0.9, follow_up
 assert len(table) == ours["n_flagged"] == int(curve.query("k == @k and m == @m")["n_flagged"].iloc[0])
 assert (table["choice_votes"] >= m).all() and (table["choice_votes"] > table["key_votes"]).all()
 assert not panel.matrix.simulated
+assert fix_all["n_positive"] == 22 and fix_all["recall_low"] <= fix_all["recall"] <= fix_all["recall_high"]
+assert fix_health["odds_ratio_low"] > 1  # flags are associated with the later corrections

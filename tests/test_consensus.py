@@ -115,3 +115,37 @@ def test_precision_recall():
 def test_option_origin():
     out = option_origin([3, 7, -1, 2], [[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [-1, 2, 5, 6]])
     assert out.tolist() == ["original", "added", "", "original"]
+
+
+def test_exact_validation_against_hand_and_scipy():
+    from scipy.stats import binomtest, fisher_exact
+
+    from mmlu_audit.analyses.consensus import exact_validation
+
+    # 10 questions in the set, 4 positives; flags hit 3 of them and 1 negative; 1 outside
+    flagged = np.array([1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1], bool)
+    truth = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0], bool)
+    within = np.array([1] * 10 + [0], bool)
+    out = exact_validation(flagged, truth, within)
+    assert (out["n"], out["n_positive"], out["n_flagged"], out["n_hit"]) == (10, 4, 4, 3)
+    assert out["recall"] == 0.75 and out["precision"] == 0.75
+    ci = binomtest(3, 4).proportion_ci(method="exact")
+    assert (out["recall_low"], out["recall_high"]) == pytest.approx((ci.low, ci.high))
+    assert out["p"] == pytest.approx(fisher_exact([[3, 1], [1, 5]])[1])
+    assert out["odds_ratio_low"] < out["odds_ratio"] < out["odds_ratio_high"]
+    none = exact_validation(np.zeros(11, bool), truth, within)
+    assert none["recall"] == 0 and none["recall_low"] == 0 and np.isnan(none["precision"])
+    with pytest.raises(DataError, match="a positive lies outside"):
+        exact_validation(flagged, truth, np.zeros(11, bool))
+
+
+def test_flag_rates_carry_wilson_intervals():
+    from statsmodels.stats.proportion import proportion_confint
+
+    flagged = np.array([True] * 29 + [False] * 32)
+    rates = flag_rates(flagged, {"wrong key": np.ones(61, bool), "none": np.zeros(61, bool)})
+    row = rates.loc["wrong key"]
+    assert row["rate"] == pytest.approx(29 / 61)
+    assert (row["low"], row["high"]) == pytest.approx(proportion_confint(29, 61, method="wilson"))
+    assert row["low"] == pytest.approx(0.3553, abs=1e-4) and row["high"] == pytest.approx(0.5984, abs=1e-4)
+    assert np.isnan(rates.loc["none", "low"])

@@ -92,3 +92,33 @@ def test_homogeneity_summary_reports_an_undefined_htz_as_nan():
     assert np.isfinite(few["w9_cr2"]) and 0 <= few["wcr_p"] <= 1  # the other tests still speak
     many = homogeneity_summary(_homogeneity_rows(40), "cluster", seed=1, n_boot=99)
     assert many["htz_df"] > 0 and 0 <= many["htz_p"] <= 1
+
+
+def test_depth_within_category_removes_the_category_mix():
+    import pandas as pd
+
+    from mmlu_audit.analyses.pro import depth_within_category
+
+    # a deep category full of added questions and a shallow one of kept ones: the unadjusted
+    # means differ by 2.6, but inside each category added and kept questions are equally deep
+    frame = pd.DataFrame({"category": ["math"] * 10 + ["law"] * 10,
+                          "origin": ["stemez"] * 9 + ["ori_mmlu"] + ["stemez"] + ["ori_mmlu"] * 9,
+                          "wscg_depth": [5.0] * 10 + [2.0] * 10})
+    table, pooled = depth_within_category(frame)
+    assert pooled == 0.0 and table["difference"].tolist() == [0.0, 0.0]
+    added = frame["origin"] != "ori_mmlu"
+    assert frame.loc[added, "wscg_depth"].mean() - frame.loc[~added, "wscg_depth"].mean() > 2
+    frame.loc[0, "wscg_depth"] = 6.0  # one added math question one step deeper
+    table, pooled = depth_within_category(frame)
+    assert table.loc["math", "difference"] == pytest.approx(1 / 9)
+    weights = {"math": 9 * 1 / 10, "law": 1 * 9 / 10}
+    assert pooled == pytest.approx(weights["math"] * (1 / 9) / sum(weights.values()))
+
+
+def test_helm_refit_refuses_an_unknown_item_set():
+    from mmlu_audit.analyses.pro import helm_mmlu_difficulty
+    from mmlu_audit.core.errors import ParameterError
+    from mmlu_audit.irt import IRTSpec
+
+    with pytest.raises(ParameterError, match="helm_items.*'some'"):
+        helm_mmlu_difficulty(IRTSpec(), None, "some")

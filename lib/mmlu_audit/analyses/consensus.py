@@ -20,7 +20,7 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError
 
 __all__ = ["NO_VOTE", "panel_models", "vote_counts", "consensus_flags", "threshold_curve",
-           "flag_rates", "precision_recall", "option_origin"]
+           "flag_rates", "wilson_interval", "precision_recall", "exact_validation", "option_origin"]
 
 NO_VOTE = -1
 MAX_OPTIONS = 10
@@ -152,14 +152,29 @@ def threshold_curve(pred: np.ndarray, key, accuracy, ks: Iterable[int], ms: Iter
     return pd.DataFrame(rows)
 
 
-def flag_rates(flagged, groups: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    """Questions and flags per group: ``n``, ``n_flagged``, ``rate``."""
+def wilson_interval(hits: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (NaN for n = 0)."""
+    from scipy.stats import norm
+
+    if n == 0:
+        return float("nan"), float("nan")
+    z = float(norm.ppf(0.5 + level / 2))
+    p = hits / n
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    return float(centre - half), float(centre + half)
+
+
+def flag_rates(flagged, groups: Mapping[str, np.ndarray], level: float = 0.95) -> pd.DataFrame:
+    """Questions and flags per group: ``n``, ``n_flagged``, ``rate`` and its Wilson ``low``, ``high``."""
     flagged = np.asarray(flagged, dtype=bool)
     rows = []
     for name, mask in groups.items():
         mask = np.asarray(mask, dtype=bool)
         n, hits = int(mask.sum()), int((flagged & mask).sum())
-        rows.append({"group": name, "n": n, "n_flagged": hits, "rate": hits / n if n else np.nan})
+        low, high = wilson_interval(hits, n, level)
+        rows.append({"group": name, "n": n, "n_flagged": hits, "rate": hits / n if n else np.nan,
+                     "low": low, "high": high})
     return pd.DataFrame(rows).set_index("group")
 
 
@@ -193,6 +208,66 @@ def precision_recall(flagged, truth, reviewed) -> dict[str, float]:
         "recall": rate_pos,
         "rate_ratio": rate_pos / rate_neg if rate_neg else np.nan,
     }
+
+
+def _clopper_pearson(hits: int, n: int, level: float) -> tuple[float, float]:
+    """Exact (Clopper–Pearson) interval of a binomial proportion."""
+    from scipy.stats import beta
+
+    if n == 0:
+        return float("nan"), float("nan")
+    tail = (1 - level) / 2
+    low = 0.0 if hits == 0 else float(beta.ppf(tail, hits, n - hits + 1))
+    high = 1.0 if hits == n else float(beta.ppf(1 - tail, hits + 1, n - hits))
+    return low, high
+
+
+def exact_validation(flagged, truth, within, level: float = 0.95) -> dict:
+    """Flags against a small external ground truth, with exact intervals.
+
+    Parameters
+    ----------
+    flagged, truth : boolean arrays of shape (I,)
+        The flags, and the external positives (e.g. keys the maintainers later corrected).
+    within : boolean array of shape (I,)
+        The questions compared (e.g. one category); the odds ratio sets flags on positives
+        against flags on the other questions of this set.
+    level : float
+        Coverage of the intervals.
+
+    Returns
+    -------
+    dict
+        ``n``, ``n_positive``, ``n_flagged``, ``n_hit``; ``recall`` and ``precision`` with
+        Clopper–Pearson bounds (``*_low``, ``*_high``); ``odds_ratio`` (conditional MLE) with
+        its exact interval and Fisher's two-sided ``p``.
+
+    Raises
+    ------
+    DataError
+        If the arrays differ in shape, or a positive lies outside ``within``.
+    """
+    from scipy.stats.contingency import odds_ratio
+    from scipy.stats import fisher_exact
+
+    flagged, truth, within = (np.asarray(x, dtype=bool) for x in (flagged, truth, within))
+    if not flagged.shape == truth.shape == within.shape:
+        raise DataError("truth", f"shapes differ: {flagged.shape}, {truth.shape}, {within.shape}")
+    if (truth & ~within).any():
+        raise DataError("truth", "a positive lies outside the compared questions")
+    f, t = flagged[within], truth[within]
+    hit, n_pos, n_flag = int((f & t).sum()), int(t.sum()), int(f.sum())
+    table = np.array([[hit, n_pos - hit], [n_flag - hit, int((~f & ~t).sum())]])
+    result = odds_ratio(table)
+    interval = result.confidence_interval(confidence_level=level)
+    out = {"n": int(within.sum()), "n_positive": n_pos, "n_flagged": n_flag, "n_hit": hit,
+           "recall": hit / n_pos if n_pos else np.nan,
+           "precision": hit / n_flag if n_flag else np.nan,
+           "odds_ratio": float(result.statistic), "odds_ratio_low": float(interval.low),
+           "odds_ratio_high": float(interval.high), "p": float(fisher_exact(table)[1])}
+    for name, (k, n) in {"recall": (hit, n_pos), "precision": (hit, n_flag)}.items():
+        out[f"{name}_low"], out[f"{name}_high"] = _clopper_pearson(k, n, level)
+    return out
 
 
 def option_origin(choice, original_options) -> np.ndarray:

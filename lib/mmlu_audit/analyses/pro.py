@@ -1,6 +1,6 @@
 """The framework on MMLU-Pro: shared inputs and item-level summaries of chapters 13 and 14.
 
-``pro_inputs(seed, fast)`` loads the 12,032 questions, the 29-model panel and the MMLU
+``pro_inputs(seed, fast)`` loads the 12,032 questions, a staged panel (29 or 34 models) and the MMLU
 crosswalk, calibrates the paper's 2PL on the graded matrix (cached), and computes the
 nine indicators on the stems (through the shared parse cache; fast mode uses a seeded
 subsample so a cold smoke build stays cheap). Everything here is real data.
@@ -19,7 +19,8 @@ from mmlu_audit.data.mmlu_pro import ORIGINS, ProPanel, load_crosswalk, load_pro
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.paper import MMLU_PRO_LEADERBOARD as PUBLISHED_ACCURACY
 
-__all__ = ["ProInputs", "pro_inputs", "pair_members", "sample_rows",
+__all__ = ["ProInputs", "pro_inputs", "pair_members", "sample_rows", "homogeneity_variants",
+           "helm_mmlu_difficulty", "depth_within_category",
            "origin_profile", "mmlu_difficulty_comparison", "redux_group", "REDUX_GROUPS",
            "accuracy_table", "PUBLISHED_ACCURACY", "consensus_frame", "flagged_questions",
            "added_option_baselines", "homogeneity_summary"]
@@ -92,7 +93,8 @@ def pair_members(items: pd.DataFrame, crosswalk: pd.DataFrame) -> pd.DataFrame:
 
 
 @lru_cache(maxsize=4)
-def pro_inputs(seed: int = 20240601, fast: bool = False, feature_items: int = 0) -> ProInputs:
+def pro_inputs(seed: int = 20240601, fast: bool = False, feature_items: int = 0,
+               panel: str = "tiger29") -> ProInputs:
     """Load (or compute and cache) the MMLU-Pro inputs.
 
     Parameters
@@ -103,6 +105,8 @@ def pro_inputs(seed: int = 20240601, fast: bool = False, feature_items: int = 0)
         Fewer SVI steps.
     feature_items : int
         Stem features on this many seeded questions only; 0 (the default) for all of them.
+    panel : {"tiger29", "tiger34"}
+        The staged panel (:func:`mmlu_audit.data.mmlu_pro.load_pro_panel`).
     """
     from mmlu_audit.features import benchmark_features
     from mmlu_audit.features import INDICATORS
@@ -110,7 +114,7 @@ def pro_inputs(seed: int = 20240601, fast: bool = False, feature_items: int = 0)
     from mmlu_audit.analyses.pipeline import calibration_spec
 
     items = load_pro_items()
-    panel = load_pro_panel(items)
+    panel = load_pro_panel(items, panel=panel)
     crosswalk = load_crosswalk(items)
     fit = fit_cached(panel.matrix, calibration_spec(fast, seed), progress=False)
     frame = items[["item_id", "question_id", "category", "partition", "stem", "origin",
@@ -304,3 +308,96 @@ def homogeneity_summary(frame: pd.DataFrame, cluster: str, *, seed: int, n_boot:
             "w9_cr2": float(wald.loc["chi2", "wald"]), "w9_cr2_p": float(wald.loc["chi2", "p"]),
             "htz_F": float(htz["stat"]), "htz_df": float(htz["df_den"]),
             "htz_p": float(htz["p"]), "wcr_p": float(joint.p)}
+
+
+def homogeneity_variants(frame: pd.DataFrame, *, seed: int, n_boot: int) -> pd.DataFrame:
+    """The homogeneity test on MMLU-Pro and its sensitivity runs, one row per variant.
+
+    The variants: all questions (category clusters); without the second member of each
+    duplicated pair; without the questions whose text differs between model files; the
+    MMLU-derived questions with MMLU subject clusters, by the category partition and by MMLU's
+    own; the added sources only. Columns are those of :func:`homogeneity_summary`.
+    """
+    from_mmlu = frame["origin"].eq("ori_mmlu")
+    n_two = int(frame["n_text_versions"].gt(1).sum())
+    variants = {
+        "all questions, category clusters": (frame, "category"),
+        "without the second member of each duplicated pair": (frame[~frame["pair_second"]], "category"),
+        f"without the {n_two} two-version questions": (frame[frame["n_text_versions"].eq(1)], "category"),
+        "MMLU-derived only, MMLU subject clusters": (frame[from_mmlu], "mmlu_subject"),
+        "MMLU-derived only, MMLU's own partition": (
+            frame[from_mmlu].assign(stem=frame.loc[from_mmlu, "mmlu_partition"].eq("STEM")), "mmlu_subject"),
+        "added sources only, category clusters": (frame[~from_mmlu], "category"),
+    }
+    return pd.DataFrame({name: homogeneity_summary(rows, cluster, seed=seed, n_boot=n_boot)
+                         for name, (rows, cluster) in variants.items()}).T
+
+
+def helm_mmlu_difficulty(spec, crosswalk: pd.DataFrame, helm_items: str = "all") -> tuple[pd.Series, int]:
+    """b̂ of MMLU items from the paper's calibration on the HELM-20 matrix (cached fit).
+
+    Parameters
+    ----------
+    spec : IRTSpec
+        The calibration (the paper's 2PL of :func:`mmlu_audit.analyses.pipeline.calibration_spec`).
+    crosswalk : DataFrame
+        From :func:`mmlu_audit.data.mmlu_pro.load_crosswalk`.
+    helm_items : {"all", "crosswalk"}
+        Calibrate on all MMLU items, or only on those MMLU-Pro kept (cheaper).
+
+    Returns
+    -------
+    b : Series
+        b̂ indexed by MMLU ``item_id`` (items no HELM model answered are left out).
+    n_models : int
+        HELM models behind the calibration.
+
+    Raises
+    ------
+    ParameterError
+        On another ``helm_items``.
+    """
+    from mmlu_audit.core.errors import ParameterError
+    from mmlu_audit.data import load_helm20, load_items
+    from mmlu_audit.irt import fit_cached
+    from mmlu_audit.analyses.pipeline import answered_columns
+
+    if helm_items not in ("all", "crosswalk"):
+        raise ParameterError("helm_items", f"must be 'all' or 'crosswalk', not {helm_items!r}")
+    helm = load_helm20()
+    mmlu_items = load_items()
+    matrix = helm.aligned_to(mmlu_items)
+    if helm_items == "crosswalk":
+        keep = mmlu_items["item_id"].isin(crosswalk["item_id"]).to_numpy()
+        matrix = ResponseMatrix(matrix.responses[:, keep], matrix.models, matrix.item_ids[keep],
+                                matrix.source, False, matrix.description)
+    answered = matrix.observed.any(axis=0)
+    fit = fit_cached(answered_columns(matrix, answered), spec, progress=False)
+    return pd.Series(fit.b, index=matrix.item_ids[answered]), helm.shape[0]
+
+
+def depth_within_category(frame: pd.DataFrame, column: str = "wscg_depth") -> tuple[pd.DataFrame, float]:
+    """An indicator of the questions MMLU-Pro added against those it kept, within each category.
+
+    Categories differ in both their share of added questions and their depth, so an
+    unadjusted comparison of means across categories confounds the two. Here the difference
+    (added − kept) is taken inside each category that has both kinds and pooled with weights
+    n_added · n_kept / (n_added + n_kept), the weights of a fixed-effects contrast.
+
+    Returns
+    -------
+    table : DataFrame
+        Per category: ``n_kept``, ``n_added``, ``kept``, ``added`` (means), ``difference``.
+    pooled : float
+        The weighted mean of the within-category differences (NaN if no category has both).
+    """
+    rows = frame.dropna(subset=[column])
+    added = ~rows["origin"].eq("ori_mmlu")
+    grouped = rows.groupby([rows["category"], added])[column].agg(["size", "mean"]).unstack()
+    table = pd.DataFrame({"n_kept": grouped[("size", False)], "n_added": grouped[("size", True)],
+                          "kept": grouped[("mean", False)], "added": grouped[("mean", True)]})
+    table = table.dropna()
+    table["difference"] = table["added"] - table["kept"]
+    weight = table["n_added"] * table["n_kept"] / (table["n_added"] + table["n_kept"])
+    pooled = float((weight * table["difference"]).sum() / weight.sum()) if len(table) else float("nan")
+    return table, pooled

@@ -27,6 +27,8 @@ __all__ = ["mirror_staged_data", "prepare_worlds", "main"]
 
 #: Staged folders whose provenance README is mirrored beside the data.
 _README_FOLDERS = ("responses/helm_mmlu_top20_via_mmlu_redux", "responses/mmlu_pro_tiger29",
+                   "responses/mmlu_pro_tiger_extra5", "responses/openllm_v1_metabench_mmlu102",
+                   "leaderboard", "mmlu_pro/revisions",
                    "helm_mmlu_subjects")
 
 

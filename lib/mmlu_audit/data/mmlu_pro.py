@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import data_root
 from mmlu_audit.core.taxonomy import PRO_CATEGORIES, mmlu_subject_partition, pro_partition_of
 from mmlu_audit.data.checksums import read_parquet, staged_manifest, verify_file
@@ -27,12 +27,14 @@ from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.data.tables import require_columns, require_unique
 
 __all__ = ["PRO_ITEMS_FILE", "CROSSWALK_FILE", "PRO_RESPONSES_DIR", "PRO_ITEM_COLUMNS",
-           "ORIGINS", "NO_ANSWER", "ProPanel", "load_pro_items", "validate_pro_items",
+           "EXTRA_RESPONSES_DIR", "PANELS", "ORIGINS", "NO_ANSWER", "ProPanel", "load_pro_items",
+           "validate_pro_items",
            "load_pro_panel", "load_pro_responses", "load_crosswalk", "pro_item_id", "LETTERS"]
 
 PRO_ITEMS_FILE = "mmlu_pro/test.parquet"
 CROSSWALK_FILE = "mmlu_pro/mmlu_crosswalk.parquet"
 PRO_RESPONSES_DIR = "responses/mmlu_pro_tiger29"
+EXTRA_RESPONSES_DIR = "responses/mmlu_pro_tiger_extra5"
 PRO_ITEM_COLUMNS = ("question_id", "question", "options", "answer", "category", "src")
 LETTERS = "ABCDEFGHIJ"
 #: MMLU-Pro's four origins, as the prefix of ``src``.
@@ -145,29 +147,22 @@ class ProPanel:
         return out
 
 
-def load_pro_panel(items: pd.DataFrame | None = None, root: str | Path | None = None) -> ProPanel:
-    """Load the staged 29 × 12,032 MMLU-Pro matrices and check them against the items.
+#: The staged MMLU-Pro panels: name → response folders stacked in that order.
+PANELS = {"tiger29": (PRO_RESPONSES_DIR,), "tiger34": (PRO_RESPONSES_DIR, EXTRA_RESPONSES_DIR)}
+_PANEL_TEXT = {
+    "tiger29": "Real per-question answers of 29 models on the 12,032 MMLU-Pro test questions "
+               "(TIGER-Lab's published 5-shot chain-of-thought runs)",
+    "tiger34": "Real per-question answers of 34 models on the 12,032 MMLU-Pro test questions "
+               "(TIGER-Lab's 29 published 5-shot chain-of-thought runs plus 5 recovered from the "
+               "repository history, among them GPT-4o and Gemini 3.1 Pro)",
+}
 
-    Parameters
-    ----------
-    items : DataFrame, optional
-        From :func:`load_pro_items`; loaded when omitted.
-    root : str or Path, optional
-        Data root.
 
-    Raises
-    ------
-    DataError
-        If a file is missing or altered, an array is absent, or the columns, keys or option
-        counts disagree with the item table.
-    """
-    root = Path(root) if root is not None else data_root()
-    items = load_pro_items(root) if items is None else items
+def _read_panel_folder(root: Path, folder: str, items: pd.DataFrame):
+    """(Y, pred, item_status, models) of one staged response folder, checked against the items."""
     manifest = staged_manifest()
-    npz_path = verify_file(root / PRO_RESPONSES_DIR / "responses.npz",
-                           manifest[f"{PRO_RESPONSES_DIR}/responses.npz"])
-    csv_path = verify_file(root / PRO_RESPONSES_DIR / "models.csv",
-                           manifest[f"{PRO_RESPONSES_DIR}/models.csv"])
+    npz_path = verify_file(root / folder / "responses.npz", manifest[f"{folder}/responses.npz"])
+    csv_path = verify_file(root / folder / "models.csv", manifest[f"{folder}/models.csv"])
     names = ("Y", "pred", "item_status", "answer", "n_options", "model_ids", "question_id")
     try:
         with np.load(npz_path, allow_pickle=False) as npz:
@@ -183,20 +178,58 @@ def load_pro_panel(items: pd.DataFrame | None = None, root: str | Path | None = 
     models = pd.read_csv(csv_path)
     if list(models["model_id"]) != list(model_ids):
         raise DataError(csv_path, "model order differs from responses.npz")
+    return y.astype(np.int8), pred.astype(np.int8), status.astype(np.int8), models, csv_path
+
+
+def load_pro_panel(items: pd.DataFrame | None = None, root: str | Path | None = None,
+                   panel: str = "tiger29") -> ProPanel:
+    """Load a staged MMLU-Pro panel (29 or 34 models × 12,032) and check it against the items.
+
+    Parameters
+    ----------
+    items : DataFrame, optional
+        From :func:`load_pro_items`; loaded when omitted.
+    root : str or Path, optional
+        Data root.
+    panel : {"tiger29", "tiger34"}
+        ``"tiger34"`` stacks the 5 models of ``responses/mmlu_pro_tiger_extra5`` (same
+        layout, same grading rule) under the 29; model rows keep the folders' order.
+
+    Raises
+    ------
+    ParameterError
+        On an unknown ``panel``.
+    DataError
+        If a file is missing or altered, an array is absent, the columns, keys or option
+        counts disagree with the item table, or the stacked folders' model tables differ in
+        columns or share a model.
+    """
+    if panel not in PANELS:
+        raise ParameterError("panel", f"unknown MMLU-Pro panel {panel!r}; choose one of {tuple(PANELS)}")
+    root = Path(root) if root is not None else data_root()
+    items = load_pro_items(root) if items is None else items
+    parts = [_read_panel_folder(root, folder, items) for folder in PANELS[panel]]
+    for *_, models, csv_path in parts[1:]:
+        if list(models.columns) != list(parts[0][3].columns):
+            raise DataError(csv_path, "model table columns differ from the 29-model panel's")
+    models = pd.concat([part[3] for part in parts], ignore_index=True)
+    if models["model_id"].duplicated().any():
+        repeated = models.loc[models["model_id"].duplicated(), "model_id"].iloc[0]
+        raise DataError(parts[-1][4], f"model {repeated!r} is already in the panel")
+    models["model_idx"] = np.arange(len(models))
+    y, pred, status = (np.concatenate([part[k] for part in parts]) for k in range(3))
     matrix = ResponseMatrix(
-        y.astype(np.int8), models, items["item_id"].to_numpy().astype(str), "mmlu_pro_tiger29",
-        False,
-        "Real per-question answers of 29 models on the 12,032 MMLU-Pro test questions "
-        "(TIGER-Lab's published 5-shot chain-of-thought runs); no-answer counted wrong, "
-        "cells where a model saw another text of the item left unobserved.",
+        y, models, items["item_id"].to_numpy().astype(str), f"mmlu_pro_{panel}", False,
+        f"{_PANEL_TEXT[panel]}; no-answer counted wrong, cells where a model saw another text "
+        "of the item left unobserved.",
     )
-    return ProPanel(matrix, pred.astype(np.int8), status.astype(np.int8))
+    return ProPanel(matrix, pred, status)
 
 
-def load_pro_responses(items: pd.DataFrame | None = None,
-                       root: str | Path | None = None) -> ResponseMatrix:
-    """The graded 29 × 12,032 MMLU-Pro :class:`ResponseMatrix` (see :func:`load_pro_panel`)."""
-    return load_pro_panel(items, root).matrix
+def load_pro_responses(items: pd.DataFrame | None = None, root: str | Path | None = None,
+                       panel: str = "tiger29") -> ResponseMatrix:
+    """The graded MMLU-Pro :class:`ResponseMatrix` of a panel (see :func:`load_pro_panel`)."""
+    return load_pro_panel(items, root, panel).matrix
 
 
 def load_crosswalk(items: pd.DataFrame | None = None, root: str | Path | None = None) -> pd.DataFrame:

@@ -88,8 +88,24 @@ def _load_mmlu_pro(root: Path | None) -> ResponseMatrix:
     return load_pro_responses(root=root)
 
 
+def _load_mmlu_pro34(root: Path | None) -> ResponseMatrix:
+    from mmlu_audit.data.mmlu_pro import load_pro_responses
+
+    return load_pro_responses(root=root, panel="tiger34")
+
+
+def _load_openllm(root: Path | None) -> ResponseMatrix:
+    from mmlu_audit.data.openllm import load_openllm_mmlu102
+
+    return load_openllm_mmlu102(root)
+
+
 register_source("mmlu_pro_tiger29", "TIGER-Lab's 29 models on the 12,032 MMLU-Pro questions (real)",
                 _load_mmlu_pro, benchmark="mmlu_pro")
+register_source("mmlu_pro_tiger34", "TIGER-Lab's 29 models plus 5 recovered ones (GPT-4o, Gemini 3.1 Pro, "
+                "…) on the 12,032 MMLU-Pro questions (real)", _load_mmlu_pro34, benchmark="mmlu_pro")
+register_source("openllm_v1_mmlu102", "Open LLM Leaderboard v1: 4,278 models on 102 MMLU items "
+                "selected by metabench, not sampled (real)", _load_openllm)
 
 
 def load_real_responses(source: str, items: pd.DataFrame, root: str | Path | None = None) -> ResponseMatrix:

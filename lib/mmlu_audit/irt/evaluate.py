@@ -104,9 +104,27 @@ def _cohort(data, rows: np.ndarray, columns: np.ndarray):
     return responses[np.ix_(rows, columns)]
 
 
+def _cohorts(n_rows: int, seed: int, groups=None) -> list[np.ndarray]:
+    """Two disjoint halves of the rows; with ``groups`` every group goes whole to one half."""
+    rng = rng_from(seed)
+    if groups is None:
+        order = rng.permutation(n_rows)
+        half = n_rows // 2
+        return [np.sort(order[:half]), np.sort(order[half:2 * half])]
+    groups = np.asarray(groups)
+    if groups.shape != (n_rows,):
+        raise DataError("groups", f"need one group label per model row, got shape {groups.shape}")
+    labels, codes = np.unique(groups, return_inverse=True)
+    sizes = np.bincount(codes)
+    order = rng.permutation(len(labels))
+    first = set(order[np.cumsum(sizes[order]) <= n_rows // 2].tolist())
+    in_first = np.isin(codes, list(first))
+    return [np.flatnonzero(in_first), np.flatnonzero(~in_first)]
+
+
 @seeded
 def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
-                             progress: bool = False, **fit_kwargs) -> dict:
+                             progress: bool = False, groups=None, **fit_kwargs) -> dict:
     """Calibrate two disjoint random halves of the models and correlate their b.
 
     Parameters
@@ -116,6 +134,11 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
         Used for both cohorts (same SVI seed).
     seed : int
         Seed of the model split.
+    groups : array, shape (J,), optional
+        Model groups kept whole (e.g. distinct checkpoints): copies of one model in both
+        halves would make the halves agree for a reason that is not reliability. The first
+        half takes whole groups in random order while it stays within J // 2 rows; the second
+        takes the rest, so the halves may differ in size.
     **fit_kwargs
         Passed to :func:`fit_irt` (``item_stem``, ``item_covariate``).
 
@@ -123,20 +146,21 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
     -------
     dict
         ``r`` (Pearson of the two difficulty vectors over the items both cohorts
-        observed), ``spearman_brown`` (2r / (1 + r)), ``cohort_size``, ``items_used``
+        observed), ``spearman_brown`` (2r / (1 + r)), ``cohort_size`` (of the first half),
+        ``second_size``, ``items_used``
         (boolean mask; all True on a complete matrix), ``b_first``, ``b_second``.
     """
     responses, _, _ = _as_response_array(data)
-    order = rng_from(seed).permutation(responses.shape[0])
-    half = responses.shape[0] // 2
-    cohorts = [np.sort(order[:half]), np.sort(order[half:2 * half])]
+    cohorts = _cohorts(responses.shape[0], seed, groups)
+    half = len(cohorts[0])
     # an item no model of a cohort answered has no difficulty in that cohort
     used = np.logical_and(*[(responses[rows] != -1).any(axis=0) for rows in cohorts])
     item_kwargs = {k: (None if v is None else np.asarray(v)[used]) for k, v in fit_kwargs.items()}
     fits = [fit_irt(_cohort(data, rows, np.flatnonzero(used)), spec, progress=progress, **item_kwargs)
             for rows in cohorts]
     r = float(np.corrcoef(fits[0].b, fits[1].b)[0, 1])
-    return {"r": r, "spearman_brown": 2 * r / (1 + r), "cohort_size": half, "items_used": used,
+    return {"r": r, "spearman_brown": 2 * r / (1 + r), "cohort_size": half,
+            "second_size": len(cohorts[1]), "items_used": used,
             "b_first": fits[0].b, "b_second": fits[1].b}
 
 

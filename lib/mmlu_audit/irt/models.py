@@ -168,7 +168,7 @@ def model_sites(spec: IRTSpec, n_models: int, n_items: int) -> list[Site]:
     sites = [Site("theta", (n_models, 2) if spec.model == "2d" else (n_models,)),
              Site("b", (n_items,))]
     if spec.model != "rasch":
-        sites.append(Site("a", (n_items,), "positive"))
+        sites.append(Site("a", (n_items,), "real" if spec.a_prior == "normal" else "positive"))
     if spec.model == "2d":
         sites.append(Site("rho", (), "correlation"))
     if spec.model == "interaction":
@@ -198,11 +198,18 @@ def _b_prior(spec: IRTSpec, values: dict):
     return dist.Normal(values["mu_b"], values["sigma_b"])
 
 
+def _a_prior(spec: IRTSpec, values: dict):
+    """Discrimination prior: HalfNormal or (signed) Normal, scale σ_a when learned, else a_scale."""
+    scale = values.get("sigma_a", spec.a_scale)
+    return dist.Normal(0.0, scale) if spec.a_prior == "normal" else dist.HalfNormal(scale)
+
+
 def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
     """The priors of the sites ``names`` (default: every site in ``values``), in summation order.
 
     θ ~ N(0, 1) (``"2d"``: bivariate, ρ ~ Uniform(−1, 1)); b per ``b_prior``;
-    a ~ HalfNormal(1) (``"hierarchical"``: HalfNormal(σ_a)); γ ~ N(0, 1);
+    a ~ HalfNormal(a_scale), or Normal(0, a_scale²) with ``a_prior="normal"``
+    (``"hierarchical"``: σ_a in place of a_scale); γ ~ N(0, 1);
     μ_b ~ N(0, 3²), σ_b ~ HalfNormal(3), σ_a ~ HalfNormal(2). A prior that depends on a
     hyperparameter (b on μ_b and σ_b, a on σ_a, θ on ρ) is built at its value in ``values``.
 
@@ -214,7 +221,7 @@ def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
     """
     builders = {
         "theta": lambda: _theta_prior(values), "b": lambda: _b_prior(spec, values),
-        "a": lambda: dist.HalfNormal(values.get("sigma_a", 1.0)),
+        "a": lambda: _a_prior(spec, values),
         "rho": lambda: dist.Uniform(-1.0, 1.0), "gamma0": lambda: dist.Normal(0.0, 1.0),
         "gamma1": lambda: dist.Normal(0.0, 1.0), "mu_b": lambda: dist.Normal(0.0, 3.0),
         "sigma_b": lambda: dist.HalfNormal(3.0), "sigma_a": lambda: dist.HalfNormal(2.0),
@@ -262,12 +269,23 @@ def _logit_of_rate(correct: np.ndarray, seen: np.ndarray, guessing: float) -> np
     return np.log(rate / (1.0 - rate))
 
 
+def _orientation(right: np.ndarray, seen: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """+1 or −1 per item: the sign of the covariance of its responses with the starting θ."""
+    n_seen = np.maximum(seen.sum(axis=0), 1.0)
+    rate = right.sum(axis=0) / n_seen
+    centred = (theta[:, None] - (seen * theta[:, None]).sum(axis=0) / n_seen) * seen
+    covariance = (centred * (right - rate)).sum(axis=0)
+    return np.where(covariance < 0, -1.0, 1.0)
+
+
 def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     """Starting values of the guide's means (constrained space).
 
     ``init="neutral"`` gives θ = 0, b = 0, a = 1. ``init="data"`` puts θ at the
     standardised logit of each model's accuracy (per dimension for ``"2d"``) and b at
-    minus the item logit, inflated by √(1 + π/8) for averaging over θ ~ N(0, 1).
+    minus the item logit, inflated by √(1 + π/8) for averaging over θ ~ N(0, 1). With a
+    signed discrimination (``a_prior="normal"``, one dimension) a starts at ±1 by the sign of
+    the item's covariance with that θ, and b's sign follows it.
     """
     n_models, n_items = data.shape
     guessing = spec.guessing if spec.has_guessing else 0.0
@@ -286,9 +304,15 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
                                                           guessing)) for c in cols], axis=1)
         else:
             theta = standardise(_logit_of_rate(right.sum(1), seen.sum(1), guessing))
+    a = np.ones(n_items)
+    if spec.a_prior == "normal" and spec.init == "data" and spec.model != "2d":
+        # a signed fit starts each item on the side its item–ability covariance points to; from
+        # a = +1 a wrong-way item with a floor sits where the gradient in a vanishes
+        a = _orientation(right, seen, theta)
+        b = b * a  # at θ = 0, σ(a(0 − b)) must keep the item's rate whichever way a points
     values["theta"], values["b"] = theta, b
     if spec.model != "rasch":
-        values["a"] = np.ones(n_items)
+        values["a"] = a
     if spec.model == "2d":
         values["rho"] = np.array(0.5)
     if spec.model == "interaction":

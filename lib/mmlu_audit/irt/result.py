@@ -147,10 +147,11 @@ class IRTFit:
 
 
 def _vector_moments(run, site: str) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and SD of a vector site: normal for θ and b, log-normal for a."""
+    """Mean and SD of a vector site: normal for real sites (θ, b, a signed), log-normal for a > 0."""
     loc = np.asarray(run.loc[site], dtype=np.float64)
     scale = np.exp(np.asarray(run.log_scale[site], dtype=np.float64))
-    if site != "a":
+    support = next(s.support for s in run.sites if s.name == site)
+    if support != "positive":
         return loc, scale
     mean = np.exp(loc + scale**2 / 2)
     return mean, mean * np.sqrt(np.expm1(scale**2))

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, replace
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.seeds import check_seed
 
-__all__ = ["MODELS", "B_PRIORS", "IRTSpec"]
+__all__ = ["MODELS", "B_PRIORS", "A_PRIORS", "IRTSpec"]
 
 #: Response models the engine knows. ``"2d"`` is the between-item two-dimensional
 #: 2PL (STEM items load on θ_STEM, the others on θ_nonSTEM); ``"interaction"`` is the
@@ -24,6 +24,15 @@ MODELS = ("2pl", "rasch", "3pl", "2d", "interaction")
 #: ``"hierarchical"``: b ~ N(μ_b, σ_b) and a ~ HalfNormal(σ_a) with hyperpriors
 #: μ_b ~ N(0, 3²), σ_b ~ HalfNormal(3), σ_a ~ HalfNormal(2); see :class:`IRTSpec`.
 B_PRIORS = ("paper", "wide", "hierarchical")
+
+#: Discrimination priors. ``"halfnormal"``: a ~ HalfNormal(a_scale), a > 0 (the paper's, with
+#: a_scale 1). ``"normal"``: the signed a ~ Normal(0, a_scale²), so an item may discriminate
+#: the wrong way (a candidate key error). Under ``b_prior="hierarchical"`` σ_a replaces a_scale.
+A_PRIORS = ("halfnormal", "normal")
+
+#: Fields added after fits were first cached: left out of :meth:`IRTSpec.to_json` while at
+#: their defaults, so every earlier fit keeps its cache key.
+_LATER_FIELDS = {"a_prior": "halfnormal", "a_scale": 1.0}
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,13 @@ class IRTSpec:
         generating model.
     guessing : float
         The fixed lower asymptote c of ``"3pl"`` and ``"interaction"`` (ignored otherwise).
+    a_prior : {"halfnormal", "normal"}
+        ``"halfnormal"`` (default): a ~ HalfNormal(``a_scale``), positive. ``"normal"``: the
+        signed a ~ Normal(0, ``a_scale``²); with the data-driven start (a = 1) the fit keeps the
+        usual orientation, and an item whose a ends negative discriminates the wrong way.
+    a_scale : float
+        Scale of the discrimination prior (1 in the paper). Ignored under ``"hierarchical"``,
+        whose learned σ_a takes its place.
     seed : int
         PRNG seed of the SVI noise. Same seed, same data → identical estimates.
     max_steps, min_steps : int
@@ -71,6 +87,8 @@ class IRTSpec:
     model: str = "2pl"
     b_prior: str = "paper"
     guessing: float = 0.25
+    a_prior: str = "halfnormal"
+    a_scale: float = 1.0
     seed: int = 0
     max_steps: int = 2000
     min_steps: int = 100
@@ -89,6 +107,10 @@ class IRTSpec:
             raise DataError("IRTSpec", f"unknown model {self.model!r}; choose one of {MODELS}")
         if self.b_prior not in B_PRIORS:
             raise DataError("IRTSpec", f"unknown b_prior {self.b_prior!r}; choose one of {B_PRIORS}")
+        if self.a_prior not in A_PRIORS:
+            raise DataError("IRTSpec", f"unknown a_prior {self.a_prior!r}; choose one of {A_PRIORS}")
+        if not self.a_scale > 0:
+            raise DataError("IRTSpec", f"a_scale must be positive, got {self.a_scale}")
         if self.init not in ("data", "neutral"):
             raise DataError("IRTSpec", f"unknown init {self.init!r}; choose 'data' or 'neutral'")
         if not 0.0 <= self.guessing < 1.0:
@@ -106,5 +128,11 @@ class IRTSpec:
         return replace(self, **changes)
 
     def to_json(self) -> str:
-        """Canonical JSON (sorted keys), used in cache keys and result metadata."""
-        return json.dumps(asdict(self), sort_keys=True)
+        """Canonical JSON (sorted keys), used in cache keys and result metadata.
+
+        Fields added later (``a_prior``, ``a_scale``) appear only when they differ from their
+        defaults, so a spec that does not use them has the key it always had.
+        """
+        fields = {k: v for k, v in asdict(self).items()
+                  if k not in _LATER_FIELDS or v != _LATER_FIELDS[k]}
+        return json.dumps(fields, sort_keys=True)
