@@ -310,6 +310,7 @@ def homogeneity_summary(frame: pd.DataFrame, cluster: str, *, seed: int, n_boot:
             "htz_p": float(htz["p"]), "wcr_p": float(joint.p)}
 
 
+@seeded
 def homogeneity_variants(frame: pd.DataFrame, *, seed: int, n_boot: int) -> pd.DataFrame:
     """The homogeneity test on MMLU-Pro and its sensitivity runs, one row per variant.
 

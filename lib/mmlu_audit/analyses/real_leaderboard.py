@@ -17,6 +17,7 @@ from scipy.stats import spearmanr
 
 from mmlu_audit.core.checkpoints import distinct_checkpoints, family_size_table
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.irt import IRTFit, IRTSpec, fit_cached, heldout_loglik, holdout_mask, paired_z
 from mmlu_audit.irt.evaluate import recovery_stats
 
@@ -117,6 +118,7 @@ def disagreeing_items(fit: IRTFit, reference_items: pd.DataFrame, n: int = 8,
     return table.sort_values("rank_gap", ascending=False).head(n).reset_index(drop=True)
 
 
+@seeded
 def heldout_comparison(responses: np.ndarray, specs: Mapping[str, IRTSpec], *,
                        fraction: float = 0.05, seed: int = 0,
                        progress: bool = False) -> tuple[pd.DataFrame, dict[str, IRTFit]]:
