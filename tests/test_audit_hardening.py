@@ -468,3 +468,257 @@ def test_point16_fields_over_the_documented_limits_are_refused(tmp_path):
     path.write_text(json.dumps({"question": "x-" * MAX_STEM_CHARS, "options": ["a", "b"]}) + "\n")
     with pytest.raises(DataError, match=f"field 'question': {2 * MAX_STEM_CHARS:,} characters"):
         read_benchmark(path)
+
+
+# ============================================================ issue 18, round two: the library
+# Points 12, 13, 15, 17 and 18 as they touch the library API and the other command lines.
+
+
+def _regression(n_clusters=8, per=10, k=2, seed=0):
+    """Null data (no STEM difference): y = X·1 + cluster effect + noise, clusters of ``per`` rows."""
+    rng = np.random.default_rng(seed)
+    clusters = np.repeat(np.arange(n_clusters), per)
+    X = rng.normal(size=(clusters.size, k))
+    y = X.sum(axis=1) + 0.5 * rng.normal(size=n_clusters)[clusters] + rng.normal(size=clusters.size)
+    return y, X, clusters
+
+
+@pytest.mark.parametrize("field, value", [
+    ("learning_rate", float("nan")), ("learning_rate", -0.05), ("learning_rate", 0.0),
+    ("lr_decay", 1.001), ("lr_decay", 0.0), ("init_scale", 0.0), ("init_scale", -0.1),
+    ("posterior_draws", 0), ("max_steps", 100.5), ("min_steps", 2.5), ("max_steps", 2000.0),
+    ("window", True), ("chunk", 0), ("rel_tol", float("inf")), ("guessing", float("nan")),
+    ("model", "4pl"),
+])
+def test_point12_irt_spec_refuses_settings_that_return_nan_or_nonsense(field, value):
+    from mmlu_audit.irt import IRTSpec
+
+    with pytest.raises(ParameterError, match=f"IRTSpec.{field}"):
+        IRTSpec(**{field: value})
+    IRTSpec(lr_decay=1.0, min_steps=0)  # the closed ends stay allowed
+
+
+def test_point12_inference_options_are_refused_not_misread():
+    from mmlu_audit.inference import (cluster_bootstrap_correlation, coef_table, fit_ols, fold_ids,
+                                      partition_effects)
+
+    y, X, clusters = _regression()
+    fit = fit_ols(y, X, intercept=True)
+    with pytest.raises(ParameterError, match="level: must be a finite number in \\(0, 1\\), got 95"):
+        coef_table(fit, "CR2", clusters, level=95)
+    with pytest.raises(ParameterError, match="n_boot: .* got bool True"):
+        cluster_bootstrap_correlation(X[:, 0], y, clusters, n_boot=True, seed=0)
+    with pytest.raises(ParameterError, match="n_boot: .* got float 10.0"):
+        partition_effects(y, X, clusters < 4, clusters, seed=0, n_boot=10.0)
+    with pytest.raises(ParameterError, match="n_folds"):
+        fold_ids(20, 2.5, seed=0)
+
+
+def test_point12_an_empty_matrix_is_refused_not_reported_converged():
+    from mmlu_audit.irt import fit_irt
+    from mmlu_audit.irt.data import prepare_data
+
+    for shape in ((0, 0), (0, 3), (3, 0)):
+        with pytest.raises(DataError, match="empty|no observed response"):
+            prepare_data(np.zeros(shape, np.int8), "2pl")
+    with pytest.raises(DataError, match=r"empty \(0 models × 0 items\)"):
+        fit_irt(np.zeros((0, 0), np.int8), progress=False)
+
+
+def test_point12_consensus_flags_checks_option_counts_accuracy_and_key():
+    from mmlu_audit.analyses.consensus import consensus_flags
+
+    pred = np.array([[0, 1, 2], [0, 1, 1], [1, 1, 2]])
+    accuracy = np.array([0.9, 0.8, 0.7])
+    consensus_flags(pred, [0, 1, 2], accuracy, k=3, m=2, n_options=[3, 3, 3])
+    with pytest.raises(DataError,
+                       match="n_options: 1 question.* key past their last option.*question 2, key 2, 2"):
+        consensus_flags(pred, [0, 1, 2], accuracy, k=3, m=2, n_options=[3, 3, 2])
+    with pytest.raises(DataError, match=r"accuracy: need one accuracy per model.*\(2,\)"):
+        consensus_flags(pred, [0, 1, 2], accuracy[:2], k=2, m=2)
+    with pytest.raises(DataError, match="key: 1 entr.* NaN.*position 1"):
+        consensus_flags(pred, [0.0, np.nan, 2.0], accuracy, k=3, m=2)
+    with pytest.raises(DataError, match="key: 1 entr.*not whole numbers.*1.5"):
+        consensus_flags(pred, [0.0, 1.5, 2.0], accuracy, k=3, m=2)
+
+
+def test_point13_homogeneity_refuses_a_single_cluster_partition_and_warns_on_few():
+    from mmlu_audit.inference import homogeneity_test
+
+    y, X, clusters = _regression(n_clusters=8)
+    # on this null the old code rejected ~80 % of the time at 5 % (200 draws, 12 clusters: 0.81)
+    with pytest.raises(DataError, match="1 STEM and 7 non-STEM clusters"):
+        homogeneity_test(y, X, clusters == 0, clusters, kind="CR2")
+    with pytest.warns(RuntimeWarning, match="2 STEM and 6 non-STEM clusters for 2 restrictions"):
+        homogeneity_test(y, X, clusters < 2, clusters, kind="CR1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        homogeneity_test(y, X, clusters < 4, clusters, kind="CR2")
+        homogeneity_test(y, X, clusters == 0, clusters, kind="HC3")  # no clusters in an HC test
+
+
+def test_point13_hc2_hc3_at_leverage_one_are_nan_with_a_warning():
+    from mmlu_audit.inference import fit_ols, vcov
+
+    y, X, _ = _regression()
+    dummy = np.zeros(y.size)
+    dummy[3] = 1.0  # a coefficient fitted by one row: h_33 = 1, its residual is 0
+    fit = fit_ols(y, np.column_stack([X, dummy]), intercept=True)
+    assert np.isfinite(vcov(fit, "HC0")).all()
+    for kind in ("HC2", "HC3"):
+        with pytest.warns(RuntimeWarning, match=f"{kind} is undefined: 1 observation.*rows \\[3\\]"):
+            assert np.isnan(vcov(fit, kind)).all()
+
+
+# ---------------------------------------------------------------------- 15: the MMLU-Pro loader
+
+
+def _pro_panel_files(tmp_path, monkeypatch, **changes) -> tuple[Path, pd.DataFrame]:
+    """A 2-model × 3-question MMLU-Pro panel written by the test, trusted by the manifest."""
+    from mmlu_audit.core.store import file_sha256
+    from mmlu_audit.data import mmlu_pro
+
+    arrays = {"Y": np.array([[1, 0, -1], [0, 1, 0]], np.int8),
+              "pred": np.array([[2, 9, -1], [-2, 0, 3]], np.int8),
+              "item_status": np.array([[0, 1, -1], [2, 0, 3]], np.int8),
+              "answer": np.array([2, 0, 1], np.int8), "n_options": np.array([4, 4, 10], np.int8),
+              "model_ids": np.array(["m0", "m1"]), "question_id": np.array([11, 12, 13], np.int32)}
+    arrays["Y"][1, 2] = -1  # status 3: another text of the item, unobserved
+    arrays.update(changes)
+    folder = tmp_path / mmlu_pro.PRO_RESPONSES_DIR
+    folder.mkdir(parents=True)
+    np.savez(folder / "responses.npz", **arrays)
+    pd.DataFrame({"model_id": ["m0", "m1"]}).to_csv(folder / "models.csv", index=False)
+    manifest = {f"{mmlu_pro.PRO_RESPONSES_DIR}/{name}": file_sha256(folder / name)
+                for name in ("responses.npz", "models.csv")}
+    monkeypatch.setattr(mmlu_pro, "staged_manifest", lambda: manifest)
+    items = pd.DataFrame({"question_id": [11, 12, 13], "key": np.array([2, 0, 1], np.int8),
+                          "n_options": np.array([4, 4, 10], np.int8),
+                          "item_id": ["mmlu_pro/11", "mmlu_pro/12", "mmlu_pro/13"]})
+    return tmp_path, items
+
+
+def _with(name, row, col, value, dtype=np.int8):
+    base = {"Y": [[1, 0, -1], [0, 1, -1]], "pred": [[2, 9, -1], [-2, 0, 3]],
+            "item_status": [[0, 1, -1], [2, 0, 3]]}[name]
+    values = np.array(base, dtype=dtype)
+    values[row, col] = value
+    return {name: values}
+
+
+@pytest.mark.parametrize("changes, message", [
+    (_with("pred", 1, 1, 12), r"a pred outside -2, -1 and the options 0–9, e\.g\. model row 1 \(m1\), "
+                               r"question_id 12"),
+    (_with("Y", 0, 1, 1), r"a grade Y that contradicts pred and the key, e\.g\. model row 0 \(m0\), "
+                           r"question_id 12: Y 1, pred 9, key 0"),
+    (_with("item_status", 0, 1, 7),
+     r"item_status outside the known codes .* model row 0 \(m0\), question_id 12"),
+    (_with("pred", 0, 0, 2.0, float), r"pred has dtype float64; .* integers"),
+    (_with("Y", 1, 2, 0), r"Y = -1 on a record of the same text, or a grade .* model row 1 \(m1\), "
+                           r"question_id 13"),
+])
+def test_point15_pro_panel_contradictions_are_refused_naming_file_and_row(tmp_path, monkeypatch,
+                                                                          changes, message):
+    from mmlu_audit.data.mmlu_pro import load_pro_panel
+
+    root, items = _pro_panel_files(tmp_path, monkeypatch)
+    assert load_pro_panel(items, root).matrix.shape == (2, 3)  # the valid panel loads
+    root, items = _pro_panel_files(tmp_path / "bad", monkeypatch, **changes)
+    with pytest.raises(DataError, match=r"responses\.npz: 1 cell|responses\.npz: pred has dtype"):
+        load_pro_panel(items, root)
+    with pytest.raises(DataError, match=message):
+        load_pro_panel(items, root)
+
+
+# ------------------------------------------------------------- 17: the other CLIs, library cases
+
+
+def test_point17_leaderboard_cli_is_one_line_exit_2_and_ctrl_c_130(tmp_path, capsys, monkeypatch):
+    from mmlu_audit.data import leaderboard
+
+    args = ["--models", str(tmp_path / "missing.txt"), "--cache", str(tmp_path / "c"),
+            "--out", str(tmp_path / "out")]
+    assert leaderboard.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("leaderboard: ") and "model list not found" in err and len(err.splitlines()) == 1
+    (tmp_path / "models.txt").write_text("owner/name\n")
+    (tmp_path / "out").write_text("a file where the output folder goes")
+    def not_a_folder(out):
+        raise NotADirectoryError(20, "Not a directory", str(out))
+
+    monkeypatch.setattr(leaderboard, "check_replaceable", not_a_folder)
+    args[1] = str(tmp_path / "models.txt")
+    assert leaderboard.main(args) == 2
+    assert capsys.readouterr().err.strip() == f"leaderboard: {tmp_path / 'out'}: Not a directory"
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(leaderboard, "download_leaderboard", interrupted)
+    monkeypatch.setattr(leaderboard, "check_replaceable", lambda out: None)
+    assert leaderboard.main(args) == 130
+    assert capsys.readouterr().err.strip() == "leaderboard: interrupted"
+
+
+def test_point17_sitecheck_cli_is_one_line_exit_2_and_ctrl_c_130(tmp_path, capsys, monkeypatch):
+    from mmlu_audit.book import sitecheck
+
+    (tmp_path / "site").mkdir()
+    assert sitecheck.main([str(tmp_path / "site")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sitecheck: ") and "no .html pages" in err and len(err.splitlines()) == 1
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sitecheck, "check_site", interrupted)
+    assert sitecheck.main([str(tmp_path / "site")]) == 130
+    assert capsys.readouterr().err.strip() == "sitecheck: interrupted"
+
+
+def test_point17_library_edge_cases_are_one_clear_error():
+    from mmlu_audit.analyses.consensus import consensus_flags
+    from mmlu_audit.inference import (fit_ols, partition_effects, permutation_test, vif,
+                                      wild_cluster_bootstrap)
+
+    y, X, clusters = _regression()
+    stem = clusters < 4
+    with pytest.raises(ParameterError, match="n_perm: must be an integer ≥ 1, got 0"):
+        permutation_test(y, X, stem, clusters, seed=0, n_perm=0)
+    fit = fit_ols(y, X, intercept=True)
+    with pytest.raises(ParameterError, match="n_draws: .* got float 99.5"):
+        wild_cluster_bootstrap(fit, "x1", clusters=clusters, seed=0, n_draws=99.5)
+    with pytest.raises(DataError, match="constant predictor\\(s\\) flat"):
+        vif(np.column_stack([X, np.ones(y.size)]), names=["a", "b", "flat"])
+    with pytest.raises(DataError, match="the STEM partition has 0 items in 0 clusters"):
+        partition_effects(y, X, np.zeros(y.size, bool), clusters, seed=0, n_boot=10)
+    with pytest.raises(DataError, match="key: .* NaN"):
+        consensus_flags(np.zeros((3, 2), int), np.array([0, np.nan]), np.ones(3), k=2, m=1)
+
+
+# --------------------------------------------------------------- 18: a read-only cache is read
+
+
+def test_point18_a_valid_fit_in_a_read_only_cache_is_read_not_refused(tmp_path, monkeypatch):
+    from mmlu_audit.irt import IRTSpec, fit_cached
+    from mmlu_audit.irt import cache as irt_cache
+
+    rng = np.random.default_rng(0)
+    responses = (rng.random((6, 8)) < 0.6).astype(np.int8)
+    spec = IRTSpec(max_steps=30, min_steps=30, chunk=10, window=5)
+    folder = tmp_path / "irt"
+    first = fit_cached(responses, spec, folder, progress=False)
+    folder.chmod(0o555)
+    real_access = os.access
+    # root ignores the mode bits, so the test also makes os.access report what a user would see
+    monkeypatch.setattr("mmlu_audit.core.paths.os.access",
+                        lambda path, mode: False if Path(path) == folder and mode & os.W_OK
+                        else real_access(path, mode))
+    monkeypatch.setattr(irt_cache, "fit_irt", lambda *a, **k: pytest.fail("refitted a valid cached fit"))
+    try:
+        again = fit_cached(responses, spec, folder, progress=False)
+        np.testing.assert_array_equal(again.b, first.b)
+        with pytest.raises(DataError, match="IRT cache folder is not writable"):
+            fit_cached(responses, spec.with_(seed=1), folder, progress=False)  # checked before fitting
+    finally:
+        folder.chmod(0o755)

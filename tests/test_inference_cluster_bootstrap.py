@@ -49,9 +49,9 @@ def test_same_seed_same_interval_and_the_interval_reflects_clustering():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"seed": None}, "seed is required"),  # a ParameterError, the others DataErrors
-    ({"n_boot": 0}, "positive number"),
-    ({"level": 1.0}, "strictly between"),
+    ({"seed": None}, "seed is required"),  # all ParameterErrors
+    ({"n_boot": 0}, "n_boot: must be an integer ≥ 1"),
+    ({"level": 1.0}, r"level: must be a finite number in \(0, 1\)"),
 ])
 def test_bad_arguments_name_the_problem(kwargs, match):
     x, y, clusters = _clustered(3)

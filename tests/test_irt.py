@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import (IRTFit, IRTSpec, fit_cached, fit_irt, fit_key, heldout_loglik,
                             holdout_mask, oracle_difficulties, paired_z, recovery_slope, recovery_stats,
                             split_cohort_reliability)
@@ -291,7 +291,7 @@ def test_bad_item_inputs_raise_data_error(small_y):
                 progress=False)
     with pytest.raises(DataError, match="shape mismatch"):
         fit_irt(small_y, holdout=np.zeros((3, 3), bool), progress=False)
-    with pytest.raises(DataError, match="unknown model"):
+    with pytest.raises(ParameterError, match="unknown model"):
         IRTSpec(model="4pl")
 
 

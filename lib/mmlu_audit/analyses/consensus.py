@@ -36,6 +36,20 @@ def _check_k_m(k: int, m: int, n_models: int) -> None:
         raise DataError("m", f"m = {m} votes cannot come from k = {k} models")
 
 
+def _option_indices(values, name: str) -> np.ndarray:
+    """``values`` as an integer array; NaN or fractional entries are refused, not cast."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iu":
+        return values
+    if values.dtype.kind != "f":
+        raise DataError(name, f"must be integer option indices, got dtype {values.dtype}")
+    bad = np.flatnonzero(~np.isfinite(values) | (values != np.round(values)))
+    if bad.size:
+        raise DataError(name, f"{bad.size} entr(ies) are NaN or not whole numbers "
+                        f"(first: position {bad[0]}, value {values.flat[bad[0]]!r})")
+    return values.astype(np.int64)
+
+
 def panel_models(accuracy, k: int) -> np.ndarray:
     """Row indices of the ``k`` most accurate models, best first (ties keep model order).
 
@@ -94,16 +108,28 @@ def consensus_flags(pred: np.ndarray, key, accuracy, k: int = 10, m: int = 6,
         (``choice_votes >= m`` and ``choice_votes > key_votes``).
     """
     pred = np.asarray(pred)
-    key = np.asarray(key)
+    key = _option_indices(key, "key")
     if pred.ndim != 2 or key.shape != (pred.shape[1],):
         raise DataError("key", f"need one key per question: pred {pred.shape}, key {key.shape}")
     if ((key < 0) | (key >= MAX_OPTIONS)).any():
         raise DataError("key", f"keys must be option indices 0–{MAX_OPTIONS - 1}")
+    if np.shape(accuracy) != (pred.shape[0],):
+        raise DataError("accuracy", f"need one accuracy per model: pred {pred.shape}, "
+                        f"accuracy {np.shape(accuracy)}")
     _check_k_m(k, m, pred.shape[0])
     panel = panel_models(accuracy, k)
     votes = pred[panel]
     if n_options is not None:
-        votes = np.where(votes < np.asarray(n_options)[None, :], votes, NO_VOTE)
+        n_options = _option_indices(n_options, "n_options")
+        if n_options.shape != key.shape:
+            raise DataError("n_options", f"need one option count per question: key {key.shape}, "
+                            f"n_options {n_options.shape}")
+        short = np.flatnonzero(key >= n_options)
+        if short.size:
+            raise DataError("n_options", f"{short.size} question(s) have a key past their last option "
+                            f"(first: question {short[0]}, key {key[short[0]]}, "
+                            f"{n_options[short[0]]} options)")
+        votes = np.where(votes < n_options[None, :], votes, NO_VOTE)
     counts = vote_counts(votes)
     rows = np.arange(len(key))
     key_votes = counts[rows, key]

@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from mmlu_audit.core.errors import MissingDependencyError
+from mmlu_audit.core.errors import MissingDependencyError, cli_status
 from mmlu_audit.core.store import write_json_atomic
 
 __all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "PageReport", "check_pages", "check_site", "main",
@@ -314,20 +314,28 @@ def check_site(root: Path, screenshots: Path | None = None, chromium: Path = CHR
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point; prints each problem and returns 1 if there were any."""
+    """Command-line entry point; prints each problem and returns 1 if there were any.
+
+    A missing browser, a site without pages or another expected error is one line on
+    stderr and exit status 2; Ctrl-C is exit 130 (:func:`~mmlu_audit.core.errors.cli_status`).
+    """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", type=Path, help="the built site, e.g. _build/html")
     parser.add_argument("--screenshots", type=Path, help="default: screenshots/ beside the site folder")
     parser.add_argument("--json", type=Path, help="also write every page's report to this file")
     args = parser.parse_args(argv)
-    reports = check_site(args.site, args.screenshots or args.site.parent / "screenshots", log=sys.stdout)
-    if args.json:
-        write_json_atomic(args.json, [asdict(r) | {"screenshot": str(r.screenshot)} for r in reports])
-    bad = [r for r in reports if r.problems]
-    for report in bad:
-        print(f"{report.page}:\n  " + "\n  ".join(report.problems))
-    print(f"{len(reports)} pages checked, {len(bad)} with problems")
-    return 1 if bad else 0
+
+    def body() -> int:
+        reports = check_site(args.site, args.screenshots or args.site.parent / "screenshots", log=sys.stdout)
+        if args.json:
+            write_json_atomic(args.json, [asdict(r) | {"screenshot": str(r.screenshot)} for r in reports])
+        bad = [r for r in reports if r.problems]
+        for report in bad:
+            print(f"{report.page}:\n  " + "\n  ".join(report.problems))
+        print(f"{len(reports)} pages checked, {len(bad)} with problems")
+        return 1 if bad else 0
+
+    return cli_status("sitecheck", body)
 
 
 if __name__ == "__main__":

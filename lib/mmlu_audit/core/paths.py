@@ -58,16 +58,24 @@ def data_root() -> Path:
     )
 
 
-def cache_root() -> Path:
+def cache_root(*, writable: bool = True) -> Path:
     """Return (and create) the cache folder for generated artefacts.
+
+    Parameters
+    ----------
+    writable : bool
+        ``False`` for a reader that only looks entries up (a read-only cache still
+        serves them); the folder is then neither created nor checked.
 
     Raises
     ------
     DataError
         If the folder cannot be created or written (see :func:`writable_folder`).
     """
-    return writable_folder(Path(os.environ.get(CACHE_ENV) or project_root() / "data" / "cache"),
-                           f"cache folder (set {CACHE_ENV} to a writable folder)")
+    folder = Path(os.environ.get(CACHE_ENV) or project_root() / "data" / "cache")
+    if not writable:
+        return folder
+    return writable_folder(folder, f"cache folder (set {CACHE_ENV} to a writable folder)")
 
 
 def writable_folder(folder: str | Path, what: str = "cache folder") -> Path:

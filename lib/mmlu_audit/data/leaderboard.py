@@ -87,7 +87,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError, MissingDependencyError
+from mmlu_audit.core.errors import DataError, MissingDependencyError, cli_status
 from mmlu_audit.core.paths import cache_root
 from mmlu_audit.core.store import atomic_write, write_json_atomic
 from mmlu_audit.core.taxonomy import SUBJECTS
@@ -871,24 +871,30 @@ def main(argv: list[str] | None = None, *, hub: HubClient | None = None,
     """Command line: download the listed models, then build the matrix (``make data-leaderboard``).
 
     ``hub`` and ``items`` are injection points for tests; the defaults are the
-    Hugging Face Hub and :func:`~mmlu_audit.data.items.load_items`.
+    Hugging Face Hub and :func:`~mmlu_audit.data.items.load_items`. Bad input, a missing
+    dependency or an OS error is one line on stderr and exit status 2; Ctrl-C is exit 130
+    (:func:`~mmlu_audit.core.errors.cli_status`).
     """
     from mmlu_audit.core.paths import data_root
     from mmlu_audit.data.items import load_items
 
     args = _parser().parse_args(argv)
-    cache = args.cache or cache_root() / "leaderboard"
-    out = args.out or data_root() / LEADERBOARD_DIR
-    models = _read_model_list(args.models)
-    check_replaceable(out)  # before hours of downloading, not after
-    report = download_leaderboard(models, cache, revision=args.revision,
-                                  resume=not args.no_resume, hub=hub)
-    matrix = build_leaderboard_matrix(cache / RAW_SUBDIR, load_items() if items is None else items,
-                                      out, models=models, max_unmatched=args.max_unmatched,
-                                      allow_unverified=args.allow_unverified)
-    counts = report["status"].value_counts().to_dict()
-    print(f"{matrix.banner}\nfiles: {counts}; written to {out}")
-    return 0
+
+    def body() -> int:
+        cache = args.cache or cache_root() / "leaderboard"
+        out = args.out or data_root() / LEADERBOARD_DIR
+        models = _read_model_list(args.models)
+        check_replaceable(out)  # before hours of downloading, not after
+        report = download_leaderboard(models, cache, revision=args.revision,
+                                      resume=not args.no_resume, hub=hub)
+        matrix = build_leaderboard_matrix(cache / RAW_SUBDIR, load_items() if items is None else items,
+                                          out, models=models, max_unmatched=args.max_unmatched,
+                                          allow_unverified=args.allow_unverified)
+        counts = report["status"].value_counts().to_dict()
+        print(f"{matrix.banner}\nfiles: {counts}; written to {out}")
+        return 0
+
+    return cli_status("leaderboard", body)
 
 
 if __name__ == "__main__":

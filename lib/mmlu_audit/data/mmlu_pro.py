@@ -41,6 +41,9 @@ LETTERS = "ABCDEFGHIJ"
 ORIGINS = {"ori_mmlu": "original MMLU", "stemez": "STEM websites", "theoremQA": "TheoremQA",
            "scibench": "SciBench"}
 NO_ANSWER = -2
+#: ``item_status`` codes of ``responses.npz`` (its README): no record, identical, whitespace
+#: only, the file's key differs, different text.
+STATUS_CODES = (-1, 0, 1, 2, 3)
 _CROSSWALK_COLUMNS = ("question_id", "item_id", "subject", "mmlu_choices_in_pro",
                       "n_mmlu_choices_in_pro", "key_is_mmlu_key", "n_pro_items_same_mmlu",
                       "redux_error_type")
@@ -169,6 +172,7 @@ def _read_panel_folder(root: Path, folder: str, items: pd.DataFrame):
             y, pred, status, answer, n_options, model_ids, qid = (npz[k] for k in names)
     except (KeyError, ValueError, OSError) as exc:
         raise DataError(npz_path, f"not the expected npz archive ({exc})") from exc
+    _check_panel(npz_path, {"Y": y, "pred": pred, "item_status": status}, answer, model_ids, qid)
     if not np.array_equal(qid, items["question_id"].to_numpy()):
         raise DataError(npz_path, "question_id order differs from the MMLU-Pro item table")
     if not np.array_equal(answer, items["key"].to_numpy()):
@@ -224,6 +228,35 @@ def load_pro_panel(items: pd.DataFrame | None = None, root: str | Path | None = 
         "of the item left unobserved.",
     )
     return ProPanel(matrix, pred, status)
+
+
+def _check_panel(path: Path, arrays: dict, key: np.ndarray, model_ids, qid) -> None:
+    """Refuse float matrices, unknown codes and grades that contradict the choices."""
+    for name, values in {**arrays, "answer": key}.items():
+        if values.dtype.kind not in "iu":
+            raise DataError(path, f"{name} has dtype {values.dtype}; option indices and codes must be "
+                            "integers (a float column would be cast silently)")
+    shape = (len(model_ids), len(qid))
+    for name, values in {**arrays, "answer": key}.items():
+        if values.shape != (shape if name != "answer" else shape[1:]):
+            raise DataError(path, f"{name} has shape {values.shape} for {shape[0]} models × {shape[1]} questions")
+    y, pred, status = arrays["Y"], arrays["pred"], arrays["item_status"]
+    observed = y >= 0
+    rules = (
+        (~np.isin(y, (-1, 0, 1)), "Y outside 1, 0, -1"),
+        (~np.isin(status, STATUS_CODES), f"an item_status outside the known codes {STATUS_CODES}"),
+        ((pred < NO_ANSWER) | (pred >= len(LETTERS)), f"a pred outside -2, -1 and the options 0–{len(LETTERS) - 1}"),
+        ((status == -1) != (pred == -1), "pred and item_status disagree on whether a record exists"),
+        (~observed != np.isin(status, (-1, 3)), "Y = -1 on a record of the same text, or a grade where there is no such record"),
+        (observed & ((y == 1) != (pred == key[None, :])), "a grade Y that contradicts pred and the key"),
+    )
+    for bad, problem in rules:
+        if bad.any():
+            row, col = (int(v[0]) for v in np.nonzero(bad))
+            where = f"model row {row} ({model_ids[row]}), question_id {qid[col]}"
+            if "pred" in problem or "grade" in problem:
+                where += f": Y {y[row, col]}, pred {pred[row, col]}, key {key[col]}, status {status[row, col]}"
+            raise DataError(path, f"{int(bad.sum())} cell(s) with {problem}, e.g. {where}")
 
 
 def load_pro_responses(items: pd.DataFrame | None = None, root: str | Path | None = None,

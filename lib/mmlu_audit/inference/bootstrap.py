@@ -23,8 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import rng_from, seeded
+from mmlu_audit.core.validate import count, probability
 from mmlu_audit.inference._validate import as_clusters, as_vector
 from mmlu_audit.inference.covariance import CLUSTER_KINDS, cluster_algebra, vcov
 from mmlu_audit.inference.hypothesis import _restriction, holm
@@ -141,8 +142,9 @@ def wild_cluster_bootstrap(
     if kind not in CLUSTER_KINDS:
         raise DataError("kind", f"the wild cluster bootstrap needs a cluster kind {CLUSTER_KINDS}, "
                         f"got {kind!r}")
-    if n_draws < 1:
-        raise DataError("n_draws", "must be positive")
+    n_draws = count(n_draws, "n_draws")
+    if not (full_enumeration == "auto" or isinstance(full_enumeration, bool)):
+        raise ParameterError("full_enumeration", f"must be 'auto', True or False, got {full_enumeration!r}")
     if algebra is None:
         algebra = cluster_algebra(fit, clusters, kind)
     stat = _observed(fit, R, r, kind, algebra)
@@ -266,10 +268,7 @@ def cluster_bootstrap_correlation(x, y, clusters, *, n_boot: int, seed, level: f
     if y.size != x.size:
         raise DataError("y", f"{y.size} values for {x.size} values of x")
     rng = rng_from(seed)
-    if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise DataError("n_boot", f"need a positive number of replicates, got {n_boot!r}")
-    if not 0 < level < 1:
-        raise DataError("level", f"must lie strictly between 0 and 1, got {level!r}")
+    n_boot, level = count(n_boot, "n_boot"), probability(level, "level")
     n_clusters = labels.size
     moments = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
     per_cluster = np.zeros((n_clusters, 6))

@@ -23,6 +23,7 @@ the sandwich, the degrees of freedom and the bootstrap need then reduces to
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +47,10 @@ KINDS = HC_KINDS + CLUSTER_KINDS
 
 #: Eigenvalues of ``I - H_gg`` at or below this are treated as zero (clubSandwich: 1e-12).
 PINV_TOL = 1e-12
+
+#: An observation with ``1 - h_ii`` at or below this has leverage 1: its residual is zero
+#: by construction, so HC2/HC3 would divide rounding noise by rounding noise.
+LEVERAGE_TOL = 1e-10
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,6 +185,8 @@ def vcov(fit: OLSFit, kind: str = "CR2", clusters=None, *,
     Returns
     -------
     ndarray, shape (K, K)
+        All NaN, with a ``RuntimeWarning``, for HC2/HC3 when an observation has
+        leverage 1 (they are undefined there).
     """
     if kind in HC_KINDS:
         return _vcov_hc(fit, kind)
@@ -198,9 +205,14 @@ def _vcov_hc(fit: OLSFit, kind: str) -> np.ndarray:
     e2 = fit.resid**2
     if kind == "HC1":
         e2 = e2 * fit.n_obs / (fit.n_obs - fit.n_params)
-    elif kind == "HC2":
-        e2 = e2 / (1.0 - fit.leverage)
-    elif kind == "HC3":
-        e2 = e2 / (1.0 - fit.leverage) ** 2
+    elif kind in ("HC2", "HC3"):
+        one_minus = 1.0 - fit.leverage
+        at_one = np.flatnonzero(one_minus <= LEVERAGE_TOL)
+        if at_one.size:
+            warnings.warn(f"{kind} is undefined: {at_one.size} observation(s) have leverage 1 "
+                          f"(rows {at_one[:5].tolist()}; a dummy or a parameter fitted by one row); "
+                          "returning NaN", RuntimeWarning, stacklevel=3)
+            return np.full((fit.n_params, fit.n_params), np.nan)
+        e2 = e2 / one_minus ** (1 if kind == "HC2" else 2)
     meat = (fit.X * e2[:, None]).T @ fit.X
     return fit.bread @ meat @ fit.bread

@@ -8,6 +8,7 @@ from scipy import stats
 
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import rng_from, seeded
+from mmlu_audit.core.validate import count
 from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
 from mmlu_audit.inference.ols import OLSFit, fit_ols
 
@@ -32,9 +33,15 @@ def vif(X, names=None) -> pd.DataFrame:
         names = (list(X.columns) if isinstance(X, pd.DataFrame)
                  else [f"x{j + 1}" for j in range(np.shape(X)[1])])
     X = as_matrix(X)
+    if len(names) != X.shape[1]:
+        raise DataError("names", f"{len(names)} names for {X.shape[1]} predictors")
+    constant = [str(n) for n, col in zip(names, X.T, strict=True) if np.ptp(col) == 0]
+    if constant:
+        raise DataError("X", f"constant predictor(s) {', '.join(constant)}: a VIF needs variation "
+                        "(the intercept is implied; drop them)")
     corr = np.corrcoef(X, rowvar=False).reshape(X.shape[1], X.shape[1])
     if np.linalg.matrix_rank(corr) < X.shape[1]:
-        raise DataError("X", "predictors are collinear (or one is constant)")
+        raise DataError("X", "predictors are collinear")
     return pd.DataFrame({"term": list(map(str, names)), "vif": np.diag(np.linalg.inv(corr))})
 
 
@@ -99,6 +106,7 @@ def fold_ids(n_obs: int, n_folds: int, *, seed, groups=None) -> np.ndarray:
         When given, every group lands in a single fold (subject-grouped folds).
     """
     rng = rng_from(seed)
+    n_folds = count(n_folds, "n_folds", minimum=2)
     if groups is None:
         if not 2 <= n_folds <= n_obs:
             raise DataError("n_folds", f"must be between 2 and {n_obs}")

@@ -17,6 +17,7 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.core.seeds import rng_from, seeded
+from mmlu_audit.core.validate import count, probability
 from mmlu_audit.inference._suffstats import block_stats, fit_weighted
 from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
 from mmlu_audit.inference.ols import fit_ols
@@ -68,6 +69,7 @@ def partition_effects(y, X, stem, clusters, *, seed, n_boot: int = 2000, level: 
         ``r2_*``, ``f2_*``, ``cohens_q``, ``explained_var_*`` and
         ``explained_var_ratio`` (STEM / non-STEM).
     """
+    n_boot, level = count(n_boot, "n_boot"), probability(level, "level")
     y, X = as_vector(y), as_matrix(X)
     s = as_vector(np.asarray(stem, dtype=float), "stem")
     check_rows(y.size, X=X, stem=s)
@@ -75,6 +77,7 @@ def partition_effects(y, X, stem, clusters, *, seed, n_boot: int = 2000, level: 
     member = np.bincount(codes, weights=s, minlength=labels.size) / np.bincount(codes, minlength=labels.size)
     if not np.all((member == 0) | (member == 1)):
         raise DataError("stem", "must be constant within each cluster")
+    _check_partitions(s, member, X.shape[1] + 1)
     stats = block_stats(y, np.column_stack([np.ones(y.size), X]), codes, labels.size)
     observed = _effects(stats, member[None, :], 1.0 - member[None, :])
     boot_stem, boot_non = _resample_within(member, n_boot, rng_from(seed))
@@ -83,6 +86,15 @@ def partition_effects(y, X, stem, clusters, *, seed, n_boot: int = 2000, level: 
     low, high = np.nanquantile(boot, [tail, 1.0 - tail], axis=0)
     return pd.DataFrame({"effect": list(_EFFECTS), "estimate": observed[0], "ci_low": low,
                          "ci_high": high, "n_boot": n_boot})
+
+
+def _check_partitions(s: np.ndarray, member: np.ndarray, n_coef: int) -> None:
+    """Each partition needs a cluster to resample and more items than coefficients."""
+    for name, flag in (("STEM", 1.0), ("non-STEM", 0.0)):
+        n_items, n_clusters = int(np.sum(s == flag)), int(np.sum(member == flag))
+        if n_items <= n_coef:
+            raise DataError("stem", f"the {name} partition has {n_items} items in {n_clusters} clusters; "
+                            f"its fit needs more than {n_coef} (one per coefficient)")
 
 
 def _resample_within(member: np.ndarray, n_boot: int, rng: np.random.Generator):

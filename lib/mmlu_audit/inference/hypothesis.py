@@ -11,11 +11,14 @@ homoskedastic errors the CR estimate of ``c'V c`` is a quadratic form
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.validate import probability
 from mmlu_audit.inference._validate import as_matrix, as_vector, check_rows
 from mmlu_audit.inference.covariance import (CLUSTER_KINDS, KINDS, PINV_TOL, ClusterAlgebra, cluster_algebra,
                                              vcov)
@@ -176,6 +179,7 @@ def coef_table(
     DataFrame
         Columns ``term, estimate, se, stat, df, p, p_holm, ci_low, ci_high, kind``.
     """
+    level = probability(level, "level")
     if kind in CLUSTER_KINDS and algebra is None:
         algebra = cluster_algebra(fit, clusters, kind)
     se = np.sqrt(np.diag(vcov(fit, kind, clusters, algebra=algebra)))
@@ -374,6 +378,26 @@ def interaction_design(X, stem, names=None) -> tuple[np.ndarray, list[str]]:
     return Z, ["Intercept", *map(str, names), "STEM", *(f"STEM:{n}" for n in names)]
 
 
+def _check_partition_clusters(algebra: ClusterAlgebra, s: np.ndarray, q: int) -> None:
+    """Refuse a partition in one cluster; warn when its clusters cannot span the restrictions.
+
+    A partition's own coefficients are fitted on its clusters alone, so the raw scores of its
+    clusters sum to zero: one cluster contributes nothing to the covariance (CR2's
+    adjustment does not restore it; a null test rejects ~80 % of the time at 5 %) and
+    ``G_s`` clusters contribute rank at most ``G_s - 1``.
+    """
+    counts = {name: np.unique(algebra.codes[s == flag]).size for name, flag in (("STEM", 1), ("non-STEM", 0))}
+    shown = f"{counts['STEM']} STEM and {counts['non-STEM']} non-STEM clusters"
+    if min(counts.values()) < 2:
+        raise DataError("clusters", f"{shown}: a partition in a single cluster has cluster scores that are "
+                        "identically zero, so a cluster-robust homogeneity test over-rejects; "
+                        "use more clusters or an HC kind")
+    if min(counts.values()) - 1 < q:
+        warnings.warn(f"homogeneity_test: {shown} for {q} restrictions: a partition's clusters span "
+                      f"at most {min(counts.values()) - 1} of them, so the test over-rejects",
+                      RuntimeWarning, stacklevel=3)
+
+
 def homogeneity_test(
     y,
     X,
@@ -407,6 +431,17 @@ def homogeneity_test(
     -------
     DataFrame
         One row per form (columns of :func:`wald_test`).
+
+    Raises
+    ------
+    DataError
+        With a cluster-robust ``kind``, when a partition lies in a single cluster.
+
+    Warns
+    -----
+    RuntimeWarning
+        With a cluster-robust ``kind``, when a partition has fewer clusters than the
+        test has restrictions plus one (the test over-rejects there).
     """
     if kind not in KINDS:
         raise DataError("kind", f"unknown covariance kind {kind!r}")
@@ -414,7 +449,10 @@ def homogeneity_test(
     fit = fit_ols(y, Z, znames)
     k = (Z.shape[1] - 2) // 2
     tested = znames[k + 1:] if include_intercept else znames[k + 2:]
-    algebra = cluster_algebra(fit, clusters, kind) if kind in CLUSTER_KINDS else None
+    algebra = None
+    if kind in CLUSTER_KINDS:
+        algebra = cluster_algebra(fit, clusters, kind)
+        _check_partition_clusters(algebra, Z[:, k + 1], len(tested))
     label = f"W({len(tested)})"
     rows = [wald_test(fit, tested, kind=kind, clusters=clusters, form=f, label=label, algebra=algebra)
             for f in forms]

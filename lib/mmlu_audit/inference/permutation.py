@@ -22,6 +22,7 @@ import pandas as pd
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.seeds import rng_from, seeded
+from mmlu_audit.core.validate import count
 from mmlu_audit.inference._suffstats import BlockStats, block_stats, fit_weighted
 from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
 
@@ -150,6 +151,7 @@ def permutation_test(
     PermutationResult
     """
     y, X1, s = _inputs(y, X, stem)
+    n_perm = count(n_perm, "n_perm")
     if scheme not in SCHEMES:
         raise DataError("scheme", f"unknown scheme {scheme!r}; choose from {SCHEMES}")
     if alternative not in ("greater", "two-sided"):

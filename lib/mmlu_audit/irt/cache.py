@@ -77,6 +77,8 @@ def fit_cached(data, spec: IRTSpec | None = None, cache_dir: str | Path | None =
 
     Notes
     -----
+    A valid cached fit is read even where the folder is read-only; the folder must be
+    writable only when a fit has to be computed and stored (checked before fitting).
     A cache file that is unreadable, carries another key or format, or fails its
     content hash is refitted and overwritten, with one
     :class:`~mmlu_audit.core.errors.CacheWarning`. The stored ``meta`` keeps the original
@@ -86,12 +88,13 @@ def fit_cached(data, spec: IRTSpec | None = None, cache_dir: str | Path | None =
     spec = spec or IRTSpec()
     inputs = {"item_stem": item_stem, "item_covariate": item_covariate, "holdout": holdout}
     key = fit_key(data, spec, **inputs)
-    folder = Path(cache_dir) if cache_dir is not None else cache_root() / "irt"
-    path = writable_folder(folder, "IRT cache folder") / f"irt-{spec.model}-{key[:20]}.nc"
+    folder = Path(cache_dir) if cache_dir is not None else cache_root(writable=False) / "irt"
+    path = folder / f"irt-{spec.model}-{key[:20]}.nc"
     if path.exists():
         cached = _verified(path, key)
         if cached is not None:
-            return cached
+            return cached  # a valid fit is read even from a read-only (shared, archived) cache
+    writable_folder(folder, "IRT cache folder")  # checked before the fit, not after it
     fit = fit_irt(data, spec, progress=progress, **inputs)
     fit.dataset.attrs.update(cache_key=key, cache_format=CACHE_FORMAT,
                              content_sha256=content_digest(fit.dataset))

@@ -82,7 +82,10 @@ def to_signs(responses: np.ndarray, exclude: np.ndarray | None = None) -> np.nda
 
 
 def _check_coverage(signs: np.ndarray) -> None:
-    """Refuse models or items with no usable response at all."""
+    """Refuse an empty matrix, and models or items with no usable response at all."""
+    if 0 in signs.shape:
+        raise DataError(_SOURCE, f"the response matrix is empty ({signs.shape[0]} models × "
+                        f"{signs.shape[1]} items): there is nothing to calibrate")
     used = signs != 0
     empty_rows = np.flatnonzero(~used.any(axis=1))
     empty_cols = np.flatnonzero(~used.any(axis=0))

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, replace
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import check_seed
+from mmlu_audit.core.validate import count, positive_real, real_in
 
-__all__ = ["MODELS", "B_PRIORS", "A_PRIORS", "IRTSpec"]
+__all__ = ["MODELS", "B_PRIORS", "A_PRIORS", "INITS", "IRTSpec"]
 
 #: Response models the engine knows. ``"2d"`` is the between-item two-dimensional
 #: 2PL (STEM items load on θ_STEM, the others on θ_nonSTEM); ``"interaction"`` is the
@@ -33,6 +34,9 @@ A_PRIORS = ("halfnormal", "normal")
 #: Fields added after fits were first cached: left out of :meth:`IRTSpec.to_json` while at
 #: their defaults, so every earlier fit keeps its cache key.
 _LATER_FIELDS = {"a_prior": "halfnormal", "a_scale": 1.0}
+
+#: Starting points of the guide (see :class:`IRTSpec`).
+INITS = ("data", "neutral")
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,8 @@ class IRTSpec:
         scale of b and the scale of a, so only θ ~ N(0, 1) sets the scale, as in the
         generating model.
     guessing : float
-        The fixed lower asymptote c of ``"3pl"`` and ``"interaction"`` (ignored otherwise).
+        The fixed lower asymptote c of ``"3pl"`` and ``"interaction"`` (ignored otherwise),
+        in [0, 1).
     a_prior : {"halfnormal", "normal"}
         ``"halfnormal"`` (default): a ~ HalfNormal(``a_scale``), positive. ``"normal"``: the
         signed a ~ Normal(0, ``a_scale``²); with the data-driven start (a = 1) the fit keeps the
@@ -67,21 +72,27 @@ class IRTSpec:
     seed : int
         PRNG seed of the SVI noise. Same seed, same data → identical estimates.
     max_steps, min_steps : int
-        Hard upper bound, and the fewest steps before convergence may be declared.
+        Hard upper bound (≥ 1), and the fewest steps before convergence may be declared (≥ 0).
     learning_rate, lr_decay : float
-        Adam step size at step 0, multiplied by ``lr_decay`` every step.
+        Adam step size at step 0 (> 0), multiplied by ``lr_decay`` (in (0, 1]) every step.
     window, rel_tol : int, float
         Converged when the mean ELBO of the last ``window`` steps differs from the mean
-        of the ``window`` steps before by less than ``rel_tol`` relative to its size.
+        of the ``window`` steps before by less than ``rel_tol`` (> 0) relative to its size.
     chunk : int
         Steps run inside one compiled ``lax.scan`` between convergence checks.
     init : {"data", "neutral"}
         ``"data"`` starts θ at standardised logits of model accuracy and b at the
         matching item logits (a = 1); ``"neutral"`` starts θ = 0, b = 0, a = 1.
     init_scale : float
-        Initial standard deviation of every mean-field factor (unconstrained space).
+        Initial standard deviation (> 0) of every mean-field factor (unconstrained space).
     posterior_draws : int
-        Draws from the fitted guide kept for scalar parameters (ρ, γ, hyperpriors).
+        Draws (≥ 1) from the fitted guide kept for scalar parameters (ρ, γ, hyperpriors).
+
+    Raises
+    ------
+    ParameterError
+        An unknown choice, a count that is not an integer (or is a bool) in range, or a
+        real setting that is NaN, infinite or out of range.
     """
 
     model: str = "2pl"
@@ -103,20 +114,19 @@ class IRTSpec:
 
     def __post_init__(self):
         check_seed(self.seed, "IRTSpec.seed")
-        if self.model not in MODELS:
-            raise DataError("IRTSpec", f"unknown model {self.model!r}; choose one of {MODELS}")
-        if self.b_prior not in B_PRIORS:
-            raise DataError("IRTSpec", f"unknown b_prior {self.b_prior!r}; choose one of {B_PRIORS}")
-        if self.a_prior not in A_PRIORS:
-            raise DataError("IRTSpec", f"unknown a_prior {self.a_prior!r}; choose one of {A_PRIORS}")
-        if not self.a_scale > 0:
-            raise DataError("IRTSpec", f"a_scale must be positive, got {self.a_scale}")
-        if self.init not in ("data", "neutral"):
-            raise DataError("IRTSpec", f"unknown init {self.init!r}; choose 'data' or 'neutral'")
-        if not 0.0 <= self.guessing < 1.0:
-            raise DataError("IRTSpec", f"guessing must lie in [0, 1), got {self.guessing}")
-        if self.max_steps < 1 or self.chunk < 1 or self.window < 1:
-            raise DataError("IRTSpec", "max_steps, chunk and window must be positive")
+        for field, choices in (("model", MODELS), ("b_prior", B_PRIORS), ("a_prior", A_PRIORS),
+                               ("init", INITS)):
+            if getattr(self, field) not in choices:
+                raise ParameterError(f"IRTSpec.{field}",
+                                     f"unknown {field} {getattr(self, field)!r}; choose one of {choices}")
+        real_in(self.guessing, "IRTSpec.guessing", 0.0, 1.0, low_open=False)
+        for field in ("max_steps", "window", "chunk", "posterior_draws"):
+            count(getattr(self, field), f"IRTSpec.{field}")
+        count(self.min_steps, "IRTSpec.min_steps", minimum=0)
+        for field in ("learning_rate", "rel_tol", "init_scale", "a_scale"):
+            positive_real(getattr(self, field), f"IRTSpec.{field}")
+        # A decay above 1 grows the step size geometrically (0.05 * 1.01**2000 ≈ 2e7).
+        real_in(self.lr_decay, "IRTSpec.lr_decay", 0.0, 1.0, high_open=False)
 
     @property
     def has_guessing(self) -> bool:
