@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.irt.models import log_prior, model_sites, site_priors
 from mmlu_audit.analyses.real_leaderboard import (near_identical_pairs, population_counts,
@@ -74,9 +74,9 @@ def test_new_fields_keep_every_earlier_cache_key():
     assert "a_prior" not in IRTSpec().to_json() and "a_scale" not in IRTSpec(model="3pl").to_json()
     assert '"a_prior": "normal"' in IRTSpec(a_prior="normal").to_json()
     assert '"a_scale": 10.0' in IRTSpec(a_scale=10.0).to_json()
-    with pytest.raises(DataError, match="unknown a_prior 'cauchy'"):
+    with pytest.raises(ParameterError, match="unknown a_prior 'cauchy'"):
         IRTSpec(a_prior="cauchy")
-    with pytest.raises(DataError, match="a_scale must be positive"):
+    with pytest.raises(ParameterError, match="a_scale"):
         IRTSpec(a_scale=0.0)
 
 
