@@ -34,8 +34,9 @@ CHILD = textwrap.dedent("""
         stem = np.arange(40) < 15 if model == "2d" else None
         one = fit_irt(y, spec, item_stem=stem, progress=False)
         two = fit_irt(y, spec, item_stem=stem, progress=False, devices=2)
-        out[model] = {name: float(np.max(np.abs(np.asarray(getattr(one, name)) - np.asarray(getattr(two, name)))))
-                      for name in ("b", "a", "theta")}
+        gap = {name: np.abs(np.asarray(getattr(one, name)) - np.asarray(getattr(two, name)))
+               for name in ("b", "a", "theta")}
+        out[model] = {name: float(np.max(g)) for name, g in gap.items()}
         out[model]["elbo"] = float(abs(one.elbo[-1] - two.elbo[-1]) / abs(one.elbo[-1]))
     print(json.dumps(out))
 """)

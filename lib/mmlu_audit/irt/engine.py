@@ -30,7 +30,8 @@ from tqdm import tqdm
 from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt.data import FitData, prepare_data
-from mmlu_audit.irt.models import ITEM_SITES, initial_values, log_likelihood, log_prior, model_sites, site_sum
+from mmlu_audit.irt.models import (ITEM_SITES, initial_values, log_likelihood, log_prior, model_sites,
+                                   site_sum)
 from mmlu_audit.irt.numpyro_svi import run_numpyro_svi
 from mmlu_audit.irt.result import IRTFit, SVIRun, summarise_fit
 from mmlu_audit.irt.spec import IRTSpec
