@@ -37,7 +37,8 @@ from mmlu_audit.irt.result import IRTFit, SVIRun, summarise_fit
 from mmlu_audit.irt.spec import IRTSpec
 from mmlu_audit.irt.transforms import constrain, log_det_jacobian, unconstrain
 
-__all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "model_axis_placement", "run_svi"]
+__all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "model_axis_placement",
+           "run_svi"]
 
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
