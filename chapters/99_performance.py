@@ -105,7 +105,8 @@ else:
 # The staged Open LLM Leaderboard v1 matrix (4,278 models × 102 MMLU items selected by metabench).
 # There is no truth here: our 2PL and girth's are compared with each other and with metabench's
 # mirt fit (a 3PL by EM; a = a1, b = −d/a1, so its guessing parameter is one difference, and five
-# of its slopes are negative while both 2PLs keep a > 0).
+# of its slopes are negative while both 2PLs keep a > 0). The classical difficulty −logit(share
+# correct) is a truth-free yardstick: an estimate far from it and from the other fits is the odd one.
 
 # %%
 name, irt_real = result_with(results, IRT_FILES, "real")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
 from mmlu_audit.core.errors import DataError
 
@@ -314,7 +315,7 @@ def scaling_table(result: dict) -> pd.DataFrame:
                "status": size["status"]}
         if size["status"] == "fitted":
             row |= {"wall (s)": size["wall_s"], "steps": size["steps"], "ms/step": size["per_step_ms"],
-                    "peak RSS (MB)": size["peak_rss_mb"], "bytes/cell": size["bytes_per_cell"],
+                    "peak RSS (MB)": size["peak_rss_mb"], "peak ÷ cells (B)": size["bytes_per_cell"],
                     "r(b̂, b)": size["r"]}
         elif "predicted_peak_mb" in size:
             row["predicted peak (MB)"] = size["predicted_peak_mb"]
@@ -328,6 +329,8 @@ def _curve_panel(ax, points, fit, label, ylabel):
         grid = np.geomspace(points["cells"].min(), points["cells"].max(), 50)
         ax.loglog(grid, predict_power_law(fit, grid), "-", color="#6c757d",
                   label=f"fit: ∝ cells^{fit['exponent']:.2f}")
+    for axis in (ax.xaxis, ax.yaxis):  # a narrow range would label every minor tick, overlapping
+        axis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(label)
     ax.set_ylabel(ylabel)
     ax.legend(loc="upper left")
@@ -368,7 +371,8 @@ def girth_table(run: dict) -> pd.DataFrame:
             rows[f"girth {part} wall (s)"] = ("hit the cap of {:.0f} s".format(fit["cap_s"])
                                              if fit["hit_cap"] else round(fit["wall_s"], 1))
     rows["ours wall (s)"] = round(run["ours_bench"]["wall_s"], 1)
-    compared = run.get("ours_vs_mirt", {}) | run.get("girth", {}).get("compared", {})
+    compared = (run.get("ours_vs_mirt", {}) | run.get("girth", {}).get("compared", {})
+                | run.get("b_vs_classical", {}))
     if "compared_on" in run.get("girth", {}):
         rows["girth compared on"] = run["girth"]["compared_on"]
     for pair, values in compared.items():
