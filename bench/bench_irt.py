@@ -308,7 +308,7 @@ def classical_check(b_sets: dict, share: np.ndarray) -> dict:
 
 def progress_line(run: dict) -> str:
     fits = {k: {f: v.get(f) for f in ("wall_s", "steps", "r")} for k, v in run.items()
-            if k.startswith(("ours", "pyirt"))}
+            if k.startswith(("ours", "pyirt")) and "wall_s" in v}
     fits |= {"girth": run["girth"]["full"]} if "girth" in run else {}
     return json.dumps({"seed": run["world"].get("world_seed", "real"), **fits})
 

@@ -231,3 +231,6 @@ def test_scaling_text_states_exponents_and_the_capacity():
     text = scaling_text(result)
     assert "fit time grows as cells^1.00" in text and "within 24 GiB" in text
     assert "memory sets the limit" in text
+    # 300 MB + 1e-4 MB per cell → (24,576 − 300) × 10⁴ cells; 1e-4 ms per cell per step × 100 steps
+    assert "about 2.4e+08 cells" in text and "100 steps on the per-step curve" in text
+    assert "about 40.5 min" in text

@@ -297,11 +297,14 @@ def scaling_text(result: dict) -> str:
             f"{fits['wall_s']['n']} sizes.")
     if capacity and capacity["max_cells"]:
         cells = capacity["max_cells"]
-        minutes = float(predict_power_law(fits["wall_s"], cells)) / 60
+        # compilation dominates small fits' wall time; steady steps × the per-step curve does not
+        steps = float(np.median([s["steps"] for s in result["irt"]["sizes"] if s["status"] == "fitted"]))
+        minutes = float(predict_power_law(fits["per_step_ms"], cells)) * steps / 60_000
         text += (f" Memory is a fixed {capacity['fixed_mb']:.0f} MB plus {capacity['bytes_per_cell']:.0f} "
                  f"bytes per cell, so within {capacity['limit_mb'] / 1024:.0f} GiB one such machine holds "
                  f"about {cells:.2g} cells (≈ {cells / 14042:,.0f} models × all 14,042 items): memory sets "
-                 f"the limit, and the time curve puts a fit of that size at about {minutes:.0f} min."
+                 f"the limit, and {steps:.0f} steps on the per-step curve put a fit of that size at "
+                 f"about {minutes:.1f} min."
                  f" Both are extrapolated beyond the largest size measured "
                  f"({capacity['largest_measured_cells']:.2g} cells).")
     return text
