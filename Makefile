@@ -79,8 +79,16 @@ $(PYIRT): bench/requirements-pyirt.txt  # the peer of the IRT benchmark, kept ou
 	$(PYIRT) -m pip install --quiet -r bench/requirements-pyirt.txt
 	touch $@
 
-bench: $(VENV)/.installed $(PYIRT)  ## benchmarks (long); results land in bench/results/ and on the Performance page
+GIRTH := bench/.venv-girth/bin/python
+
+$(GIRTH): bench/requirements-girth.txt  # the MML peer of the IRT benchmark (girth), in its own venv too
+	$(PYTHON) -m venv bench/.venv-girth
+	$(GIRTH) -m pip install --quiet -r bench/requirements-girth.txt
+	touch $@
+
+bench: $(VENV)/.installed $(PYIRT) $(GIRTH)  ## benchmarks (long); results land in bench/results/ and on the Performance page
 	$(PY) bench/bench_irt.py
+	$(PY) bench/bench_scaling.py
 	$(PY) bench/bench_features.py
 	$(PY) bench/bench_inference.py --size-power
 	$(PY) bench/bench_validity.py

@@ -150,6 +150,37 @@ def run(n_items: int | None, encoder_items: int | None, populate: bool) -> dict:
     return report
 
 
+def stem_scaling(sizes: list[int], seed: int = 0) -> dict:
+    """Cold feature-table builds (spaCy parse included) of random subsets of ``sizes`` stems.
+
+    spaCy's pipeline and the lexicons are loaded once by a warm-up build of 20 other stems,
+    outside the timings; each size parses into a fresh temporary cache. Returns the per-size
+    seconds and stems per second of the whole build, the parse and the indicators, and the
+    log-log fit of the total against the stem count.
+    """
+    from mmlu_audit.book.performance import power_law_fit
+
+    items = mmlu_audit.load_items()
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-stems-warmup-") as tmp:
+        build_feature_table(items.sample(20, random_state=seed + 1), cache_dir=Path(tmp), progress=False)
+    warmup_s = time.perf_counter() - start
+    rows = []
+    for n in sizes:
+        subset = items.sample(min(n, len(items)), random_state=seed).sort_index()
+        timings: dict = {}
+        with tempfile.TemporaryDirectory(prefix="bench-stems-") as tmp:
+            start = time.perf_counter()
+            build_feature_table(subset, cache_dir=Path(tmp), timings=timings, progress=False)
+            total = time.perf_counter() - start
+        rows.append({"n_stems": len(subset), "total_s": total, "stems_per_s": _rate(len(subset), total),
+                     "parse_s": timings["parse_s"], "indicators_s": timings["indicators_s"],
+                     "parse_stems_per_s": _rate(len(subset), timings["parse_s"])})
+        print(json.dumps(rows[-1]), flush=True)
+    fit = power_law_fit([r["n_stems"] for r in rows], [r["total_s"] for r in rows]) if len(rows) > 1 else None
+    return {"sizes": rows, "fit": fit, "seed": seed, "backend": "spacy", "warmup_s": warmup_s}
+
+
 #: The encoder's batch size before it was tuned: the peer of the same-run ratio.
 PREVIOUS_ENCODER_BATCH_SIZE = 64
 

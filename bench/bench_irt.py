@@ -1,10 +1,10 @@
-"""Benchmark: our 2PL SVI fit against py-irt's Pyro 2PL on simulated matrices of several seeds.
+"""Benchmark: our 2PL SVI fit against py-irt's Pyro 2PL and girth's MML 2PL, simulated and real.
 
 Usage (from the repository root)::
 
     .venv/bin/python bench/bench_irt.py                 # 1,000 × 14,042, seeds 0 1 2 → bench/results/irt.json
     .venv/bin/python bench/bench_irt.py --quick         # 200 × 1,500 smoke run
-    .venv/bin/python bench/bench_irt.py --out bench/results/irt_gpu.json --skip-pyirt   # on a GPU machine
+    .venv/bin/python bench/bench_irt.py --out bench/results/irt_gpu.json --skip-pyirt --skip-girth   # GPU
 
 For each world seed the matrix is saved to a temporary ``.npz`` and every fit runs as
 its own subprocess (our benchmark fits of every seed first, then the slow peers, with the
@@ -21,14 +21,27 @@ r, with py-irt's time to the target r: a comparison that favours py-irt. The scr
 unchanged on a GPU machine: JAX picks the GPU when it sees one and the backend is
 recorded. py-irt lives in its own venv (``bench/.venv-pyirt``, torch pinned to the
 2.13.0 CPU wheel); pass ``--skip-pyirt`` where it is not installed.
+
+Two more peers run in the same process tree on the same matrices. ``girth`` (PyPI,
+``bench/.venv-girth``): a marginal-maximum-likelihood 2PL (fixed quadrature, item-by-item
+EM), a different estimator rather than another SVI, on ``--girth-seeds``; it is
+single-threaded and slow at full size, so it runs under ``--girth-max-seconds`` and, when
+it hits that cap, again on a random ``--girth-subset-items`` columns (said so in the
+result). Its estimates are compared with the truth and with ours (r of b and of a).
+``engine="numpyro"`` (the same model through NumPyro's own SVI, AutoNormal, no early
+stopping) runs on ``--numpyro-seeds`` for as many steps as our fast engine took, so the
+ratio is what the hand-written guide, ELBO and Adam buy per step at equal work. Finally
+the real Open LLM Leaderboard matrix (4,278 models × 102 items, metabench's training
+models, staged with mirt's 3PL fit) is fitted by ours and by girth; with no truth there,
+both are compared with each other and with mirt's estimates (a = a1, b = −d/a1).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -37,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _machine import machine, versions
 from _memory import peak_rss_mb
 
 from mmlu_audit.core.store import write_bytes_atomic
@@ -44,6 +58,11 @@ from mmlu_audit.core.store import write_bytes_atomic
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "results" / "irt.json"
 DEFAULT_PYIRT = HERE / ".venv-pyirt" / "bin" / "python"
+DEFAULT_GIRTH = HERE / ".venv-girth" / "bin" / "python"
+#: The staged leaderboard matrix and the sha256 its README gives for each file.
+REAL_SOURCE = ("responses", "openllm_v1_metabench_mmlu102")
+REAL_SHA256 = {"responses.npz": "9ba6b78b0163d5b509e096edaeb0cf274e58fff30bdce4ed16641e24070c5d52",
+               "items.csv": "eeb0446c53dd9a5a46f1b584098fff34149fc2dfd315fe1c36bad51f5cd5bb66"}
 TARGET_R = 0.985
 WALL_TARGET_S = 10.0
 SPEEDUP_TARGET = 35.0
@@ -73,6 +92,37 @@ def simulate_matrix(quick: bool, seed: int, path: Path) -> dict:
             "simulated": True}
 
 
+def real_matrix(path: Path) -> dict:
+    """Save the staged leaderboard matrix and mirt's 2PL-form item parameters to ``path``.
+
+    Raises
+    ------
+    DataError
+        When a staged file is missing or its sha256 differs from the README's.
+    """
+    import pandas as pd
+
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.core.paths import data_root
+
+    folder = data_root().joinpath(*REAL_SOURCE)
+    for name, digest in REAL_SHA256.items():
+        if not (folder / name).exists():
+            raise DataError(folder / name, "the staged leaderboard matrix is missing")
+        if hashlib.sha256((folder / name).read_bytes()).hexdigest() != digest:
+            raise DataError(folder / name, "sha256 differs from the staged README's")
+    with np.load(folder / "responses.npz", allow_pickle=False) as npz:
+        responses = npz["Y"]
+    items = pd.read_csv(folder / "items.csv").sort_values("item_idx")
+    if np.abs(responses.mean(axis=0) - items["p_correct"].to_numpy()).max() > 1e-5:
+        raise DataError(folder / "items.csv", "p_correct does not match the columns of Y")
+    a1, d = items["a1"].to_numpy(float), items["d"].to_numpy(float)
+    np.savez(path, Y=responses, ref_b=-d / a1, ref_a=a1)
+    return {"n_models": responses.shape[0], "n_items": responses.shape[1], "simulated": False,
+            "source": "/".join(REAL_SOURCE), "reference": "mirt 3PL (metabench): a = a1, b = -d/a1",
+            "reference_negative_a": int(np.sum(a1 < 0))}
+
+
 def ours_spec(rule: str):
     """Our IRTSpec under the benchmark's (``"bench"``) or the chapters' (``"chapters"``) rule."""
     from mmlu_audit.irt import IRTSpec
@@ -81,27 +131,37 @@ def ours_spec(rule: str):
     return IRTSpec(**BENCH_SPEC) if rule == "bench" else calibration_spec(fast=False, seed=0)
 
 
-def ours_worker(matrix_path: str, rule: str) -> None:
-    """Fit our 2PL on the saved matrix and print one JSON line (runs in a subprocess)."""
+def ours_worker(args) -> None:
+    """Fit our 2PL on the saved matrix and print one JSON line (runs in a subprocess).
+
+    ``--engine numpyro`` runs NumPyro's SVI instead, for ``--max-steps`` steps; with
+    ``--estimates`` the item estimates are saved there for the peers' comparison.
+    """
     start = time.perf_counter()
-    from dataclasses import asdict
+    from dataclasses import asdict, replace
 
     from mmlu_audit.irt import fit_irt, recovery_stats
 
-    with np.load(matrix_path) as npz:
-        responses, b_true = npz["Y"], npz["b_true"]
-    spec = ours_spec(rule)
-    fit = fit_irt(responses, spec, progress=False)
+    with np.load(args.worker) as npz:
+        responses = npz["Y"]
+        b_true = npz["b_true"] if "b_true" in npz else None
+    spec = ours_spec(args.rule)
+    if args.max_steps is not None:
+        spec = replace(spec, max_steps=args.max_steps)
+    fit = fit_irt(responses, spec, progress=False, engine=args.engine)
     meta = fit.meta
-    steady = max(meta["steps"] - spec.chunk, 1)
-    recovery = recovery_stats(fit.b, b_true)
+    if args.estimates:
+        np.savez(args.estimates, b=fit.b, a=fit.a)
+    # the numpyro engine compiles inside its one run: its per-step time includes compilation
+    steady = max(meta["steps"] - spec.chunk, 1) if args.engine == "fast" else meta["steps"]
+    recovery = recovery_stats(fit.b, b_true) if b_true is not None else {"r": None, "slope": None}
     print(json.dumps({
         "wall_s": meta["wall_s"], "process_s": time.perf_counter() - start,
         "compile_s": meta["compile_s"], "steps": meta["steps"], "converged": meta["converged"],
-        "per_step_ms": 1000 * (meta["wall_s"] - meta["compile_s"]) / steady,
+        "per_step_ms": 1000 * (meta["wall_s"] - (meta["compile_s"] if args.engine == "fast" else 0)) / steady,
         "r": recovery["r"], "slope": recovery["slope"], "backend": meta["backend"],
-        "peak_rss_mb": peak_rss_mb(),
-        "rule": rule, "spec": asdict(spec), "versions": meta["versions"]}))
+        "peak_rss_mb": peak_rss_mb(), "engine": args.engine,
+        "rule": args.rule, "spec": asdict(spec), "versions": meta["versions"]}))
 
 
 def run_json(command: list[str], timeout: float) -> dict:
@@ -120,26 +180,139 @@ def pyirt_run(args, matrix_path: Path, priors: str) -> dict:
                     timeout=args.pyirt_max_seconds + 900)
 
 
-def ours_run(matrix_path: Path, rule: str) -> dict:
+def estimates_path(matrix_path: Path, who: str) -> Path:
+    """Where the fit ``who`` of this matrix leaves its item estimates."""
+    return matrix_path.with_name(f"{matrix_path.stem}_{who}.npz")
+
+
+def ours_run(matrix_path: Path, rule: str, engine: str = "fast", max_steps: int | None = None) -> dict:
     """Our fit of the saved matrix under stopping rule ``rule``, in its own process."""
-    return run_json([sys.executable, __file__, "--worker", str(matrix_path), "--rule", rule],
-                    timeout=3600)
+    who = "ours" if (rule, engine) == ("bench", "fast") else f"ours_{rule}_{engine}"
+    command = [sys.executable, __file__, "--worker", str(matrix_path), "--rule", rule, "--engine", engine,
+               "--estimates", str(estimates_path(matrix_path, who))]
+    return run_json(command + (["--max-steps", str(max_steps)] if max_steps else []), timeout=3600)
+
+
+def girth_fit(args, matrix_path: Path) -> dict:
+    """One girth fit in its own process, or the record that it ran past the time cap."""
+    command = [str(args.girth_python), str(HERE / "girth_driver.py"), str(matrix_path),
+               str(estimates_path(matrix_path, "girth"))]
+    try:
+        return {**run_json(command, timeout=args.girth_max_seconds), "hit_cap": False}
+    except subprocess.TimeoutExpired:
+        return {"hit_cap": True, "cap_s": args.girth_max_seconds}
+
+
+def subset_columns(matrix_path: Path, n_items: int, seed: int) -> tuple[Path, np.ndarray]:
+    """Save a random subset of ``n_items`` columns of the matrix (truth included) beside it."""
+    with np.load(matrix_path) as npz:
+        arrays = dict(npz)
+    keep = np.sort(np.random.default_rng(seed).choice(arrays["Y"].shape[1], n_items, replace=False))
+    arrays = {k: (v[:, keep] if k == "Y" else v[keep]) for k, v in arrays.items()}
+    path = matrix_path.with_name(f"{matrix_path.stem}_cols{n_items}.npz")
+    np.savez(path, **arrays)
+    return path, keep
+
+
+def correlations(estimates: dict[str, dict]) -> dict:
+    """Pearson and Spearman r of b and of a between every pair of named estimate sets."""
+    from scipy.stats import spearmanr
+
+    names, out = list(estimates), {}
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            for param in ("b", "a"):
+                x, y = estimates[first][param], estimates[second][param]
+                out[f"{param}: {first} ~ {second}"] = {"pearson": float(np.corrcoef(x, y)[0, 1]),
+                                                        "spearman": float(spearmanr(x, y).statistic)}
+    return out
+
+
+def compare_girth(matrix_path: Path, columns: np.ndarray | None, fitted_path: Path) -> dict:
+    """Girth's estimates against the truth (or the reference fit) and against ours."""
+    with np.load(matrix_path) as npz:
+        arrays = dict(npz)
+    with np.load(estimates_path(matrix_path, "ours")) as npz:
+        ours = dict(npz)
+    with np.load(estimates_path(fitted_path, "girth")) as npz:
+        girth = dict(npz)
+    keep = slice(None) if columns is None else columns
+    sets = {"girth": girth, "ours": {k: v[keep] for k, v in ours.items()}}
+    for label, (b, a) in {"truth": ("b_true", "a_true"), "mirt": ("ref_b", "ref_a")}.items():
+        if b in arrays:
+            sets[label] = {"b": arrays[b][keep], "a": arrays[a][keep]}
+    return correlations(sets)
+
+
+def girth_run(args, matrix_path: Path) -> dict:
+    """Girth on the whole matrix; past the cap, again on a column subset (recorded as such)."""
+    record = {"full": girth_fit(args, matrix_path)}
+    if not record["full"]["hit_cap"]:
+        record["compared"] = compare_girth(matrix_path, None, matrix_path)
+        return record
+    with np.load(matrix_path) as npz:
+        n_items = npz["Y"].shape[1]
+    if args.girth_subset_items and args.girth_subset_items < n_items:
+        subset, columns = subset_columns(matrix_path, args.girth_subset_items, seed=0)
+        record["subset"] = {"n_items": args.girth_subset_items, "column_seed": 0,
+                            **girth_fit(args, subset)}
+        if not record["subset"]["hit_cap"]:
+            record["compared"] = compare_girth(matrix_path, columns, subset)
+            record["compared_on"] = (f"{args.girth_subset_items} random columns (girth fitted on them "
+                                     "alone; ours is the full-matrix fit restricted to them)")
+    return record
 
 
 def add_peer_runs(args, run: dict, matrix_path: Path) -> None:
-    """py-irt's best configuration (and on some seeds its default), then our chapters' rule."""
+    """py-irt's best configuration (and on some seeds its default), girth, NumPyro's SVI,
+    then our chapters' rule."""
     seed = run["world"]["world_seed"]
     if not args.skip_pyirt:
         run["pyirt_best"] = pyirt_run(args, matrix_path, "hierarchical")
         if seed in args.pyirt_default_seeds:
             run["pyirt_default"] = pyirt_run(args, matrix_path, "vague")
+    if not args.skip_girth and seed in args.girth_seeds:
+        run["girth"] = girth_run(args, matrix_path)
+    if seed in args.numpyro_seeds:
+        run["ours_numpyro"] = ours_run(matrix_path, "bench", engine="numpyro",
+                                       max_steps=run["ours_bench"]["steps"])
     if seed in args.chapters_rule_seeds:
         run["ours_chapters"] = ours_run(matrix_path, "chapters")
 
 
+def real_run(args, matrix_path: Path) -> dict:
+    """Ours and girth on the real leaderboard matrix, compared with each other and with mirt."""
+    run = {"world": real_matrix(matrix_path), "ours_bench": ours_run(matrix_path, "bench")}
+    with np.load(matrix_path) as npz, np.load(estimates_path(matrix_path, "ours")) as ours:
+        run["ours_vs_mirt"] = correlations({"ours": dict(ours),
+                                            "mirt": {"b": npz["ref_b"], "a": npz["ref_a"]}})
+        share = npz["Y"].mean(axis=0)
+        b_sets = {"ours": ours["b"], "mirt": npz["ref_b"]}
+    if not args.skip_girth:
+        run["girth"] = girth_run(args, matrix_path)
+        if not run["girth"]["full"]["hit_cap"]:
+            with np.load(estimates_path(matrix_path, "girth")) as girth:
+                b_sets["girth"] = girth["b"]
+    run["b_vs_classical"] = classical_check(b_sets, share)
+    return run
+
+
+def classical_check(b_sets: dict, share: np.ndarray) -> dict:
+    """Spearman r of each difficulty estimate with the classical one, −logit(share correct):
+    a truth-free yardstick that tells a disagreement of two fits from a bad fit."""
+    from scipy.stats import spearmanr
+
+    classical = -np.log(share / (1 - share))
+    return {f"b: {name} ~ -logit p": {"pearson": float(np.corrcoef(b, classical)[0, 1]),
+                                      "spearman": float(spearmanr(b, classical).statistic)}
+            for name, b in b_sets.items()}
+
+
 def progress_line(run: dict) -> str:
-    fits = {k: {f: v.get(f) for f in ("wall_s", "steps", "r")} for k, v in run.items() if k != "world"}
-    return json.dumps({"seed": run["world"]["world_seed"], **fits})
+    fits = {k: {f: v.get(f) for f in ("wall_s", "steps", "r")} for k, v in run.items()
+            if k.startswith(("ours", "pyirt")) and "wall_s" in v}
+    fits |= {"girth": run["girth"]["full"]} if "girth" in run else {}
+    return json.dumps({"seed": run["world"].get("world_seed", "real"), **fits})
 
 
 def speedup(ours: dict, peer: dict) -> dict:
@@ -178,22 +351,33 @@ def summarise(runs: list[dict]) -> dict:
             out[f"{peer}_reached_target_r"] = [run[peer]["reached"] for run in runs if peer in run]
     if "speedup_vs_pyirt_best" in out:
         out["meets_speedup_target_every_seed"] = out["speedup_vs_pyirt_best"]["min"] >= SPEEDUP_TARGET
+    numpyro = [(run["ours_bench"], run["ours_numpyro"]) for run in runs if "ours_numpyro" in run]
+    if numpyro:
+        # both wall times include compilation (NumPyro's SVI.run does not separate it)
+        out["numpyro_wall_ratio_same_steps"] = spread(n["wall_s"] / o["wall_s"] for o, n in numpyro)
+    girth = [(run["ours_bench"], run["girth"]["full"]) for run in runs if "girth" in run]
+    if girth:
+        out["girth_hit_cap"] = [g["hit_cap"] for _, g in girth]
+        finished = [g["wall_s"] / o["wall_s"] for o, g in girth if not g["hit_cap"]]
+        if finished:
+            out["girth_wall_ratio"] = spread(finished)
     return out
 
 
-def write_result(out_path: Path, args, runs: list[dict], complete: bool) -> None:
+def write_result(out_path: Path, args, runs: list[dict], complete: bool, real: dict | None = None) -> None:
     """Write the runs so far (after every seed, so a long run keeps what it measured)."""
-    result = {"benchmark": ("2PL SVI calibration, ours (hand-written SVI in JAX) vs py-irt (Pyro), "
-                            "several world seeds"),
+    result = {"benchmark": ("2PL calibration, ours (hand-written SVI in JAX) vs py-irt (Pyro SVI), "
+                            "girth (MML) and NumPyro's SVI, several world seeds and the real matrix"),
               "quick": args.quick, "complete": complete, "seeds_requested": args.seeds,
-              "runs": runs, "summary": summarise(runs),
+              "runs": runs, "summary": summarise(runs), "real": real,
               "stopping_rules": {"bench": BENCH_SPEC,
                                  "chapters": json.loads(ours_spec("chapters").to_json())},
               "pyirt_max_seconds": args.pyirt_max_seconds,
+              "girth_max_seconds": None if args.skip_girth else args.girth_max_seconds,
+              "girth_subset_items": None if args.skip_girth else args.girth_subset_items,
               "targets": {"r": TARGET_R, "wall_s": WALL_TARGET_S, "speedup": SPEEDUP_TARGET},
-              "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                          "python": platform.python_version(),
-                          "loadavg_at_end": os.getloadavg()},
+              "machine": machine(args.loadavg_at_start),
+              "versions": versions("jax", "jaxlib", "numpyro", "numpy", "scipy"),
               "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
     out_path.parent.mkdir(parents=True, exist_ok=True)
     write_bytes_atomic(out_path, json.dumps(result, indent=2).encode())  # never a half-written result
@@ -212,18 +396,38 @@ def main() -> None:
     parser.add_argument("--chapters-rule-seeds", type=int, nargs="*", default=None,
                         help="seeds also fitted under the chapters' stopping rule (default: all)")
     parser.add_argument("--skip-pyirt", action="store_true")
+    parser.add_argument("--girth-python", type=Path, default=DEFAULT_GIRTH)
+    parser.add_argument("--girth-seeds", type=int, nargs="*", default=[0],
+                        help="world seeds on which girth's MML 2PL also runs")
+    parser.add_argument("--girth-max-seconds", type=float, default=None,
+                        help="cap per girth fit (default 3600 s, 300 s with --quick)")
+    parser.add_argument("--girth-subset-items", type=int, default=None,
+                        help="columns girth refits on when it hits the cap (default 2000, 300 with "
+                             "--quick; 0: none)")
+    parser.add_argument("--skip-girth", action="store_true")
+    parser.add_argument("--numpyro-seeds", type=int, nargs="*", default=[0],
+                        help="world seeds on which engine='numpyro' also runs (our step count)")
+    parser.add_argument("--skip-real", action="store_true", help="skip the real leaderboard matrix")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--rule", choices=["bench", "chapters"], default="bench", help=argparse.SUPPRESS)
+    parser.add_argument("--engine", choices=["fast", "numpyro"], default="fast", help=argparse.SUPPRESS)
+    parser.add_argument("--max-steps", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--estimates", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        ours_worker(args.worker, args.rule)
+        ours_worker(args)
         return
+    args.loadavg_at_start = os.getloadavg()
     if len(set(args.seeds)) != len(args.seeds):
         parser.error("--seeds must be distinct")
     if args.chapters_rule_seeds is None:
         args.chapters_rule_seeds = list(args.seeds)
     if args.pyirt_max_seconds is None:
         args.pyirt_max_seconds = 120.0 if args.quick else 900.0
+    if args.girth_max_seconds is None:
+        args.girth_max_seconds = 300.0 if args.quick else 3600.0
+    if args.girth_subset_items is None:
+        args.girth_subset_items = 300 if args.quick else 2000
     out_path = args.out or (DEFAULT_OUT.with_name("irt_quick.json") if args.quick else DEFAULT_OUT)
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -237,7 +441,10 @@ def main() -> None:
             add_peer_runs(args, run, matrix_path)
             print(progress_line(run), flush=True)
             write_result(out_path, args, runs, complete=False)
-        write_result(out_path, args, runs, complete=True)
+        real = None if args.skip_real else real_run(args, Path(tmp) / "real.npz")
+        if real is not None:
+            print(progress_line(real), flush=True)
+        write_result(out_path, args, runs, complete=True, real=real)
     result = json.loads(out_path.read_text())
     print(json.dumps(result["summary"], indent=2))
     print(f"wrote {out_path}")

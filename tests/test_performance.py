@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import nbformat
+import numpy as np
 import pytest
 
 from mmlu_audit.core.errors import DataError
@@ -121,3 +122,115 @@ def test_feature_stages_lists_both_encoder_batch_sizes():
 def test_encoder_batch_text_states_the_same_run_ratio():
     text = encoder_batch_text(FEATURES["encoder"])
     assert "batch 8 embeds the items 1.32× as fast as batch 64" in text and "1.9e-07" in text
+
+
+def test_power_law_fit_recovers_a_known_exponent_and_rejects_bad_input():
+    from mmlu_audit.book.performance import power_law_fit, predict_power_law
+
+    cells = np.array([1e5, 1e6, 1e7, 1e8])
+    noise = np.array([1.02, 0.97, 1.01, 0.99])
+    fit = power_law_fit(cells, 3e-6 * cells**1.1 * noise)
+    assert fit["exponent"] == pytest.approx(1.1, abs=0.02) and fit["r2"] > 0.99 and fit["n"] == 4
+    assert predict_power_law(power_law_fit(cells, 2 * cells**0.5), 4e6) == pytest.approx(2 * 2000.0)
+    with pytest.raises(DataError, match="two or more"):
+        power_law_fit([1e5], [1.0])
+    with pytest.raises(DataError, match="positive"):
+        power_law_fit([1e5, 1e6], [1.0, 0.0])
+
+
+def scaling_result(quick):
+    sizes = [{"n_models": j, "n_items": 1000, "cells": j * 1000, "status": "fitted", "wall_s": j / 100,
+              "steps": 100, "per_step_ms": j / 10, "peak_rss_mb": 300 + j / 10, "bytes_per_cell": 50.0,
+              "r": 0.99} for j in (100, 300, 1000)]
+    sizes.append({"n_models": 10**6, "n_items": 1000, "cells": 10**9, "predicted_peak_mb": 4e4,
+                  "status": "skipped: predicted over the memory limit"})
+    return {"quick": quick, "created": "2026-12-01T23:00:00",
+            "machine": {"cpus": 2, "memory_gb": 23.4, "loadavg_at_start": [9.0, 8, 7],
+                        "loadavg_at_end": [7.5, 7, 7]},
+            "irt": {"sizes": sizes, "fits": {}},
+            "stems": {"sizes": [{"n_stems": n, "total_s": n / 100} for n in (50, 100, 200)], "fit": None}}
+
+
+def test_scaling_table_keeps_skipped_sizes_with_their_prediction():
+    from mmlu_audit.book.performance import scaling_table
+
+    table = scaling_table(scaling_result(quick=False))
+    assert list(table.index) == [100000, 300000, 1000000, 10**9]
+    assert table.loc[10**9, "status"].startswith("skipped") and table.loc[10**9, "predicted peak (MB)"] == 4e4
+    assert np.isnan(table.loc[10**9, "wall (s)"]) and table.loc[300000, "wall (s)"] == 3.0
+
+
+def test_quick_results_are_labelled_and_drawn_as_quick():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mmlu_audit.book.performance import cost_curve_figure, quick_label
+
+    assert "quick (smoke-size) run" in quick_label("scaling_quick.json", scaling_result(quick=True))
+    full = quick_label("scaling.json", scaling_result(quick=False))
+    assert "full size" in full and "quick" not in full and "9.0 → 7.5" in full and "23 GiB" in full
+    figure = cost_curve_figure(scaling_result(quick=True))
+    assert len(figure.axes) == 3 and "QUICK" in figure._suptitle.get_text()
+    assert cost_curve_figure(scaling_result(quick=False))._suptitle is None
+
+
+def test_girth_and_numpyro_tables_show_the_cap_and_the_same_step_ratio():
+    from mmlu_audit.book.performance import girth_table, numpyro_table
+
+    run = {"ours_bench": {"wall_s": 8.0}, "girth": {
+        "full": {"hit_cap": True, "cap_s": 1800.0}, "subset": {"hit_cap": False, "wall_s": 612.3},
+        "compared": {"b: girth ~ truth": {"pearson": 0.991, "spearman": 0.989}}}}
+    table = girth_table(run)["value"]
+    assert table["girth full wall (s)"] == "hit the cap of 1800 s" and table["girth subset wall (s)"] == 612.3
+    assert table["r(b: girth ~ truth), Pearson / Spearman"] == "0.991 / 0.989"
+    result = multi_seed_result()
+    result["runs"][0]["ours_bench"] |= {"peak_rss_mb": 700.0}
+    result["runs"][0]["ours_numpyro"] = {"wall_s": 40.0, "r": 0.98, "peak_rss_mb": 1400.0}
+    ratio = numpyro_table(result)
+    assert list(ratio.index) == [0] and ratio.loc[0, "wall ratio"] == pytest.approx(5.0)
+    assert numpyro_table(multi_seed_result()).empty
+
+
+def test_memory_capacity_solves_the_affine_line_for_the_limit():
+    from mmlu_audit.book.performance import memory_capacity
+
+    cells = np.array([1e5, 1e6, 1e7])
+    peak = 400 + 30 * cells / 2**20  # 400 MB runtime + 30 bytes per cell
+    capacity = memory_capacity(cells, peak, limit_mb=20 * 1024)
+    assert capacity["fixed_mb"] == pytest.approx(400) and capacity["bytes_per_cell"] == pytest.approx(30)
+    assert capacity["max_cells"] == pytest.approx((20 * 1024 - 400) * 2**20 / 30)
+    assert memory_capacity(cells, np.full(3, 500.0), limit_mb=1e4)["max_cells"] is None
+    with pytest.raises(DataError, match="two or more"):
+        memory_capacity([1e5, 1e5], [1.0, 2.0], limit_mb=10)
+
+
+def test_result_with_prefers_the_first_file_that_records_the_section(tmp_path):
+    from mmlu_audit.book.performance import result_with, section_absent_text
+
+    (tmp_path / "irt.json").write_text(json.dumps({"runs": [{"ours_bench": {}}], "real": None}))
+    (tmp_path / "irt_quick.json").write_text(json.dumps({"quick": True, "runs": [{"girth": {}}],
+                                                         "real": {"girth": {}}}))
+    names = ("irt.json", "irt_quick.json")
+    assert result_with(tmp_path, names, "ours_bench")[0] == "irt.json"
+    assert result_with(tmp_path, names, "girth")[0] == "irt_quick.json"
+    assert result_with(tmp_path, names, "real")[0] == "irt_quick.json"
+    assert result_with(tmp_path, names, "ours_numpyro") == (None, None)
+    assert "`bench/results/irt.json` or `bench/results/irt_quick.json`" in section_absent_text("girth", names)
+
+
+def test_scaling_text_states_exponents_and_the_capacity():
+    from mmlu_audit.book.performance import memory_capacity, power_law_fit, scaling_text
+
+    result = scaling_result(quick=False)
+    fitted = [s for s in result["irt"]["sizes"] if s["status"] == "fitted"]
+    cells = [s["cells"] for s in fitted]
+    assert "Fewer than two" in scaling_text(result)
+    result["irt"]["fits"] = {f: power_law_fit(cells, [s[f] for s in fitted])
+                             for f in ("wall_s", "per_step_ms", "peak_rss_mb")}
+    result["irt"]["capacity"] = memory_capacity(cells, [s["peak_rss_mb"] for s in fitted], 24 * 1024)
+    text = scaling_text(result)
+    assert "fit time grows as cells^1.00" in text and "within 24 GiB" in text
+    assert "memory sets the limit" in text
+    # 300 MB + 1e-4 MB per cell → (24,576 − 300) × 10⁴ cells; 1e-4 ms per cell per step × 100 steps
+    assert "about 2.4e+08 cells" in text and "100 steps on the per-step curve" in text
+    assert "about 40.5 min" in text

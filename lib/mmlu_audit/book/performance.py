@@ -10,18 +10,31 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
 from mmlu_audit.core.errors import DataError
 
 __all__ = [
     "chapter_times",
+    "cost_curve_figure",
     "encoder_batch_text",
     "feature_stages",
+    "girth_table",
+    "memory_capacity",
     "multi_seed_text",
     "not_recorded_text",
+    "numpyro_table",
+    "power_law_fit",
+    "predict_power_law",
+    "quick_label",
     "read_result",
+    "result_with",
     "rule_text",
+    "scaling_table",
+    "scaling_text",
+    "section_absent_text",
     "seed_table",
     "single_seed_table",
     "single_seed_text",
@@ -43,6 +56,27 @@ def read_result(results_dir: str | Path, name: str) -> dict | None:
         return json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise DataError(path, f"not a readable benchmark result ({exc})") from exc
+
+
+def result_with(results_dir: str | Path, names, section: str) -> tuple[str | None, dict | None]:
+    """The first of ``names`` (say the full result, then the quick one) that records ``section``.
+
+    ``section`` counts as recorded when it is a non-null top-level key of the result, or a key
+    of one of its ``runs``. Returns ``(name, result)``, or ``(None, None)`` when none does.
+    """
+    for name in names:
+        result = read_result(results_dir, name)
+        if result is None:
+            continue
+        if result.get(section) is not None or any(section in run for run in result.get("runs", [])):
+            return name, result
+    return None, None
+
+
+def section_absent_text(what: str, names) -> str:
+    """The sentence shown where no result file records ``what``."""
+    files = " or ".join(f"`bench/results/{n}`" for n in names)
+    return f"*{what}: not recorded in {files} yet (run `make bench`).*"
 
 
 def not_recorded_text(name: str) -> str:
@@ -184,3 +218,181 @@ def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame
                      "start": meta.get("start_time")})
     columns = ["seconds", "fast", "data_source parameter", "start"]
     return pd.DataFrame(rows, columns=["chapter", *columns]).set_index("chapter")
+
+
+def quick_label(name: str, result: dict) -> str:
+    """The line that names a result file, its date and machine, and says when it is a quick run."""
+    machine = result.get("machine", {})
+    load = machine.get("loadavg_at_start"), machine.get("loadavg_at_end")
+    loads = " → ".join(f"{x[0]:.1f}" for x in load if x)
+    size = ("**quick (smoke-size) run: not the full benchmark, do not quote these numbers**"
+            if result.get("quick") else "full size")
+    memory = f", {machine['memory_gb']:.0f} GiB" if machine.get("memory_gb") else ""
+    return (f"**`{name}`**: {size}; recorded {result.get('created', '?')} on {machine.get('cpus', '?')} "
+            f"CPUs{memory}, 1-minute load average {loads or 'not recorded'}.")
+
+
+def power_law_fit(x, y) -> dict:
+    """Least-squares line through (log x, log y): y ≈ prefactor · x^exponent.
+
+    Returns
+    -------
+    dict
+        ``exponent``, ``prefactor``, ``r2`` (of the log-log fit) and ``n`` points.
+
+    Raises
+    ------
+    DataError
+        With fewer than two points, or a value that is not positive.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if x.size != y.size or x.size < 2 or np.unique(x).size < 2:
+        raise DataError("power_law_fit", f"needs two or more distinct x values, got {x.size} points")
+    if np.any(x <= 0) or np.any(y <= 0):
+        raise DataError("power_law_fit", "a power law needs positive x and y")
+    lx, ly = np.log(x), np.log(y)
+    slope, intercept = np.polyfit(lx, ly, 1)
+    residual = ly - (intercept + slope * lx)
+    total = np.sum((ly - ly.mean()) ** 2)
+    return {"exponent": float(slope), "prefactor": float(np.exp(intercept)),
+            "r2": float(1 - residual @ residual / total) if total > 0 else 1.0, "n": int(x.size)}
+
+
+def predict_power_law(fit: dict, x):
+    """The value of a :func:`power_law_fit` at ``x``."""
+    return fit["prefactor"] * np.asarray(x, float) ** fit["exponent"]
+
+
+def memory_capacity(cells, peak_mb, limit_mb: float) -> dict:
+    """Peak memory as a fixed part plus a per-cell part, and the cells that fit under a limit.
+
+    Least squares of ``peak_mb`` on ``cells`` (an affine line: the runtime's fixed footprint
+    plus bytes per cell); a power law fitted to small sizes, where the fixed part dominates,
+    would extrapolate far too many cells.
+
+    Returns
+    -------
+    dict
+        ``fixed_mb``, ``bytes_per_cell``, ``max_cells`` under ``limit_mb`` (None when the
+        per-cell part is not positive) and ``largest_measured_cells``.
+    """
+    cells, peak = np.asarray(cells, float), np.asarray(peak_mb, float)
+    if cells.size < 2 or np.unique(cells).size < 2:
+        raise DataError("memory_capacity", f"needs two or more distinct sizes, got {cells.size}")
+    per_cell_mb, fixed = np.polyfit(cells, peak, 1)
+    max_cells = (limit_mb - fixed) / per_cell_mb if per_cell_mb > 0 else None
+    return {"fixed_mb": float(fixed), "bytes_per_cell": float(per_cell_mb * 2**20),
+            "max_cells": None if max_cells is None else float(max_cells),
+            "largest_measured_cells": float(cells.max()), "limit_mb": float(limit_mb)}
+
+
+def scaling_text(result: dict) -> str:
+    """The exponents of the cost curves and the largest matrix the memory line predicts."""
+    fits, capacity = result["irt"].get("fits", {}), result["irt"].get("capacity")
+    if "wall_s" not in fits:
+        return "*Fewer than two sizes were fitted: no curve to fit.*"
+    text = (f"On the log-log scale, fit time grows as cells^{fits['wall_s']['exponent']:.2f} (r² "
+            f"{fits['wall_s']['r2']:.3f}), time per step as cells^{fits['per_step_ms']['exponent']:.2f} and "
+            f"peak memory as cells^{fits['peak_rss_mb']['exponent']:.2f}, over "
+            f"{fits['wall_s']['n']} sizes.")
+    if capacity and capacity["max_cells"]:
+        cells = capacity["max_cells"]
+        # compilation dominates small fits' wall time; steady steps × the per-step curve does not
+        steps = float(np.median([s["steps"] for s in result["irt"]["sizes"] if s["status"] == "fitted"]))
+        minutes = float(predict_power_law(fits["per_step_ms"], cells)) * steps / 60_000
+        text += (f" Memory is a fixed {capacity['fixed_mb']:.0f} MB plus {capacity['bytes_per_cell']:.0f} "
+                 f"bytes per cell, so within {capacity['limit_mb'] / 1024:.0f} GiB one such machine holds "
+                 f"about {cells:.2g} cells (≈ {cells / 14042:,.0f} models × all 14,042 items): memory sets "
+                 f"the limit, and {steps:.0f} steps on the per-step curve put a fit of that size at "
+                 f"about {minutes:.1f} min."
+                 f" Both are extrapolated beyond the largest size measured "
+                 f"({capacity['largest_measured_cells']:.2g} cells).")
+    return text
+
+
+def scaling_table(result: dict) -> pd.DataFrame:
+    """One row per matrix size of ``scaling.json``: cells, time, steps, memory, or why skipped."""
+    rows = []
+    for size in result["irt"]["sizes"]:
+        row = {"models": size["n_models"], "items": size["n_items"], "cells": size["cells"],
+               "status": size["status"]}
+        if size["status"] == "fitted":
+            row |= {"wall (s)": size["wall_s"], "steps": size["steps"], "ms/step": size["per_step_ms"],
+                    "peak RSS (MB)": size["peak_rss_mb"], "peak ÷ cells (B)": size["bytes_per_cell"],
+                    "r(b̂, b)": size["r"]}
+        elif "predicted_peak_mb" in size:
+            row["predicted peak (MB)"] = size["predicted_peak_mb"]
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("cells")
+
+
+def _curve_panel(ax, points, fit, label, ylabel):
+    ax.loglog(points["cells"], points["value"], "o", color="#2a9d8f", label="measured")
+    if fit:
+        grid = np.geomspace(points["cells"].min(), points["cells"].max(), 50)
+        ax.loglog(grid, predict_power_law(fit, grid), "-", color="#6c757d",
+                  label=f"fit: ∝ cells^{fit['exponent']:.2f}")
+    for axis in (ax.xaxis, ax.yaxis):  # a narrow range would label every minor tick, overlapping
+        axis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel(label)
+    ax.set_ylabel(ylabel)
+    ax.legend(loc="upper left")
+
+
+def cost_curve_figure(result: dict):
+    """Log-log panels of ``scaling.json``: 2PL fit time and peak memory against cells, and
+    (where recorded) feature throughput against stems, each with its fitted power law."""
+    import matplotlib.pyplot as plt
+
+    fitted = [s for s in result["irt"]["sizes"] if s["status"] == "fitted"]
+    stems = result.get("stems", {}).get("sizes", [])
+    fig, axes = plt.subplots(1, 3 if stems else 2, figsize=(10, 3.4))
+    cells = pd.Series([s["cells"] for s in fitted], dtype=float)
+    fits = result["irt"].get("fits", {})
+    for ax, field, ylabel in ((axes[0], "wall_s", "2PL fit wall time (s)"),
+                              (axes[1], "peak_rss_mb", "peak resident memory (MB)")):
+        points = pd.DataFrame({"cells": cells, "value": [s[field] for s in fitted]})
+        _curve_panel(ax, points, fits.get(field), "cells (models × items)", ylabel)
+    if stems:
+        points = pd.DataFrame({"cells": [s["n_stems"] for s in stems],
+                               "value": [s["total_s"] for s in stems]})
+        _curve_panel(axes[2], points, result["stems"].get("fit"), "stems",
+                     "cold features, parse included (s)")
+    if result.get("quick"):
+        fig.suptitle("QUICK (smoke-size) run — not the full benchmark", color="#d1495b")
+    fig.tight_layout()
+    return fig
+
+
+def girth_table(run: dict) -> pd.DataFrame:
+    """Girth's record on one matrix (time, cap, the correlations of its estimates), and ours
+    against the reference fit where the matrix has one."""
+    rows = {}
+    for part in ("full", "subset"):
+        if part in run.get("girth", {}):
+            fit = run["girth"][part]
+            rows[f"girth {part} wall (s)"] = ("hit the cap of {:.0f} s".format(fit["cap_s"])
+                                             if fit["hit_cap"] else round(fit["wall_s"], 1))
+    rows["ours wall (s)"] = round(run["ours_bench"]["wall_s"], 1)
+    compared = (run.get("ours_vs_mirt", {}) | run.get("girth", {}).get("compared", {})
+                | run.get("b_vs_classical", {}))
+    if "compared_on" in run.get("girth", {}):
+        rows["girth compared on"] = run["girth"]["compared_on"]
+    for pair, values in compared.items():
+        rows[f"r({pair}), Pearson / Spearman"] = f"{values['pearson']:.3f} / {values['spearman']:.3f}"
+    return pd.Series(rows, name="value").to_frame()
+
+
+def numpyro_table(result: dict) -> pd.DataFrame:
+    """Per seed: the fast engine beside ``engine="numpyro"`` at the same number of steps."""
+    rows = []
+    for run in result["runs"]:
+        if "ours_numpyro" in run:
+            fast, slow = run["ours_bench"], run["ours_numpyro"]
+            rows.append({"seed": run["world"]["world_seed"], "steps": fast["steps"],
+                         "fast wall (s)": fast["wall_s"], "numpyro wall (s)": slow["wall_s"],
+                         "wall ratio": slow["wall_s"] / fast["wall_s"],
+                         "fast r(b̂, b)": fast["r"], "numpyro r(b̂, b)": slow["r"],
+                         "fast peak RSS (MB)": fast["peak_rss_mb"],
+                         "numpyro peak RSS (MB)": slow["peak_rss_mb"]})
+    return pd.DataFrame(rows).set_index("seed") if rows else pd.DataFrame()

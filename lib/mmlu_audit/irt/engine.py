@@ -7,6 +7,13 @@ decaying step size; ``chunk`` steps are compiled into one ``jax.lax.scan`` so Py
 is visited once per chunk (tqdm bar with the ELBO, stopping rule). The whole
 optimiser is one XLA program, compiled once, on whatever backend JAX picks
 (CPU here, a GPU when one is visible).
+
+With ``devices=n`` the model axis is sharded over ``n`` devices with JAX's own
+``jax.sharding``: the response rows, θ's guide and its Adam moments are split by model
+(``PartitionSpec("models")``), every item parameter is replicated, and XLA inserts the
+reductions over items' gradients. Nothing else changes — the same program, the same
+random stream (JAX's partitionable threefry draws the same numbers however an array is
+split) — so a sharded fit equals the unsharded one up to the order of float sums.
 """
 
 from __future__ import annotations
@@ -23,13 +30,15 @@ from tqdm import tqdm
 from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt.data import FitData, prepare_data
-from mmlu_audit.irt.models import initial_values, log_likelihood, log_prior, model_sites, site_sum
+from mmlu_audit.irt.models import (ITEM_SITES, initial_values, log_likelihood, log_prior, model_sites,
+                                   site_sum)
 from mmlu_audit.irt.numpyro_svi import run_numpyro_svi
 from mmlu_audit.irt.result import IRTFit, SVIRun, summarise_fit
 from mmlu_audit.irt.spec import IRTSpec
 from mmlu_audit.irt.transforms import constrain, log_det_jacobian, unconstrain
 
-__all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "run_svi"]
+__all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "model_axis_placement",
+           "run_svi"]
 
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
@@ -111,7 +120,56 @@ def _initial_state(spec: IRTSpec, sites, data: FitData):
     return guide, (zeros, zeros), jnp.asarray(0, jnp.int32), jax.random.PRNGKey(spec.seed)
 
 
-def run_svi(spec: IRTSpec, data: FitData, progress: bool = True) -> SVIRun:
+def model_axis_placement(n_devices: int, n_models: int):
+    """How to place each array when the model axis is split over ``n_devices`` devices.
+
+    Returns
+    -------
+    callable
+        ``place(array, by_model)``: the array sharded along its first axis over a 1-D mesh
+        named ``"models"`` when ``by_model``, replicated on every device otherwise.
+
+    Raises
+    ------
+    ParameterError
+        Fewer than ``n_devices`` devices, or ``n_models`` rows that do not split evenly.
+    """
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    available = jax.devices()
+    if isinstance(n_devices, bool) or not isinstance(n_devices, int) or n_devices < 1:
+        raise ParameterError("devices", f"a positive number of devices, not {n_devices!r}")
+    if n_devices > len(available):
+        raise ParameterError("devices", f"{n_devices} asked for, JAX sees {len(available)} "
+                                        f"({jax.default_backend()})")
+    if n_models % n_devices:
+        raise ParameterError("devices", f"{n_models} model rows do not split evenly over {n_devices} "
+                                        "devices (drop or duplicate rows with row_weight to make them)")
+    mesh = Mesh(np.array(available[:n_devices]), ("models",))
+    by_rows, replicated = NamedSharding(mesh, PartitionSpec("models")), NamedSharding(mesh, PartitionSpec())
+
+    def place(array, by_model: bool):
+        return jax.device_put(array, by_rows if by_model else replicated)
+
+    return place
+
+
+def _shard(state, signs, extras, place):
+    """The SVI state, responses and item inputs placed for a model-sharded run."""
+    guide, moments, step, key = state
+
+    def by_site(pair):  # a guide-shaped (loc, log_scale) pair of {site: array}
+        return tuple({name: place(x, ITEM_SITES.get(name) == "model") for name, x in part.items()}
+                     for part in pair)
+
+    state = (by_site(guide), tuple(by_site(m) for m in moments), place(step, False), place(key, False))
+    stem, covariate, weight = extras
+    return (state, place(signs, True), None if stem is None else place(stem, False),
+            None if covariate is None else place(covariate, False),
+            None if weight is None else place(weight, True))
+
+
+def run_svi(spec: IRTSpec, data: FitData, progress: bool = True, devices: int | None = None) -> SVIRun:
     """Maximise the ELBO of ``spec``'s model on ``data``.
 
     Parameters
@@ -121,14 +179,20 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True) -> SVIRun:
         From :func:`mmlu_audit.irt.data.prepare_data`.
     progress : bool
         Show a tqdm bar with the current ELBO (mean over the last chunk).
+    devices : int, optional
+        Split the model axis over this many devices (:func:`model_axis_placement`);
+        None or 1 runs on JAX's default device.
     """
     start = time.perf_counter()
     sites = model_sites(spec, *data.shape)
     stem = None if data.item_stem is None else jnp.asarray(data.item_stem)
     covariate = None if data.covariate is None else jnp.asarray(data.covariate)
     weight = None if data.row_weight is None else jnp.asarray(data.row_weight, jnp.float32)
-    run_chunk = _make_chunk_runner(spec, sites, stem, covariate, weight)
     state, signs = _initial_state(spec, sites, data), jnp.asarray(data.signs)
+    if devices is not None and devices != 1:
+        place = model_axis_placement(devices, data.shape[0])
+        state, signs, stem, covariate, weight = _shard(state, signs, (stem, covariate, weight), place)
+    run_chunk = _make_chunk_runner(spec, sites, stem, covariate, weight)
     n_chunks = math.ceil(spec.max_steps / spec.chunk)
     chunks, converged, compile_s = [], False, 0.0
     with tqdm(total=n_chunks * spec.chunk, disable=not progress, desc=f"SVI {spec.model}",
@@ -149,7 +213,8 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True) -> SVIRun:
 
 
 def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate=None,
-            holdout=None, row_weight=None, progress: bool = True, engine: str = "fast") -> IRTFit:
+            holdout=None, row_weight=None, progress: bool = True, engine: str = "fast",
+            devices: int | None = None) -> IRTFit:
     """Calibrate an IRT model by stochastic variational inference.
 
     Parameters
@@ -177,6 +242,10 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
         ``numpyro.infer.SVI`` with ``AutoNormal`` and ``Trace_ELBO``
         (:mod:`mmlu_audit.irt.numpyro_svi`), all ``max_steps`` steps; slower, the reference
         the fast engine is tested against.
+    devices : int, optional
+        Fast engine only: shard the model axis over this many JAX devices (accelerators, or
+        host devices forced with ``XLA_FLAGS=--xla_force_host_platform_device_count=N``).
+        The estimates equal the unsharded fit's up to float summation order.
 
     Returns
     -------
@@ -192,12 +261,14 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
     """
     if engine not in ENGINES:
         raise DataError("engine", f"unknown engine {engine!r}; choose one of {tuple(ENGINES)}")
-    if row_weight is not None and engine != "fast":
-        raise ParameterError("row_weight", f"an option of the fast engine, not of {engine!r}")
+    for name, value in (("row_weight", row_weight), ("devices", devices)):
+        if value is not None and engine != "fast":
+            raise ParameterError(name, f"an option of the fast engine, not of {engine!r}")
     spec = spec or IRTSpec()
     fit_data = prepare_data(data, spec.model, item_stem=item_stem, item_covariate=item_covariate,
                             holdout=holdout, row_weight=row_weight)
-    run = ENGINES[engine](spec, fit_data, progress=progress)
+    options = {"devices": devices} if devices is not None else {}
+    run = ENGINES[engine](spec, fit_data, progress=progress, **options)
     return summarise_fit(spec, fit_data, run, backend=backend_name(), engine=engine)
 
 

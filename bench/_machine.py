@@ -1,0 +1,37 @@
+"""The machine, package versions and load every benchmark result records (stdlib only)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+
+
+def memory_gb() -> float | None:
+    """Total physical memory in GiB (``MemTotal`` of /proc/meminfo), None where unreadable."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) / 1024**2
+    except OSError:
+        pass
+    return None
+
+
+def versions(*packages: str) -> dict:
+    """Installed version of each package in this interpreter (None when not installed)."""
+    found = {}
+    for name in packages:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def machine(loadavg_at_start) -> dict:
+    """Platform, cores, memory, Python and the load average at the start and now (the end)."""
+    return {"platform": platform.platform(), "cpus": os.cpu_count(), "memory_gb": memory_gb(),
+            "python": platform.python_version(), "loadavg_at_start": list(loadavg_at_start),
+            "loadavg_at_end": list(os.getloadavg())}
