@@ -24,7 +24,7 @@
 # paper's 2PL {cite}`birnbaum1968` on those models, and reruns the §4 homogeneity test.
 
 # %% tags=["parameters"]
-data_source = "mmlu_pro_tiger34"  # mmlu_pro_tiger34 (29 published + 5 recovered) | mmlu_pro_tiger29
+pro_panel = "tiger34"  # MMLU-Pro panel: tiger34 (29 published + 5 recovered) or tiger29; not the book-wide source
 seed = 20240601  # seed of the SVI fits, the cohort split, the bootstrap and the stem subsample
 fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_boot = 9999  # wild cluster bootstrap draws
@@ -57,10 +57,7 @@ from mmlu_audit.book.report import glue_figure, glue_values, population_note, so
 
 use_style()
 started = time.perf_counter()
-pro_source = data_source if data_source in ("mmlu_pro_tiger29", "mmlu_pro_tiger34") else "mmlu_pro_tiger34"
-if data_source != pro_source:
-    display(Markdown(f"*The book-wide source `{data_source}` describes MMLU responses; this chapter "
-                     f"audits MMLU-Pro and always uses its real responses, `{pro_source}`.*"))
+pro_source = f"mmlu_pro_{pro_panel}"
 inputs = pro_inputs(seed, fast, feature_items, pro_source.removeprefix("mmlu_pro_"))
 frame, items, matrix = inputs.frame, inputs.items, inputs.matrix
 source_banner(matrix)

@@ -25,7 +25,7 @@
 # answers are real.
 
 # %% tags=["parameters"]
-data_source = "mmlu_pro_tiger34"  # mmlu_pro_tiger34 (29 published + 5 recovered) | mmlu_pro_tiger29
+pro_panel = "tiger34"  # MMLU-Pro panel: tiger34 (29 published + 5 recovered) or tiger29; not the book-wide source
 seed = 20240601  # unused: the audit has no random step
 fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 k = 10  # panel size: the k most accurate models
@@ -58,10 +58,7 @@ from mmlu_audit.book.report import glue_figure, glue_values, source_banner, writ
 
 use_style()
 started = time.perf_counter()
-pro_source = data_source if data_source in ("mmlu_pro_tiger29", "mmlu_pro_tiger34") else "mmlu_pro_tiger34"
-if data_source != pro_source:
-    display(Markdown(f"*The book-wide source `{data_source}` describes MMLU responses; this chapter "
-                     f"audits MMLU-Pro and always uses its real responses, `{pro_source}`.*"))
+pro_source = f"mmlu_pro_{pro_panel}"
 items = load_pro_items()
 panel = load_pro_panel(items, panel=pro_source.removeprefix("mmlu_pro_"))
 panel29 = load_pro_panel(items, panel="tiger29")
@@ -204,7 +201,9 @@ curve = threshold_curve(panel.comparable_pred(), items["key"].to_numpy(), accura
 curve["recall"] = curve["flagged_wrong_key"] / wrong_key.sum()
 curve["precision"] = (curve["flagged_wrong_key"] / curve["flagged_reviewed"]).where(curve["flagged_reviewed"] > 0)
 unanimous = curve.query("k == @k and m == @k").iloc[0]
-glue_values({"n_flagged_unanimous": int(unanimous["n_flagged"]), "hits_unanimous": int(unanimous["flagged_wrong_key"])})
+glue_values({"n_flagged_unanimous": int(unanimous["n_flagged"]), "hits_unanimous": int(unanimous["flagged_wrong_key"]),
+             "recall_unanimous": unanimous["recall"],
+             "share_flagged_error_unanimous": unanimous["flagged_any_error"] / unanimous["flagged_reviewed"]})
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
 for panel_k, part in curve.groupby("k"):

@@ -26,7 +26,6 @@
 # ground truth: its EM stopped at 1,000 cycles without converging.
 
 # %% tags=["parameters"]
-data_source = "openllm_v1_mmlu102"  # this chapter always uses the 102-item leaderboard matrix
 seed = 20240601  # seed of the held-out mask, the model subsample and the SVI fits
 fast = False  # smoke run: this chapter's fast-parameters below
 n_models = 0  # models used, 0 for all 4,278 (else a seeded subsample)
@@ -40,7 +39,6 @@ chance_score = 35.0  # full-MMLU score (%) below which a model counts as near ch
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
 
 from mmlu_audit.analyses.real_leaderboard import (CANDIDATE_SPECS, agreement_table, disagreeing_items,
                                                   heldout_comparison, near_identical_pairs,
@@ -56,9 +54,6 @@ from mmlu_audit.irt import fit_cached, split_cohort_reliability
 from mmlu_audit.worlds.sources import load_responses
 
 use_style()
-if data_source != "openllm_v1_mmlu102":
-    display(Markdown(f"*The book-wide source `{data_source}` is not this chapter's: it always uses the "
-                     "real `openllm_v1_mmlu102` matrix, the only one with metabench's reference fit.*"))
 all_items = load_items()
 reference = load_openllm_items()
 items = all_items.set_index("item_id").loc[reference["item_id"]].reset_index()

@@ -118,11 +118,6 @@ def test_every_page_loads_cleanly_in_chromium(built_book, tmp_path):
     assert all(Path(r["screenshot"]).stat().st_size > 0 for r in reports)
 
 
-#: Registry names no chapter glues yet, by "chapter:glue"; the edits are listed for the lead in
-#: /work/briefs/h6_chapter_fixes.md. Once they are applied, empty this set: the test then requires them.
-AWAITING_CHAPTER_FIX = {"14:recall_unanimous", "14:share_flagged_error_unanimous"}
-
-
 @pytest.mark.smoke
 def test_every_registered_result_is_glued_by_its_chapter(built_book):
     """The registry of result keys against the glue names of the executed build: a chapter that
@@ -135,4 +130,4 @@ def test_every_registered_result_is_glued_by_its_chapter(built_book):
     wanted = {(e.chapter, e.glue) for e in RESULT_KEYS.values() if e.glue} | \
         {(r.chapter, name) for r in REAL_RESULTS for name in (r.glue, r.low, r.high, r.p) if name}
     missing = {f"{chapter}:{name}" for chapter, name in wanted if name not in glued.get(chapter, set())}
-    assert missing == AWAITING_CHAPTER_FIX, sorted(missing ^ AWAITING_CHAPTER_FIX)
+    assert missing == set(), sorted(missing)
