@@ -278,7 +278,7 @@ def test_bookbuild_tells_the_chapters_that_declare_it_where_the_pages_go():
     from mmlu_audit.book.build import chapter_parameters, chapter_paths
 
     declared = {p.stem for p in chapter_paths() if "executed_dir" in chapter_parameters(p)}
-    assert declared == {"14_answer_key_audit", "98_scorecard", "99_performance"}
+    assert declared == {"14_answer_key_audit", "97_discussion", "98_scorecard", "99_performance"}
 
 
 def test_scorecard_html_groups_by_chapter_with_one_caveat_and_escapes(tmp_path):
