@@ -15,6 +15,7 @@ from mmlu_audit.book.discussion import (
     claim_chapters,
     claims_table,
     evidence_table,
+    glue_names,
 )
 from mmlu_audit.book.findings import NOT_CHAPTERS, read_build
 from mmlu_audit.core.errors import DataError
@@ -131,3 +132,10 @@ def test_bad_registry_entries_are_refused():
         Evidence("05", "x", "label", kind="context", conditions=(Condition("x", "<", 1),))
     with pytest.raises(DataError, match="kind must be"):
         Evidence("05", "x", "label", kind="guess", conditions=(Condition("x", "<", 1),))
+
+
+def test_glue_names_cover_values_bounds_and_compared_glues():
+    names = glue_names()
+    assert {("05", "logit2_ratio_ci_high"), ("04", "true_r2_nonstem"), ("08", "h20_tau_matched"),
+            ("13", "pro_wcr_p"), ("05", "found_boot_names")} <= names
+    assert not any(name == "d_ner" for _, name in names), "a term a list must contain is no glue name"

@@ -30,7 +30,7 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.paper import REAL_RESULTS
 
 __all__ = ["CLAIMS", "KINDS", "OUTCOMES", "SIMULATED", "VERDICTS", "Claim", "Condition", "Evidence",
-           "claim_chapters", "claims_table", "evidence_table", "verdict"]
+           "claim_chapters", "claims_table", "evidence_table", "glue_names", "verdict"]
 
 #: A claim's verdict, on real data.
 VERDICTS = ("supported", "not supported", "not testable with the data here")
@@ -215,11 +215,23 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
+def glue_names() -> set[tuple[str, str]]:
+    """Every ``(chapter prefix, glue name)`` :data:`CLAIMS` reads (the smoke build checks them)."""
+    names = set()
+    for evidence in (ev for claim in CLAIMS for ev in claim.evidence):
+        own = (evidence.glue, evidence.low, evidence.high, evidence.p)
+        names |= {(evidence.chapter, name) for name in own if name}
+        for cond in evidence.conditions:
+            chapter = cond.chapter or evidence.chapter
+            names.add((chapter, cond.glue))
+            if isinstance(cond.than, str) and cond.op != "contains":
+                names.add((chapter, cond.than))
+    return names
+
+
 def claim_chapters() -> tuple[str, ...]:
     """Two-digit prefixes of every chapter :data:`CLAIMS` reads, in book order."""
-    pieces = [ev for claim in CLAIMS for ev in claim.evidence]
-    return tuple(sorted({cond.chapter or ev.chapter for ev in pieces for cond in ev.conditions}
-                        | {ev.chapter for ev in pieces}))
+    return tuple(sorted({chapter for chapter, _ in glue_names()}))
 
 
 def _glued(collection: Collection, chapter: str, name: str | None):
