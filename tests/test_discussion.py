@@ -139,3 +139,17 @@ def test_glue_names_cover_values_bounds_and_compared_glues():
     assert {("05", "logit2_ratio_ci_high"), ("04", "true_r2_nonstem"), ("08", "h20_tau_matched"),
             ("13", "pro_wcr_p"), ("05", "found_boot_names")} <= names
     assert not any(name == "d_ner" for _, name in names), "a term a list must contain is no glue name"
+
+
+def test_a_null_world_plants_nothing_to_recover(tmp_path):
+    write_chapter(tmp_path, "05_stratified", D_NER_SURVIVES | {"found_cr2_names": "none",
+                                                               "planted_names": "none"},
+                  params={"data_source": "simulated-null", "seed": 1, "fast": True})
+    collection = read_build(tmp_path, {"data_source": "simulated-null", "seed": 1, "fast": True})
+    evidence = evidence_table(collection)
+    planted = evidence[evidence["kind"] == "planted"].set_index("glue").loc["05:found_cr2_names"]
+    assert planted["outcome"] == "not applicable"
+    assert planted["why"] == "not planted in this world: planted_names contains d_ner"
+    assert claims_table(collection).loc["d_ner", "simulated"] == SIMULATED[2]
+    with pytest.raises(DataError, match="only a planted truth"):
+        Evidence("05", "x", "label", conditions=(Condition("x", "<", 1),), given=(Condition("y", ">", 0),))

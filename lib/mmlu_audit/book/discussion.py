@@ -99,6 +99,9 @@ class Evidence:
         recovered); empty for ``"context"``.
     low, high, p : str, optional
         Glue names (same chapter) of its interval's bounds and p-value.
+    given : tuple of Condition
+        For ``"planted"`` only: what the simulated world must have planted for the comparison
+        to apply (a null world plants nothing to recover).
     """
 
     chapter: str
@@ -109,8 +112,11 @@ class Evidence:
     low: str | None = None
     high: str | None = None
     p: str | None = None
+    given: tuple = ()
 
     def __post_init__(self):
+        if self.given and self.kind != "planted":
+            raise DataError("Evidence", "only a planted truth has preconditions (given)")
         if self.kind not in KINDS:
             raise DataError("Evidence", f"kind must be one of {KINDS}, got {self.kind!r}")
         if (self.kind == "context") != (not self.conditions):
@@ -152,8 +158,8 @@ CLAIMS: tuple[Claim, ...] = (
           (Evidence("06", "w9_cr2", "W(9), CR2 Wald", conditions=(_p_below("w9_cr2_p"),), p="w9_cr2_p"),
            Evidence("06", "wcb_stat", "W(9), wild cluster bootstrap", conditions=(_p_below("wcb_p"),),
                     p="wcb_p"),
-           Evidence("06", "w9_cr2", "slopes planted unequal; CR2 Wald rejects",
-                    kind="planted", conditions=(Condition("n_planted", ">", 0), _p_below("w9_cr2_p")),
+           Evidence("06", "w9_cr2", "slopes planted unequal; CR2 Wald rejects", kind="planted",
+                    given=(Condition("n_planted", ">", 0),), conditions=(_p_below("w9_cr2_p"),),
                     p="w9_cr2_p")),
           "the §4 pipeline tests it on real MMLU responses only when chapters 05 and 06 run on a "
           "real source (data_source helm20: 20 models)"),
@@ -166,8 +172,8 @@ CLAIMS: tuple[Claim, ...] = (
                     conditions=(Condition("found_cr2_names", "contains", "d_ner"),
                                 Condition("found_boot_names", "contains", "d_ner"))),
            Evidence("05", "found_cr2_names", "D_ner planted; CR2 and bootstrap Holm find it",
-                    kind="planted", conditions=(Condition("planted_names", "contains", "d_ner"),
-                                                Condition("found_cr2_names", "contains", "d_ner"),
+                    kind="planted", given=(Condition("planted_names", "contains", "d_ner"),),
+                    conditions=(Condition("found_cr2_names", "contains", "d_ner"),
                                                 Condition("found_boot_names", "contains", "d_ner")))),
           "tested on real MMLU responses only when chapter 05 runs on a real source"),
     Claim("stem_r2", "The indicators explain more of difficulty in STEM than in non-STEM "
@@ -177,8 +183,8 @@ CLAIMS: tuple[Claim, ...] = (
                                 Condition("logit2_ratio_ci_low", ">", 1.0)),
                     low="logit2_ratio_ci_low", high="logit2_ratio_ci_high"),
            Evidence("05", "cv_r2_stem", "true R² planted higher in STEM; CV R² orders them so",
-                    kind="planted", conditions=(Condition("true_r2_stem", ">", "true_r2_nonstem", "04"),
-                                                Condition("cv_r2_stem", ">", "cv_r2_nonstem")))),
+                    kind="planted", given=(Condition("true_r2_stem", ">", "true_r2_nonstem", "04"),),
+                    conditions=(Condition("cv_r2_stem", ">", "cv_r2_nonstem"),))),
           "tested on real MMLU responses only when chapter 05 runs on a real source"),
     Claim("guessing_floor", "The apparent reasoning sensitivity (r(β, θ̂) < 0) is confounded by the "
           "guessing floor: a 3PL null with no ability × depth term reproduces most of it.", "§5.1",
@@ -221,7 +227,7 @@ def glue_names() -> set[tuple[str, str]]:
     for evidence in (ev for claim in CLAIMS for ev in claim.evidence):
         own = (evidence.glue, evidence.low, evidence.high, evidence.p)
         names |= {(evidence.chapter, name) for name in own if name}
-        for cond in evidence.conditions:
+        for cond in evidence.given + evidence.conditions:
             chapter = cond.chapter or evidence.chapter
             names.add((chapter, cond.glue))
             if isinstance(cond.than, str) and cond.op != "contains":
@@ -280,9 +286,10 @@ def _population(collection: Collection, glued) -> str:
 
 
 def _outcome(collection: Collection, evidence: Evidence, provenance: str | None) -> tuple[str, str]:
+    given = [_holds(collection, evidence, c) for c in evidence.given]
     results = [_holds(collection, evidence, c) for c in evidence.conditions]
     missing = [f"{evidence.chapter}:{evidence.glue}"] if provenance is None else []
-    missing += [name for r in results if isinstance(r, list) for name in r]
+    missing += [name for r in given + results if isinstance(r, list) for name in r]
     if evidence.kind == "context":
         return ("shown", "a real-data value beside the claim; it does not test it") if provenance \
             else ("missing", f"{evidence.chapter}:{evidence.glue} not in this build")
@@ -290,6 +297,9 @@ def _outcome(collection: Collection, evidence: Evidence, provenance: str | None)
         return "not applicable", "no planted truth on a real source"
     if missing:
         return "missing", "not in this build: " + ", ".join(dict.fromkeys(missing))
+    absent = [c.label for c, r in zip(evidence.given, given, strict=True) if r is False]
+    if absent:
+        return "not applicable", "not planted in this world: " + " and ".join(absent)
     failed = [c.label for c, r in zip(evidence.conditions, results, strict=True) if r is False]
     good, bad = OUTCOMES[2:4] if evidence.kind == "planted" else OUTCOMES[:2]
     rule = " and ".join(c.label for c in evidence.conditions)
@@ -356,7 +366,8 @@ def _simulated(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
         return SIMULATED[2], "the simulated world plants nothing this claim could be checked against"
     read = planted[planted["outcome"].isin(OUTCOMES[2:4])]
     if read.empty:
-        return SIMULATED[3], "; ".join(f"{row.label}: {row.why}" for row in planted.itertuples())
+        why = "; ".join(f"{row.label}: {row.why}" for row in planted.itertuples())
+        return (SIMULATED[3] if (planted["outcome"] == "missing").any() else SIMULATED[2]), why
     listing = "; ".join(f"{row.label}: {row.outcome}" for row in read.itertuples())
     return (SIMULATED[0] if (read["outcome"] == OUTCOMES[2]).all() else SIMULATED[1]), listing
 
