@@ -47,7 +47,7 @@ from mmlu_audit.book.scorecard import VERDICTS, collect, headline, scorecard, sc
 
 use_style()
 collection = collect(executed_dir, expect={"data_source": data_source, "seed": seed, "fast": fast},
-                     exclude=("98_scorecard",))
+                     exclude=("97_discussion", "98_scorecard"))
 table = scorecard(collection)
 titles = {c.chapter: c.title for c in collection.chapters}
 glue_values(headline(table) | {"scorecard_data_source": data_source, "scorecard_seed": seed,

@@ -273,7 +273,7 @@ def test_bookbuild_tells_the_chapters_that_declare_it_where_the_pages_go():
     from mmlu_audit.book.build import chapter_parameters, chapter_paths
 
     declared = {p.stem for p in chapter_paths() if "executed_dir" in chapter_parameters(p)}
-    assert declared == {"14_answer_key_audit", "98_scorecard", "99_performance"}
+    assert declared == {"14_answer_key_audit", "97_discussion", "98_scorecard", "99_performance"}
 
 
 def test_scorecard_html_groups_by_chapter_with_one_caveat_and_escapes(tmp_path):
@@ -290,3 +290,16 @@ def test_scorecard_html_groups_by_chapter_with_one_caveat_and_escapes(tmp_path):
     table.loc["b_sd", "why"] = "needs <the leaderboard> & more"
     page = scorecard_html(table, {})
     assert "needs &lt;the leaderboard&gt; &amp; more" in page and "<the leaderboard>" not in page
+
+
+def test_a_published_row_shows_the_real_data_values_of_the_same_quantity(tmp_path):
+    write_chapter(tmp_path, "08_rank_stability", {"tau_stem": 0.9634, "helm_tau_stem": 0.8125,
+                                                  "h20_tau_stem": 0.65})
+    table = scorecard(collect(tmp_path, expect=EXPECT))
+    assert table.loc["tau_stem", "real"] == "0.8125 (HELM per-subject table, 79 models); " \
+                                            "0.65 (HELM item level, 20 models)"
+    assert pd.isna(table.loc["tau_nonstem", "real"]) and pd.isna(table.loc["helm_tau_stem", "real"])
+    page = scorecard_html(table, {})
+    assert "<th>real data</th>" in page
+    assert '<td class="sc-real">0.8125 (HELM per-subject table, 79 models); 0.65 (HELM item level, ' \
+           '20 models)</td>' in page

@@ -47,7 +47,7 @@ FINDINGS_PATH = Path("book/_generated/findings.md")
 #: Where ``_toc.yml`` lists the executed chapters (absolute docnames for the ``{doc}`` role).
 CHAPTER_DOCS = "/book/_executed"
 #: Pages that read the other chapters rather than compute results.
-NOT_CHAPTERS = ("98_scorecard", "99_performance")
+NOT_CHAPTERS = ("97_discussion", "98_scorecard", "99_performance")
 _REAL = ("real items", "real responses")
 _SETTING = {"data_source": "data source", "seed": "seed", "fast": "fast mode"}
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#$~])")

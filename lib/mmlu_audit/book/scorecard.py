@@ -383,6 +383,14 @@ def _chapter_prefix(stem) -> str | None:
     return stem[:2] if isinstance(stem, str) else None
 
 
+def _real_values(collection: Collection, key: str) -> str | None:
+    """The real-data values of :data:`REAL_RESULTS` that compare with ``key``, with their populations."""
+    found = [(lookup(collection, r.chapter, r.glue), r.population) for r in REAL_RESULTS if r.compare == key]
+    text = "; ".join(f"{format_number(glued.value)} ({population})" for glued, population in found
+                     if glued is not None)
+    return text or None
+
+
 def _published_rows(collection: Collection) -> list[dict]:
     rows = []
     for key, entry in RESULT_KEYS.items():
@@ -391,7 +399,7 @@ def _published_rows(collection: Collection) -> list[dict]:
         outcome, why = verdict(key, glued)
         rows.append({"key": key, "label": key, "section": section, "group": entry.chapter,
                      "paper": paper, "ours": None if glued is None else glued.value,
-                     "low": None, "high": None, "p": None,
+                     "low": None, "high": None, "p": None, "real": _real_values(collection, key),
                      "provenance": provenance(key, glued),
                          "chapter": None if glued is None else glued.chapter,
                      "glue": entry.glue, "verdict": outcome, "why": why})
@@ -414,7 +422,7 @@ def _real_rows(collection: Collection) -> list[dict]:
                    if result.compare else result.population)
         rows.append({"key": result.glue, "label": result.label, "section": result.population,
                      "group": result.chapter, "paper": paper, "ours": None if glued is None else glued.value,
-                     **extra, "provenance": "real responses" if glued is not None else None,
+                     **extra, "real": None, "provenance": "real responses" if glued is not None else None,
                      "chapter": None if glued is None else glued.chapter, "glue": result.glue,
                      "verdict": outcome, "why": why})
     return rows
@@ -433,7 +441,9 @@ def scorecard(collection: Collection) -> pd.DataFrame:
     DataFrame
         Indexed by key (a real-data result by its glue name); columns ``label``, ``section``,
         ``group`` (the chapter prefix of the registry), ``paper``, ``ours``, ``low``,
-        ``high``, ``p``, ``provenance``, ``chapter``, ``glue``, ``verdict``, ``why``. Rows
+        ``high``, ``p``, ``real`` (for a published key, the real-data values of
+        :data:`~mmlu_audit.core.paper.REAL_RESULTS` computed for the same quantity, each with
+        its population, or None), ``provenance``, ``chapter``, ``glue``, ``verdict``, ``why``. Rows
         computed on real data (items or responses) come first, then simulated ones, then
         those not computable; within each, in registry (book) order.
     """
@@ -493,8 +503,9 @@ def _group_rows(group: pd.DataFrame, label: str, titles: dict, columns: int) -> 
                 f'{html.escape(_given(row["group"]) or "")}</a>') if isinstance(stem, str) else "—"
         paper = "—" if _given(row["paper"]) is None else html.escape(format_number(row["paper"]))
         name = html.escape(row["label"])
+        real = "—" if _given(row["real"]) is None else html.escape(row["real"])
         rows.append(f'<tr><td class="sc-key" title="{html.escape(str(row["section"]))}">{name}</td>'
-                    f'<td>{paper}</td><td>{_value_html(row)}</td>'
+                    f'<td>{paper}</td><td>{_value_html(row)}</td><td class="sc-real">{real}</td>'
                     f'<td class="sc-prov">{html.escape(_given(row["provenance"]) or "—")}</td>'
                     f'<td class="sc-verdict {_VERDICT_CSS[row["verdict"]]}">'
                     f'{html.escape(row["verdict"])}</td>'
@@ -517,12 +528,13 @@ def scorecard_html(table: pd.DataFrame, titles: dict, provenances: tuple = PROVE
     """
     chosen = table["provenance"].fillna("not stated").isin(provenances) & table["verdict"].isin(verdicts)
     shown = table[chosen]
-    head = ("<thead><tr><th>quantity</th><th>paper</th><th>ours</th><th>provenance</th><th>verdict</th>"
+    head = ("<thead><tr><th>quantity</th><th>paper</th><th>ours</th><th>real data</th><th>provenance</th>"
+            "<th>verdict</th>"
             "<th>why</th><th>ch.</th></tr></thead>")
     body = []
     for group, rows in shown.groupby("group", sort=False, dropna=False):
         label = CHAPTER_LABELS.get(group, "not computed by any chapter") if isinstance(group, str) \
             else "not computed by any chapter"
-        body += _group_rows(rows, label, titles, 7)
+        body += _group_rows(rows, label, titles, 8)
     table_html = f'<table class="scorecard">{head}<tbody>{"".join(body)}</tbody></table>'
     return f'<div class="table-scroll">{table_html}</div>'

@@ -1,0 +1,109 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (chap-discussion)=
+# # Discussion: the paper's claims against this build (§6)
+#
+# The paper's discussion rests on six claims. Each is listed below with the evidence the
+# executed chapters computed for it, read back from their saved outputs (`book/_executed`) —
+# nothing is recomputed here — and a verdict:
+#
+# - **supported**: every test of the claim computed on **real** responses supports it;
+# - **not supported**: at least one real-data test does not;
+# - **not testable with the data here**: no chapter computed a test on real responses in this
+#   build; the reason says what each test lacked (a chapter not executed, a value missing, or
+#   only simulated responses).
+#
+# A test on the simulated world never supports a claim about MMLU: the simulated world was planted
+# to resemble the paper. Its column says only whether the pipeline recovers what was planted
+# (see {ref}`page-simulated-world`). Which glued values test which claim, and the rule that reads
+# them, is the registry `mmlu_audit.book.discussion.CLAIMS`.
+
+# %% tags=["parameters"]
+data_source = "simulated"  # the source the other chapters were executed with
+seed = 20240601  # the seed they were executed with
+fast = False  # whether they ran in fast mode
+executed_dir = "../book/_executed"  # where the build wrote the other chapters
+
+# %% tags=["hide-input"]
+import pandas as pd
+from IPython.display import display
+
+from mmlu_audit.book.discussion import CLAIMS, OUTCOMES, SIMULATED, VERDICTS, claim_chapters, claims_table, evidence_table
+from mmlu_audit.book.findings import missing_chapters, read_build
+from mmlu_audit.book.report import glue_values
+
+expect = {"data_source": data_source, "seed": seed, "fast": fast}
+collection = read_build(executed_dir, expect)
+missing = missing_chapters(collection, claim_chapters(), expect)
+evidence = evidence_table(collection)
+claims = claims_table(collection)
+counts = claims["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
+glue_values({"n_claims": len(claims), "n_supported": int(counts[VERDICTS[0]]),
+             "n_not_supported": int(counts[VERDICTS[1]]), "n_not_testable": int(counts[VERDICTS[2]]),
+             "n_recovered": int((claims["simulated"] == SIMULATED[0]).sum()),
+             "n_chapters_read": len(collection.chapters) - len(collection.skipped),
+             "missing_note": ("Every chapter the claims read is in this build." if not missing else
+                              "Missing from this build (their evidence is absent below, not negative): "
+                              + "; ".join(f"chapter {p}: {why}" for p, why in missing.items()) + "."),
+             "build_data_source": data_source, "build_seed": seed, "build_fast": fast})
+
+# %% [markdown]
+# ## The claims
+#
+# Of {glue:text}`n_claims` claims, {glue:text}`n_supported` are supported on real data,
+# {glue:text}`n_not_supported` not supported, and {glue:text}`n_not_testable` not testable with
+# the data here. On the simulated world, the pipeline recovers the planted truth for
+# {glue:text}`n_recovered` of them. Values were read from {glue:text}`n_chapters_read` executed
+# chapters (`data_source` {glue:text}`build_data_source`, seed {glue:text}`build_seed`, fast mode
+# {glue:text}`build_fast`). {glue:text}`missing_note`
+
+# %% tags=["hide-input"]
+with pd.option_context("display.max_colwidth", None):
+    display(claims[["section", "claim", "verdict", "why", "simulated", "simulated_why"]])
+
+# %% [markdown]
+# ## The evidence, piece by piece
+#
+# Every glued value a claim reads: a *test* of the claim on the responses its chapter ran with
+# (real or simulated, as the provenance column says), a comparison with the *planted* truth of
+# the simulated world, or real-data *context* that does not test the claim. The rule applied, or
+# what is missing, is in the last column.
+
+# %% tags=["hide-input"]
+with pd.option_context("display.max_colwidth", None):
+    display(evidence.set_index(["claim", "kind"])[["label", "glue", "provenance", "population", "estimate",
+                                                   "low", "high", "p", "outcome", "why"]])
+
+# %% [markdown]
+# ## Chapters read
+#
+# Each executed chapter, and whether its values were used (a chapter that failed, is still
+# running or ran with other parameters than this page is not).
+
+# %% tags=["hide-input"]
+display(pd.DataFrame([{"chapter": c.chapter, "source": c.source, "glued values": len(c.values),
+                       "used": "no: " + collection.skipped[c.chapter] if c.chapter in collection.skipped else "yes"}
+                      for c in collection.chapters], columns=["chapter", "source", "glued values", "used"]))
+
+# %% tags=["remove-cell"]
+assert list(claims.index) == [claim.key for claim in CLAIMS]
+assert set(claims["verdict"]) <= set(VERDICTS) and claims["why"].str.len().gt(0).all()
+assert set(claims["simulated"]) <= set(SIMULATED) and set(evidence["outcome"]) <= set(OUTCOMES)
+decided = claims.index[claims["verdict"] != VERDICTS[2]]
+assert (claims.loc[decided, "real_evidence"] > 0).all(), "a verdict without real-data evidence"
+supported = evidence[(evidence["kind"] == "test") & (evidence["outcome"] == OUTCOMES[0])
+                     & (evidence["provenance"] == "real responses")]
+assert set(claims.index[claims["verdict"] == VERDICTS[0]]) <= set(supported["claim"])
+assert evidence.loc[evidence["outcome"] != "missing", "chapter"].notna().all()

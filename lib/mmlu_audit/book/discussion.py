@@ -1,0 +1,395 @@
+"""The discussion (§6): the paper's main claims, each with its evidence and a verdict.
+
+Like the scorecard, this reads the executed chapters' glued values back
+(:func:`mmlu_audit.book.findings.read_build`) and recomputes nothing. :data:`CLAIMS` says, for
+each claim, which glued values carry its evidence and the conditions under which they support
+it. Each piece of evidence is one of three kinds:
+
+- ``"test"``: the claim's own test, on whatever responses the chapter ran with. On real
+  responses it is evidence about MMLU (or MMLU-Pro); on simulated responses it only shows what
+  the pipeline reports on the simulated world.
+- ``"planted"``: a comparison with the simulated world's planted truth; read only on simulated
+  responses (the pipeline recovers, or not, what was planted).
+- ``"context"``: a real-data value shown beside the claim that does not test it.
+
+:func:`verdict` turns a claim's real-data tests into one of :data:`VERDICTS`: supported when
+every readable real test supports it, not supported when at least one does not, and not testable
+with the data here when no test was computed on real responses (with the reason). Simulation
+never supports a claim about MMLU.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from mmlu_audit.book.scorecard import Collection, lookup
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.paper import REAL_RESULTS
+
+__all__ = ["CLAIMS", "KINDS", "OUTCOMES", "SIMULATED", "VERDICTS", "Claim", "Condition", "Evidence",
+           "claim_chapters", "claims_table", "evidence_table", "glue_names", "verdict"]
+
+#: A claim's verdict, on real data.
+VERDICTS = ("supported", "not supported", "not testable with the data here")
+#: What the simulated world says about a claim.
+SIMULATED = ("recovered as planted", "not recovered", "no planted truth", "not in this build")
+#: Kinds of evidence (see the module docstring).
+KINDS = ("test", "planted", "context")
+#: Outcome of one piece of evidence.
+OUTCOMES = ("supports", "does not support", "recovered", "not recovered", "shown", "missing",
+            "not applicable")
+_ALPHA = 0.05
+_OPS = ("<", ">", "contains")
+_REAL_POPULATION = {result.glue: result.population for result in REAL_RESULTS}
+_BANNER_PROVENANCE = {"real": "real responses", "simulated": "simulated responses",
+                      "not stated": "not stated"}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """``glue op than``, read from the executed chapters.
+
+    Parameters
+    ----------
+    glue : str
+        Glue name of the value tested.
+    op : {"<", ">", "contains"}
+        ``"contains"``: the value is a comma-separated list of names (``"d_mdd, d_ner"``) that
+        must include ``than``.
+    than : float or str
+        A number, or (for ``"<"``/``">"``) the glue name of the value compared with.
+    chapter : str, optional
+        Two-digit prefix of the chapter that glues ``glue`` (and ``than``); default that of
+        the evidence.
+    """
+
+    glue: str
+    op: str
+    than: float | str
+    chapter: str | None = None
+
+    def __post_init__(self):
+        if self.op not in _OPS:
+            raise DataError("Condition", f"op must be one of {_OPS}, got {self.op!r}")
+
+    @property
+    def label(self) -> str:
+        """``"holm_p_cr2_d_ner < 0.05"``, as the evidence table states it."""
+        where = f"{self.chapter}:" if self.chapter else ""
+        return f"{where}{self.glue} {self.op} {self.than}"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One piece of evidence for a claim.
+
+    Parameters
+    ----------
+    chapter, glue : str
+        Where its value (the estimate shown) is glued.
+    label : str
+        What it is, in a few words.
+    kind : str
+        One of :data:`KINDS`.
+    conditions : tuple of Condition
+        All must hold for it to support the claim (for ``"planted"``: for the truth to be
+        recovered); empty for ``"context"``.
+    low, high, p : str, optional
+        Glue names (same chapter) of its interval's bounds and p-value.
+    given : tuple of Condition
+        For ``"planted"`` only: what the simulated world must have planted for the comparison
+        to apply (a null world plants nothing to recover).
+    """
+
+    chapter: str
+    glue: str
+    label: str
+    kind: str = "test"
+    conditions: tuple = ()
+    low: str | None = None
+    high: str | None = None
+    p: str | None = None
+    given: tuple = ()
+
+    def __post_init__(self):
+        if self.given and self.kind != "planted":
+            raise DataError("Evidence", "only a planted truth has preconditions (given)")
+        if self.kind not in KINDS:
+            raise DataError("Evidence", f"kind must be one of {KINDS}, got {self.kind!r}")
+        if (self.kind == "context") != (not self.conditions):
+            raise DataError("Evidence", "context evidence has no conditions; tests and planted truths do")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One of the paper's main claims.
+
+    Parameters
+    ----------
+    key : str
+        Short name (``"homogeneity"``).
+    text : str
+        The claim, as the paper makes it.
+    section : str
+        Where the paper makes it.
+    evidence : tuple of Evidence
+    scope : str
+        What the data staged here can and cannot say about it (stated with a "not testable").
+    """
+
+    key: str
+    text: str
+    section: str
+    evidence: tuple
+    scope: str
+
+
+def _p_below(glue: str, chapter: str | None = None) -> Condition:
+    return Condition(glue, "<", _ALPHA, chapter)
+
+
+#: The paper's main claims (§6 summarises them), each with the glued values that test it.
+CLAIMS: tuple[Claim, ...] = (
+    Claim("homogeneity", "Structural homogeneity is rejected: the nine indicators map onto "
+          "difficulty differently in STEM and non-STEM (joint Wald W(9), cluster-robust).", "§4.3",
+          (Evidence("06", "w9_cr2", "W(9), CR2 Wald", conditions=(_p_below("w9_cr2_p"),), p="w9_cr2_p"),
+           Evidence("06", "wcb_stat", "W(9), wild cluster bootstrap", conditions=(_p_below("wcb_p"),),
+                    p="wcb_p"),
+           Evidence("06", "w9_cr2", "slopes planted unequal; CR2 Wald rejects", kind="planted",
+                    given=(Condition("n_planted", ">", 0),), conditions=(_p_below("w9_cr2_p"),),
+                    p="w9_cr2_p")),
+          "the §4 pipeline tests it on real MMLU responses only when chapters 05 and 06 run on a "
+          "real source (data_source helm20: 20 models)"),
+    Claim("d_ner", "The STEM × entity-density (D_ner) contrast survives CR2, Holm over the nine "
+          "contrasts, and the wild cluster bootstrap.", "§4.2",
+          (Evidence("05", "t_cr2_d_ner", "D_ner contrast, CR2 t (Holm p; bootstrap p)",
+                    conditions=(_p_below("holm_p_cr2_d_ner"), _p_below("boot_p_d_ner")),
+                    p="holm_p_cr2_d_ner"),
+           Evidence("05", "found_cr2_names", "Holm survivors under CR2 include D_ner",
+                    conditions=(Condition("found_cr2_names", "contains", "d_ner"),
+                                Condition("found_boot_names", "contains", "d_ner"))),
+           Evidence("05", "found_cr2_names", "D_ner planted; CR2 and bootstrap Holm find it",
+                    kind="planted", given=(Condition("planted_names", "contains", "d_ner"),),
+                    conditions=(Condition("found_cr2_names", "contains", "d_ner"),
+                                                Condition("found_boot_names", "contains", "d_ner")))),
+          "tested on real MMLU responses only when chapter 05 runs on a real source"),
+    Claim("stem_r2", "The indicators explain more of difficulty in STEM than in non-STEM "
+          "(cross-validated R², and the ratio of logit R² with its bootstrap interval above 1).", "§4.2",
+          (Evidence("05", "logit2_ratio", "logit R² ratio, STEM over non-STEM",
+                    conditions=(Condition("cv_r2_stem", ">", "cv_r2_nonstem"),
+                                Condition("logit2_ratio_ci_low", ">", 1.0)),
+                    low="logit2_ratio_ci_low", high="logit2_ratio_ci_high"),
+           Evidence("05", "cv_r2_stem", "true R² planted higher in STEM; CV R² orders them so",
+                    kind="planted", given=(Condition("true_r2_stem", ">", "true_r2_nonstem", "04"),),
+                    conditions=(Condition("cv_r2_stem", ">", "cv_r2_nonstem"),))),
+          "tested on real MMLU responses only when chapter 05 runs on a real source"),
+    Claim("guessing_floor", "The apparent reasoning sensitivity (r(β, θ̂) < 0) is confounded by the "
+          "guessing floor: a 3PL null with no ability × depth term reproduces most of it.", "§5.1",
+          (Evidence("07", "null_share_all", "share of the observed r the guessing-floor null reproduces",
+                    conditions=(Condition("null_share_all", ">", 0.5),)),
+           Evidence("07", "helm_r_beta_acc", "r(β, STEM accuracy logit), no null fitted", kind="context"),
+           Evidence("07", "null_share_all", "no interaction planted; the null reproduces most of r",
+                    kind="planted", conditions=(Condition("null_share_all", ">", 0.5),)),
+           Evidence("07", "gamma1", "no interaction planted; γ1 interval covers 0", kind="planted",
+                    conditions=(Condition("gamma1_low", "<", 0.0), Condition("gamma1_high", ">", 0.0)),
+                    low="gamma1_low", high="gamma1_high")),
+          "the guessing-floor null is fitted only to the matrix chapter 07 runs on; the real HELM "
+          "matrix there (20 models) gives r(β, accuracy) but too few models for the null's quartiles"),
+    Claim("rank_stability", "STEM subscore rankings are less stable than non-STEM ones, beyond what "
+          "a length-matched non-STEM subsample or subject blocks give.", "§5.2",
+          (Evidence("08", "tau_stem", "τ_w STEM vs aggregate, below length-matched non-STEM",
+                    conditions=(Condition("tau_stem", "<", "tau_nonstem"), _p_below("tau_matched_p")),
+                    p="tau_matched_p"),
+           Evidence("08", "helm_displacement", "Top-k displacement beyond subject-block null",
+                    conditions=(Condition("helm_tau_stem", "<", "helm_tau_nonstem"),
+                                _p_below("helm_null_blocks_p")),
+                    low="helm_displacement_low", high="helm_displacement_high", p="helm_null_blocks_p"),
+           Evidence("08", "h20_tau_stem", "τ_w STEM below length-matched non-STEM",
+                    conditions=(Condition("h20_tau_stem", "<", "h20_tau_matched"),
+                                _p_below("h20_tau_matched_p")),
+                    p="h20_tau_matched_p")),
+          "chapter 08 tests it on the real HELM tables whatever its data_source"),
+    Claim("mmlu_pro", "MMLU-Pro's reforms (more options, harder items) are insufficient: structural "
+          "heterogeneity remains on MMLU-Pro.", "§6",
+          (Evidence("13", "pro_w9_cr2", "W(9) on MMLU-Pro, wild cluster bootstrap p",
+                    conditions=(_p_below("pro_wcr_p"),), p="pro_wcr_p"),
+           Evidence("13", "pro_b_sd", "SD of b̂ on MMLU-Pro", kind="context")),
+          "chapter 13 tests it on the real MMLU-Pro responses (29 models) whatever its data_source"),
+)
+
+
+def glue_names() -> set[tuple[str, str]]:
+    """Every ``(chapter prefix, glue name)`` :data:`CLAIMS` reads (the smoke build checks them)."""
+    names = set()
+    for evidence in (ev for claim in CLAIMS for ev in claim.evidence):
+        own = (evidence.glue, evidence.low, evidence.high, evidence.p)
+        names |= {(evidence.chapter, name) for name in own if name}
+        for cond in evidence.given + evidence.conditions:
+            chapter = cond.chapter or evidence.chapter
+            names.add((chapter, cond.glue))
+            if isinstance(cond.than, str) and cond.op != "contains":
+                names.add((chapter, cond.than))
+    return names
+
+
+def claim_chapters() -> tuple[str, ...]:
+    """Two-digit prefixes of every chapter :data:`CLAIMS` reads, in book order."""
+    return tuple(sorted({chapter for chapter, _ in glue_names()}))
+
+
+def _glued(collection: Collection, chapter: str, name: str | None):
+    """The glued value, or None when missing or not a usable value (NaN)."""
+    if name is None:
+        return None
+    found = lookup(collection, chapter, name)
+    if found is None or (isinstance(found.value, float) and math.isnan(found.value)):
+        return None
+    return found
+
+
+def _number(value):
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _holds(collection: Collection, evidence: Evidence, condition: Condition):
+    """True/False, or the missing glue names."""
+    chapter = condition.chapter or evidence.chapter
+    left = _glued(collection, chapter, condition.glue)
+    if condition.op == "contains":
+        if left is None or not isinstance(left.value, str):
+            return [f"{chapter}:{condition.glue}"]
+        return condition.than in [name.strip() for name in left.value.split(",")]
+    right = condition.than if not isinstance(condition.than, str) else \
+        getattr(_glued(collection, chapter, condition.than), "value", None)
+    missing = [f"{chapter}:{g}" for g, v in ((condition.glue, None if left is None else _number(left.value)),
+                                             (condition.than, _number(right))) if v is None]
+    if missing:
+        return missing
+    value, reference = _number(left.value), _number(right)
+    return value < reference if condition.op == "<" else value > reference
+
+
+def _provenance(glued) -> str:
+    if glued.name in _REAL_POPULATION:
+        return "real responses"
+    return _BANNER_PROVENANCE[glued.source]
+
+
+def _population(collection: Collection, glued) -> str:
+    if glued.name in _REAL_POPULATION:
+        return _REAL_POPULATION[glued.name]
+    record = next(r for r in collection.chapters if r.chapter == glued.chapter)
+    return f"data_source {record.parameters.get('data_source', 'not stated')}"
+
+
+def _outcome(collection: Collection, evidence: Evidence, provenance: str | None) -> tuple[str, str]:
+    given = [_holds(collection, evidence, c) for c in evidence.given]
+    results = [_holds(collection, evidence, c) for c in evidence.conditions]
+    missing = [f"{evidence.chapter}:{evidence.glue}"] if provenance is None else []
+    missing += [name for r in given + results if isinstance(r, list) for name in r]
+    if evidence.kind == "context":
+        return ("shown", "a real-data value beside the claim; it does not test it") if provenance \
+            else ("missing", f"{evidence.chapter}:{evidence.glue} not in this build")
+    if evidence.kind == "planted" and provenance not in (None, "simulated responses"):
+        return "not applicable", "no planted truth on a real source"
+    if missing:
+        return "missing", "not in this build: " + ", ".join(dict.fromkeys(missing))
+    absent = [c.label for c, r in zip(evidence.given, given, strict=True) if r is False]
+    if absent:
+        return "not applicable", "not planted in this world: " + " and ".join(absent)
+    failed = [c.label for c, r in zip(evidence.conditions, results, strict=True) if r is False]
+    good, bad = OUTCOMES[2:4] if evidence.kind == "planted" else OUTCOMES[:2]
+    rule = " and ".join(c.label for c in evidence.conditions)
+    return (good, rule) if not failed else (bad, "fails: " + " and ".join(failed))
+
+
+def evidence_table(collection: Collection) -> pd.DataFrame:
+    """One row per piece of evidence of every claim.
+
+    Parameters
+    ----------
+    collection : Collection
+        From :func:`mmlu_audit.book.findings.read_build`.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``claim``, ``kind``, ``label``, ``glue`` (``chapter:name``), ``chapter`` (the
+        stem read, or None), ``provenance`` (real / simulated responses, None when missing),
+        ``population``, ``estimate``, ``low``, ``high``, ``p``, ``outcome`` (one of
+        :data:`OUTCOMES`) and ``why`` (the rule applied, or what is missing); in
+        :data:`CLAIMS` order.
+    """
+    rows = []
+    for claim in CLAIMS:
+        for evidence in claim.evidence:
+            glued = _glued(collection, evidence.chapter, evidence.glue)
+            provenance = None if glued is None else _provenance(glued)
+            outcome, why = _outcome(collection, evidence, provenance)
+            extra = {bound: getattr(_glued(collection, evidence.chapter, name), "value", None)
+                     for bound, name in (("low", evidence.low), ("high", evidence.high), ("p", evidence.p))}
+            rows.append({"claim": claim.key, "kind": evidence.kind, "label": evidence.label,
+                         "glue": f"{evidence.chapter}:{evidence.glue}",
+                         "chapter": None if glued is None else glued.chapter, "provenance": provenance,
+                         "population": None if glued is None else _population(collection, glued),
+                         "estimate": None if glued is None else glued.value, **extra,
+                         "outcome": outcome, "why": why})
+    return pd.DataFrame(rows)
+
+
+def verdict(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
+    """The verdict on ``claim`` (one of :data:`VERDICTS`) and why, from its rows of ``evidence``.
+
+    Only tests computed on real responses count; a claim with none is not testable with the
+    data here, and the reason says what each test lacked.
+    """
+    tests = evidence[(evidence["claim"] == claim.key) & (evidence["kind"] == "test")]
+    real = tests[(tests["provenance"] == "real responses") & tests["outcome"].isin(OUTCOMES[:2])]
+    if real.empty:
+        lacking = "; ".join(f"{row.label}: "
+                            + (f"on {row.provenance}" if row.outcome != "missing" else row.why)
+                            for row in tests.itertuples())
+        return VERDICTS[2], f"{claim.scope}; in this build: {lacking}"
+    support = real["outcome"] == OUTCOMES[0]
+    listing = "; ".join(f"{row.label} ({row.population}): {row.outcome}" for row in real.itertuples())
+    if support.all():
+        return VERDICTS[0], listing
+    return VERDICTS[1], f"{int(support.sum())} of {len(real)} real-data tests support it: {listing}"
+
+
+def _simulated(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
+    planted = evidence[(evidence["claim"] == claim.key) & (evidence["kind"] == "planted")]
+    if planted.empty:
+        return SIMULATED[2], "the simulated world plants nothing this claim could be checked against"
+    read = planted[planted["outcome"].isin(OUTCOMES[2:4])]
+    if read.empty:
+        why = "; ".join(f"{row.label}: {row.why}" for row in planted.itertuples())
+        return (SIMULATED[3] if (planted["outcome"] == "missing").any() else SIMULATED[2]), why
+    listing = "; ".join(f"{row.label}: {row.outcome}" for row in read.itertuples())
+    return (SIMULATED[0] if (read["outcome"] == OUTCOMES[2]).all() else SIMULATED[1]), listing
+
+
+def claims_table(collection: Collection) -> pd.DataFrame:
+    """One row per claim of :data:`CLAIMS`: its real-data verdict and what the simulation says.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by claim key; columns ``claim`` (the text), ``section``, ``verdict`` (one of
+        :data:`VERDICTS`), ``why``, ``real_evidence`` (how many real-data tests were read),
+        ``simulated`` (one of :data:`SIMULATED`) and ``simulated_why``.
+    """
+    evidence = evidence_table(collection)
+    rows = []
+    for claim in CLAIMS:
+        outcome, why = verdict(claim, evidence)
+        sim, sim_why = _simulated(claim, evidence)
+        mine = evidence[(evidence["claim"] == claim.key) & (evidence["kind"] == "test")]
+        rows.append({"key": claim.key, "claim": claim.text, "section": claim.section, "verdict": outcome,
+                     "why": why, "real_evidence": int(((mine["provenance"] == "real responses")
+                                                       & mine["outcome"].isin(OUTCOMES[:2])).sum()),
+                     "simulated": sim, "simulated_why": sim_why})
+    return pd.DataFrame(rows).set_index("key")

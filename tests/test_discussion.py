@@ -1,0 +1,155 @@
+"""Tests for the discussion's claims table, read from (synthetic) executed chapters."""
+
+from __future__ import annotations
+
+import pytest
+
+from mmlu_audit.book.discussion import (
+    CLAIMS,
+    KINDS,
+    OUTCOMES,
+    SIMULATED,
+    VERDICTS,
+    Condition,
+    Evidence,
+    claim_chapters,
+    claims_table,
+    evidence_table,
+    glue_names,
+)
+from mmlu_audit.book.findings import NOT_CHAPTERS, read_build
+from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.paper import REAL_RESULTS
+
+from test_scorecard import write_chapter
+
+EXPECT = {"data_source": "simulated", "seed": 1, "fast": True}
+REAL = {"data_source": "helm20", "seed": 1, "fast": True}
+#: Chapter 05's values where the D_ner contrast survives every test.
+D_NER_SURVIVES = {"t_cr2_d_ner": 3.41, "holm_p_cr2_d_ner": 0.011, "boot_p_d_ner": 0.014,
+                  "found_cr2_names": "d_ner", "found_boot_names": "d_mdd, d_ner",
+                  "cv_r2_stem": 0.0732, "cv_r2_nonstem": 0.0361, "logit2_ratio": 2.46,
+                  "logit2_ratio_ci_low": 1.8, "logit2_ratio_ci_high": 3.36}
+
+
+def _claims(folder, expect=EXPECT):
+    return claims_table(read_build(folder, expect))
+
+
+def test_an_empty_build_leaves_every_claim_not_testable_with_its_reason(tmp_path):
+    table = _claims(tmp_path)
+    assert list(table.index) == [claim.key for claim in CLAIMS]
+    assert (table["verdict"] == VERDICTS[2]).all()
+    assert table.loc["d_ner", "why"].endswith(
+        "in this build: D_ner contrast, CR2 t (Holm p; bootstrap p): not in this build: 05:t_cr2_d_ner, "
+        "05:holm_p_cr2_d_ner, 05:boot_p_d_ner; Holm survivors under CR2 include D_ner: not in this build: "
+        "05:found_cr2_names, 05:found_boot_names")
+    assert set(table["simulated"]) == {SIMULATED[2], SIMULATED[3]}
+
+
+def test_simulated_values_never_support_a_claim_but_show_the_planted_recovery(tmp_path):
+    write_chapter(tmp_path, "05_stratified", D_NER_SURVIVES | {"planted_names": "d_mdd, c_bry, d_ner"})
+    write_chapter(tmp_path, "04_pooled", {"true_r2_stem": 0.12, "true_r2_nonstem": 0.07})
+    table = _claims(tmp_path)
+    assert table.loc["d_ner", "verdict"] == VERDICTS[2]
+    assert table.loc["d_ner", "why"].endswith(
+        "Holm survivors under CR2 include D_ner: on simulated responses")
+    assert table.loc["d_ner", "simulated"] == SIMULATED[0]
+    assert table.loc["stem_r2", "simulated"] == SIMULATED[0] and table.loc["stem_r2", "real_evidence"] == 0
+
+
+def test_a_planted_truth_the_pipeline_misses_is_not_recovered(tmp_path):
+    write_chapter(tmp_path, "05_stratified", D_NER_SURVIVES | {"found_cr2_names": "d_mdd",
+                                                               "planted_names": "d_ner"})
+    table = _claims(tmp_path)
+    assert table.loc["d_ner", "simulated"] == SIMULATED[1]
+    assert table.loc["d_ner", "simulated_why"] == \
+        "D_ner planted; CR2 and bootstrap Holm find it: not recovered"
+    evidence = evidence_table(read_build(tmp_path, EXPECT))
+    planted = evidence[evidence["kind"] == "planted"].set_index("glue").loc["05:found_cr2_names"]
+    assert planted["why"] == "fails: found_cr2_names contains d_ner"
+
+
+def test_real_responses_give_verdicts_from_the_rule(tmp_path):
+    write_chapter(tmp_path, "05_stratified", D_NER_SURVIVES | {"logit2_ratio_ci_low": 0.9},
+                  banner="real-banner", params=REAL)
+    table = _claims(tmp_path, REAL)
+    assert table.loc["d_ner", "verdict"] == VERDICTS[0] and table.loc["d_ner", "real_evidence"] == 2
+    assert "data_source helm20" in table.loc["d_ner", "why"]
+    # the ratio's interval reaches below 1: not supported, and the failing condition is named
+    assert table.loc["stem_r2", "verdict"] == VERDICTS[1]
+    evidence = evidence_table(read_build(tmp_path, REAL)).set_index("glue")
+    assert evidence.loc["05:logit2_ratio", "why"] == "fails: logit2_ratio_ci_low > 1.0"
+    assert evidence.loc["05:logit2_ratio", ["low", "high"]].tolist() == [0.9, 3.36]
+    planted = evidence[evidence["kind"] == "planted"].loc["05:found_cr2_names"]
+    assert planted["outcome"] == "not applicable", "no planted truth on a real source"
+
+
+def test_one_real_test_against_makes_a_claim_not_supported(tmp_path):
+    write_chapter(tmp_path, "08_rank_stability",
+                  {"helm_displacement": 0.44, "helm_tau_stem": 0.81, "helm_tau_nonstem": 0.95,
+                   "helm_null_blocks_p": 0.03, "h20_tau_stem": 0.90, "h20_tau_matched": 0.85,
+                   "h20_tau_matched_p": 0.4})
+    table = _claims(tmp_path)
+    assert table.loc["rank_stability", "verdict"] == VERDICTS[1]
+    assert table.loc["rank_stability", "why"].startswith("1 of 2 real-data tests support it")
+    # the real HELM glues count as real whatever banner the chapter shows
+    evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
+    assert evidence.loc["08:helm_displacement", "population"] == "HELM per-subject table, 79 models"
+    assert evidence.loc["08:tau_stem", "outcome"] == "missing"
+
+
+def test_p_at_the_threshold_does_not_support_and_nan_is_missing(tmp_path):
+    write_chapter(tmp_path, "13_mmlu_pro", {"pro_w9_cr2": 12.0, "pro_wcr_p": 0.05, "pro_b_sd": float("nan")})
+    evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
+    assert evidence.loc["13:pro_w9_cr2", "outcome"] == "does not support"
+    assert evidence.loc["13:pro_b_sd", "outcome"] == "missing"
+    assert _claims(tmp_path).loc["mmlu_pro", "verdict"] == VERDICTS[1]
+
+
+def test_stale_chapters_contribute_nothing(tmp_path):
+    write_chapter(tmp_path, "13_mmlu_pro", {"pro_w9_cr2": 40.0, "pro_wcr_p": 0.001},
+                  params={"data_source": "simulated", "seed": 2, "fast": True})
+    assert _claims(tmp_path).loc["mmlu_pro", "verdict"] == VERDICTS[2]
+
+
+def test_registry_is_well_formed():
+    assert "97_discussion" in NOT_CHAPTERS
+    assert {ev.kind for claim in CLAIMS for ev in claim.evidence} <= set(KINDS)
+    assert len({claim.key for claim in CLAIMS}) == len(CLAIMS) == 6
+    real_glues = {r.glue for r in REAL_RESULTS}
+    context = [ev.glue for claim in CLAIMS for ev in claim.evidence if ev.kind == "context"]
+    assert set(context) <= real_glues, "context evidence is a registered real-data result"
+    assert all(claim.scope for claim in CLAIMS)
+    assert set(claim_chapters()) == {"04", "05", "06", "07", "08", "13"}
+    assert set(OUTCOMES) >= {"supports", "missing"}
+
+
+def test_bad_registry_entries_are_refused():
+    with pytest.raises(DataError, match="op must be"):
+        Condition("x", "<=", 1)
+    with pytest.raises(DataError, match="context evidence"):
+        Evidence("05", "x", "label", kind="context", conditions=(Condition("x", "<", 1),))
+    with pytest.raises(DataError, match="kind must be"):
+        Evidence("05", "x", "label", kind="guess", conditions=(Condition("x", "<", 1),))
+
+
+def test_glue_names_cover_values_bounds_and_compared_glues():
+    names = glue_names()
+    assert {("05", "logit2_ratio_ci_high"), ("04", "true_r2_nonstem"), ("08", "h20_tau_matched"),
+            ("13", "pro_wcr_p"), ("05", "found_boot_names")} <= names
+    assert not any(name == "d_ner" for _, name in names), "a term a list must contain is no glue name"
+
+
+def test_a_null_world_plants_nothing_to_recover(tmp_path):
+    write_chapter(tmp_path, "05_stratified", D_NER_SURVIVES | {"found_cr2_names": "none",
+                                                               "planted_names": "none"},
+                  params={"data_source": "simulated-null", "seed": 1, "fast": True})
+    collection = read_build(tmp_path, {"data_source": "simulated-null", "seed": 1, "fast": True})
+    evidence = evidence_table(collection)
+    planted = evidence[evidence["kind"] == "planted"].set_index("glue").loc["05:found_cr2_names"]
+    assert planted["outcome"] == "not applicable"
+    assert planted["why"] == "not planted in this world: planted_names contains d_ner"
+    assert claims_table(collection).loc["d_ner", "simulated"] == SIMULATED[2]
+    with pytest.raises(DataError, match="only a planted truth"):
+        Evidence("05", "x", "label", conditions=(Condition("x", "<", 1),), given=(Condition("y", ">", 0),))
