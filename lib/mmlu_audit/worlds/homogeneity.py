@@ -17,7 +17,7 @@ from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.inference.bootstrap import wild_cluster_bootstrap
 from mmlu_audit.inference.covariance import cluster_algebra
-from mmlu_audit.inference.hypothesis import interaction_design, restriction_matrix, wald_test
+from mmlu_audit.inference.hypothesis import HTZUndefinedError, interaction_design, restriction_matrix, wald_test
 from mmlu_audit.inference.ols import fit_ols
 from mmlu_audit.inference.permutation import permutation_test
 
@@ -96,7 +96,9 @@ def homogeneity_rejections(world: dict, *, seed, n_draws: int = 999, alpha: floa
     Returns
     -------
     dict
-        Method name -> bool.
+        Method name -> bool; ``"CR2 HTZ"`` is NaN on a world whose clusters leave the HTZ
+        denominator degrees of freedom undefined (few clusters for nine restrictions): the
+        test does not exist there, which is neither a rejection nor an acceptance.
     """
     Z, names = interaction_design(world["X"], world["stem"])
     fit = fit_ols(world["y"], Z, names)
@@ -108,7 +110,11 @@ def homogeneity_rejections(world: dict, *, seed, n_draws: int = 999, alpha: floa
         algebra = cluster_algebra(fit, world["clusters"], kind)
         forms = ("chi2", "F") if kind == "CR1" else ("chi2", "HTZ")
         for form in forms:
-            res = wald_test(fit, R, kind=kind, form=form, algebra=algebra)
+            try:
+                res = wald_test(fit, R, kind=kind, form=form, algebra=algebra)
+            except HTZUndefinedError:
+                out[f"{kind} {form}"] = float("nan")
+                continue
             out[f"{kind} {form}"] = res["p"].item() < alpha
         boot = wild_cluster_bootstrap(fit, R, clusters=world["clusters"], seed=rng, kind=kind,
                                       n_draws=n_draws, algebra=algebra)
@@ -142,7 +148,9 @@ def size_power_table(subject_sizes, stem_subjects, *, seed, n_reps: int = 200, p
     Returns
     -------
     DataFrame
-        Columns ``world, method, rejection_rate, mc_se, n_reps, n_draws, alpha, planted``.
+        Columns ``world, method, rejection_rate, mc_se, n_reps, n_defined, n_draws, alpha,
+        planted``: ``n_defined`` replicates had the test defined (HTZ can be undefined, see
+        :func:`homogeneity_rejections`); the rate and its SE are over those, NaN when none.
     """
     rng = rng_from(seed)
     rows = []
@@ -156,9 +164,12 @@ def size_power_table(subject_sizes, stem_subjects, *, seed, n_reps: int = 200, p
             for _ in range(n_reps)
         ]
         for method in hits[0]:
-            rate = float(np.mean([h[method] for h in hits]))
+            defined = np.array([h[method] for h in hits], dtype=float)
+            defined = defined[~np.isnan(defined)]
+            rate = float(defined.mean()) if defined.size else float("nan")
             rows.append({"world": world_name, "method": method, "rejection_rate": rate,
-                         "mc_se": float(np.sqrt(rate * (1 - rate) / n_reps)), "n_reps": n_reps,
+                         "mc_se": float(np.sqrt(rate * (1 - rate) / defined.size)) if defined.size
+                         else float("nan"), "n_reps": n_reps, "n_defined": int(defined.size),
                          "n_draws": n_draws, "alpha": alpha, "planted": shift})
     return pd.DataFrame(rows)
 
