@@ -31,26 +31,41 @@ fast = False  # smoke run: this chapter's fast-parameters below
 n_models = 0  # models used, 0 for all 4,278 (else a seeded subsample)
 holdout_fraction = 0.05  # share of cells held out to choose the model
 chance_score = 35.0  # full-MMLU score (%) below which a model counts as near chance
+n_boot = 9999  # wild cluster bootstrap draws of the item-side W(9) test
+n_perm = 1999  # subject-block permutations of the item-side LR test
+power_grid = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0]  # planted STEM slope shifts, in residual SDs per predictor SD
+power_reps = 30  # replicates per planted shift in the power study
+power_draws = 199  # bootstrap and permutation draws per power replicate
 
 # %% [raw] tags=["fast-parameters"]
 # n_models = 800
+# n_boot = 499
+# n_perm = 199
+# power_reps = 4
+# power_draws = 99
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.analyses.real_leaderboard import (CANDIDATE_SPECS, agreement_table, disagreeing_items,
-                                                  heldout_comparison, near_identical_pairs,
-                                                  population_counts, recommended, score_band_accuracy,
-                                                  score_tracking, wrong_way_items)
+from mmlu_audit.analyses.real_leaderboard import (CANDIDATE_SPECS, SIMULATOR_TOLERANCES, agreement_table,
+                                                  design_clusters, disagreeing_items, heldout_comparison,
+                                                  item_frame, item_side_tests, matrix_statistics,
+                                                  near_identical_pairs, population_counts,
+                                                  recalibration_notes, recommended, score_band_accuracy,
+                                                  score_tracking, simulator_comparison, wrong_way_items)
+from mmlu_audit.analyses.regression import design_arrays, interaction_fit
 from mmlu_audit.book.plots import stamp_source, use_style
-from mmlu_audit.book.report import glue_figure, glue_values, source_banner
+from mmlu_audit.book.report import glue_figure, glue_values, simulation_banner, source_banner
 from mmlu_audit.core.checkpoints import distinct_checkpoints
 from mmlu_audit.core.paper import paper_value
 from mmlu_audit.data import load_items, load_redux
 from mmlu_audit.data.openllm import load_openllm_items
-from mmlu_audit.irt import fit_cached, split_cohort_reliability
+from mmlu_audit.features import INDICATORS, build_feature_table
+from mmlu_audit.irt import fit_cached, holdout_mask, split_cohort_reliability
+from mmlu_audit.worlds.homogeneity import power_curve, smallest_detectable
+from mmlu_audit.worlds.simulated import WorldSpec, load_or_simulate
 from mmlu_audit.worlds.sources import load_responses
 
 use_style()
@@ -254,6 +269,78 @@ bands.insert(1, "mirt_a", reference["a"].to_numpy()[negative].round(2))
 bands.insert(2, "signed_a", signed.a[negative].round(2))
 bands.insert(3, "signed_a_sd", signed.dataset["a_sd"].to_numpy()[negative].round(2))
 bands
+
+# %% [markdown]
+# ## The simulator held against reality (§2.3)
+#
+# The simulated world of the other chapters (`WorldSpec()` as it stands, not recalibrated:
+# recalibrating it would change every simulated chapter), generated over these same
+# {glue:text}`n_items` items, against the real matrix. Both are calibrated with the same engine
+# spec (the recommended {glue:text}`best_model`) and the same share of held-out cells. **The 102
+# items were selected by metabench, not sampled**: the comparison is on these items only, and
+# says nothing about how the simulator matches the other {glue:text}`n_other_items:,` MMLU items. Each row has a
+# tolerance set in the library (`SIMULATOR_TOLERANCES`) before the comparison was run.
+
+# %%
+world = load_or_simulate(WorldSpec(), seed=seed, items=items)
+source_banner(world.matrix)
+sim_y = world.matrix.responses
+sim_fit = fit_cached(sim_y, CANDIDATE_SPECS[best], progress=False,
+                     holdout=holdout_mask(sim_y, fraction=holdout_fraction, seed=seed))
+real_stats = matrix_statistics(y, items["stem"], fits[best])
+sim_stats = matrix_statistics(sim_y, world.truth["stem"], sim_fit)
+versus = simulator_comparison(sim_stats, real_stats)
+notes = recalibration_notes(versus)
+off_rows = versus.index[versus["verdict"] == "off"].tolist()
+glue_values({"n_other_items": len(all_items) - len(items), "n_sim_models": sim_y.shape[0], "n_versus_rows": len(versus), "n_versus_off": len(off_rows),
+             "n_versus_within": int((versus["verdict"] == "within tolerance").sum()),
+             "sim_rho_truth": float(world.truth["rho"]),
+             "sim_floor": sim_stats["5th percentile of model accuracy (guessing floor)"],
+             "real_floor": real_stats["5th percentile of model accuracy (guessing floor)"],
+             "sim_guessing": WorldSpec().guessing,
+             "r_p_values_items": float(np.corrcoef(sim_y.mean(axis=0), (y == 1).mean(axis=0))[0, 1]),
+             "r_b_items": float(np.corrcoef(sim_fit.b, fits[best].b)[0, 1])})
+versus.round(3)
+
+# %% [markdown]
+# Of the {glue:text}`n_versus_rows` rows, {glue:text}`n_versus_within` are within tolerance and
+# {glue:text}`n_versus_off` off. The simulated world has {glue:text}`n_sim_models:,` models
+# with a planted ability correlation of {glue:text}`sim_rho_truth:.3f`; the correlation of
+# STEM and non-STEM proportions correct in the table is lower on both sides because
+# {glue:text}`n_stem_items` STEM items measure little. The weakest simulated models sit at
+# {glue:text}`sim_floor:.3f` (5th percentile; the world's guessing floor is
+# {glue:text}`sim_guessing:.2f`), the real ones at {glue:text}`real_floor:.3f`. Item by item,
+# the simulated and real p-values correlate at r = {glue:text}`r_p_values_items:.2f` and the
+# fitted difficulties at r = {glue:text}`r_b_items:.2f`: the simulator plants difficulty on the
+# indicators plus noise, so this is how much of the real items' order the indicators and
+# subjects reproduce. For each row that is off, what a recalibration of `WorldSpec` would change
+# (the calibration itself is not changed here):
+
+# %%
+display(Markdown("\n".join(f"- {note}" for note in notes) or "*No row is off.*"))
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+axes[0].hist((y == 1).mean(axis=1), bins=40, density=True, alpha=0.5, label="real")
+axes[0].hist(sim_y.mean(axis=1), bins=40, density=True, alpha=0.5, label="simulated")
+axes[0].set(xlabel="model accuracy on the 102 items", ylabel="density", title="models")
+axes[0].legend()
+axes[1].scatter((y == 1).mean(axis=0), sim_y.mean(axis=0), s=12)
+axes[1].plot([0, 1], [0, 1], color="grey", lw=0.8)
+axes[1].set(xlabel="real p-value", ylabel="simulated p-value", title="items")
+axes[2].scatter(fits[best].b, sim_fit.b, s=12)
+axes[2].set(xlabel=f"real b ({best})", ylabel="simulated b", title="fitted difficulty")
+stamp_source(fig, world.matrix)
+glue_figure("fig_simulator_vs_real", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_simulator_vs_real
+# :name: fig-simulator-vs-real
+#
+# The simulated world (`WorldSpec()`, not recalibrated) against the real leaderboard on the
+# same 102 items, which metabench selected. Left: model accuracy; middle: item p-values (grey:
+# equality); right: fitted b under the same spec. The paper has no such figure.
+# ```
 #
 # ## The real model population (§2.4)
 #
@@ -314,8 +401,78 @@ glue_figure("fig_real_leaderboard", fig)
 # paper's population was never shown against a reference calibration.
 # ```
 #
-# Not yet in this chapter (issue 17): the simulator held against these data (§2.3) and the
-# item-side question on the 102 items (§2.5).
+# ## The paper's item-side question on the real items (§2.5)
+#
+# Difficulty (the recommended fit's b) on the nine indicators, STEM against non-STEM, on the
+# {glue:text}`n_items` real items: the joint test W(9) that the nine slopes are equal in both
+# partitions, with subjects as clusters. The design has {glue:text}`n_subjects` subjects,
+# {glue:text}`n_stem_subjects` of them STEM (holding {glue:text}`n_stem_items` items), and the
+# interaction model has {glue:text}`n_coefficients` coefficients for {glue:text}`n_items`
+# items. A test the design does not allow is reported as not testable, with the reason.
+
+# %%
+features = build_feature_table(items, progress=False)
+frame = item_frame(items, features, fits[best].b)
+side = item_side_tests(frame, seed=seed, n_boot=n_boot, n_perm=n_perm)
+sizes, stem_subjects = design_clusters(frame)
+X_design, b_design, stem_design, _ = design_arrays(frame)
+side_fit = interaction_fit(b_design, X_design, stem_design)
+residual_sd = float(np.sqrt(side_fit.resid @ side_fit.resid / (len(b_design) - len(side_fit.names))))
+tests = side.set_index("test")
+glue_values({"n_subjects": len(sizes), "n_stem_subjects": int(stem_subjects.sum()),
+             "n_coefficients": len(side_fit.names), "residual_sd": residual_sd,
+             "n_side_testable": int((~side["status"].str.startswith("not testable")).sum()),
+             "n_side_tests": len(side), "htz_status": tests.loc["CR2 HTZ", "status"],
+             "wcr_p": tests.loc["WCR(CR2)", "p"], "perm_p": tests.loc["block permutation (LR)", "p"],
+             "hc3_p": tests.loc["HC3 chi2", "p"], "cr2_p": tests.loc["CR2 chi2", "p"],
+             "n_boot_used": n_boot, "n_perm_used": n_perm})
+side
+
+# %% [markdown]
+# {glue:text}`n_side_testable` of the {glue:text}`n_side_tests` tests can be computed on these
+# items. CR2-HTZ: {glue:text}`htz_status`. The p-values that exist: HC3 χ²
+# {glue:text}`hc3_p:.3f`, CR2 χ² {glue:text}`cr2_p:.3f`, the wild cluster bootstrap (CR2 inside,
+# {glue:text}`n_boot_used:,` draws) {glue:text}`wcr_p:.3f`, the subject-block permutation
+# ({glue:text}`n_perm_used:,` draws) {glue:text}`perm_p:.3f`. Which of them can be trusted on
+# this design is what the power study below measures in its null column.
+#
+# **Power on this design.** The validity worlds of chapter 06 with these
+# {glue:text}`n_subjects` subjects and their sizes: nine predictors, subject random intercepts
+# and slopes, and a STEM shift on two of the nine slopes. Shifts are in residual SDs of the
+# outcome per predictor unit, so one unit here is {glue:text}`residual_sd:.2f` logits of b on
+# the real items (the residual SD of the interaction fit). The column at 0 is each test's size.
+
+# %%
+simulation_banner("Power worlds: simulated items with the 102 real items' subject design; not MMLU findings.")
+curve = power_curve(sizes, stem_subjects, power_grid, seed=seed, n_reps=power_reps, n_draws=power_draws)
+detect_wcr = smallest_detectable(curve, "WCR(CR2)")
+detect_perm = smallest_detectable(curve, "block permutation (LR)")
+glue_values({"power_reps_used": power_reps, "power_draws_used": power_draws,
+             "size_wcr": curve.loc["WCR(CR2)", 0.0], "size_perm": curve.loc["block permutation (LR)", 0.0],
+             "size_cr2_chi2": curve.loc["CR2 chi2", 0.0], "size_hc3": curve.loc["HC3 chi2", 0.0],
+             "detect_wcr": detect_wcr, "detect_perm": detect_perm,
+             "detect_wcr_logits": detect_wcr * residual_sd, "detect_perm_logits": detect_perm * residual_sd,
+             "power_grid_max": max(power_grid),
+             "planted_max_gap": float(WorldSpec().planted_slopes().diff(axis=1).abs().max().max()),
+             "power_verdict": ("cannot detect" if np.isnan(detect_wcr) or detect_wcr * residual_sd
+                               > WorldSpec().planted_slopes().diff(axis=1).abs().max().max() else "can detect"),
+             "htz_defined_share": float(curve.loc["CR2 HTZ"].notna().mean())})
+curve.round(2)
+
+# %% [markdown]
+# Over {glue:text}`power_reps_used` replicates per shift ({glue:text}`power_draws_used` draws
+# each), the tests' sizes at 5 %: wild bootstrap {glue:text}`size_wcr:.2f`, block permutation
+# {glue:text}`size_perm:.2f`, CR2 χ² {glue:text}`size_cr2_chi2:.2f`, HC3 χ²
+# {glue:text}`size_hc3:.2f` (a test whose size is far above 0.05 has no usable power). HTZ is
+# defined at {glue:text}`htz_defined_share:.0%` of the shifts. The smallest shift detected with
+# 80 % power on this grid (up to {glue:text}`power_grid_max:.1f`; "nan" = not reached): wild
+# bootstrap {glue:text}`detect_wcr:.1f` residual SDs ({glue:text}`detect_wcr_logits:.2f`
+# logits per predictor SD), block permutation {glue:text}`detect_perm:.1f`
+# ({glue:text}`detect_perm_logits:.2f` logits). The simulated world plants STEM − non-STEM slope
+# differences of at most {glue:text}`planted_max_gap:.2f` logits per SD; with
+# {glue:text}`n_stem_items` STEM items in {glue:text}`n_stem_subjects` subjects, the wild
+# bootstrap on this design **{glue:text}`power_verdict`** a difference of that size with 80 %
+# power; where it cannot, a non-rejection above says nothing about such contrasts.
 
 # %% [markdown]
 # ## Checks
@@ -328,6 +485,21 @@ assert (signed.a < 0).any() or len(flagged) == 0
 assert counts["n_distinct"] <= counts["n_models"] - counts["n_repeated_rows"]
 assert (pairs["score_gap"] <= 0.1).all()
 assert split_distinct["cohort_size"] + split_distinct["second_size"] == len(models)
+assert list(versus.index) == list(SIMULATOR_TOLERANCES)
+assert np.isclose(versus.loc["median model accuracy", "real"],
+                  pd.DataFrame(y).where(y >= 0).mean(axis=1).median())
+assert np.isclose(versus.loc["SD of fitted b", "real"], fits[best].b.std())
+assert np.isclose(versus.loc["SD of fitted b", "simulated"], np.std(sim_fit.b))
+assert ((versus["difference"].abs() <= versus["tolerance"]) == (versus["verdict"] == "within tolerance")).all()
+assert len(notes) == len(off_rows)
+assert world.matrix.simulated and not full.simulated
+assert list(frame["item_id"]) == list(items["item_id"]) and np.allclose(frame["b_hat"], fits[best].b)
+assert np.allclose(frame[list(INDICATORS)].to_numpy(), features.loc[items["item_id"], list(INDICATORS)].to_numpy())
+assert sizes.sum() == len(items) and stem_subjects.sum() == items.groupby("subject")["stem"].first().sum()
+assert side["p"].dropna().between(0, 1).all()
+assert side.loc[side["p"].isna(), "status"].str.startswith("not testable").all()
+assert list(curve.columns) == [float(d) for d in power_grid]
+assert curve.drop(index="CR2 HTZ").stack().between(0, 1).all()
 if n_models == 0:
     assert best.startswith("3PL") and row.loc[best, "r_theta"] >= 0.97
     assert row.loc[best, "r_theta_score"] >= np.corrcoef(models["theta"], score)[0, 1]

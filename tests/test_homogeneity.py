@@ -48,3 +48,20 @@ def test_size_and_power_of_homogeneity_tests():
         assert 0.01 <= rate["null", method] <= 0.10, method
         assert rate["planted", method] >= 0.8, method
     assert rate["null", "HC3 chi2"] >= 0.5
+
+
+def test_htz_undefined_is_recorded_not_raised():
+    # the subject sizes of the 102 leaderboard items: 18 STEM items in 11 subjects leave HTZ's
+    # denominator df below zero for nine restrictions
+    sizes = [1, 3, 1, 4, 2, 4, 3, 4, 1, 4, 2, 3, 2, 2, 1, 3, 7, 4, 4, 2, 2, 1, 2, 6, 2, 9, 1, 1, 1, 2,
+             1, 1, 2, 1, 1, 1, 1, 5, 2, 2, 1]
+    stem = np.r_[np.zeros(30, bool), np.ones(11, bool)]
+    world = simulate_homogeneity_world(sizes, stem, seed=1, planted=0.5)
+    hits = homogeneity_rejections(world, seed=1, n_draws=19)
+    assert np.isnan(hits["CR2 HTZ"])
+    assert isinstance(hits["CR2 chi2"], bool)
+    table = size_power_table(sizes, stem, seed=2, n_reps=3, n_draws=19).set_index(["world", "method"])
+    assert table.loc[("null", "CR2 HTZ"), "n_defined"] == 0
+    assert np.isnan(table.loc[("null", "CR2 HTZ"), "rejection_rate"])
+    assert table.loc[("null", "CR2 chi2"), "n_defined"] == 3
+    assert table["rejection_rate"].drop([("null", "CR2 HTZ"), ("planted", "CR2 HTZ")]).between(0, 1).all()

@@ -11,19 +11,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
+from mmlu_audit.analyses.redux import item_rest_correlation
+from mmlu_audit.analyses.regression import contrast_terms, design_arrays, interaction_fit
 from mmlu_audit.core.checkpoints import distinct_checkpoints, family_size_table
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.seeds import seeded
+from mmlu_audit.features import INDICATORS
+from mmlu_audit.inference import homogeneity_test, permutation_test, wild_cluster_bootstrap
 from mmlu_audit.irt import IRTFit, IRTSpec, fit_cached, heldout_loglik, holdout_mask, paired_z
 from mmlu_audit.irt.evaluate import recovery_stats
 
 __all__ = ["CANDIDATE_SPECS", "agreement_table", "disagreeing_items", "heldout_comparison",
            "recommended", "wrong_way_items", "population_counts", "near_identical_pairs",
-           "score_tracking", "score_band_accuracy"]
+           "score_tracking", "score_band_accuracy", "SIMULATOR_TOLERANCES", "RECALIBRATION_LEVERS",
+           "matrix_statistics", "simulator_comparison", "recalibration_notes", "item_frame",
+           "design_clusters", "item_side_tests"]
 
 #: The candidate calibrations of the chapter: the paper's 2PL, its priors widened or learned,
 #: and the 3PL with a fixed guessing floor c (0.25 = chance on four options; lower floors because
@@ -261,3 +269,216 @@ def score_band_accuracy(responses: np.ndarray, score, columns, bands: int = 20) 
     picked = np.asarray(responses)[:, list(columns)].astype(float)
     picked[picked < 0] = np.nan
     return pd.DataFrame(picked).groupby(band).mean().T.set_axis(list(columns))
+
+
+#: Per row of :func:`simulator_comparison`: the largest |simulated − real| still called "within
+#: tolerance", in the row's own units (accuracies and correlations as fractions, a and b in
+#: logits). Set before seeing the comparison, at about what would move a chapter's conclusion:
+#: five points of accuracy, 0.05 of a correlation, a quarter logit of a median a or of b's SD.
+SIMULATOR_TOLERANCES: dict[str, float] = {
+    "median model accuracy": 0.05,
+    "SD of model accuracy": 0.03,
+    "5th percentile of model accuracy (guessing floor)": 0.05,
+    "95th percentile of model accuracy": 0.05,
+    "mean item p-value": 0.05,
+    "SD of item p-values": 0.05,
+    "median point-biserial (item–rest)": 0.05,
+    "median fitted a": 0.25,
+    "SD of fitted b": 0.25,
+    "r(STEM score, non-STEM score)": 0.05,
+}
+
+#: Per row: what a recalibration of :class:`~mmlu_audit.worlds.simulated.WorldSpec` would change
+#: when the simulated value is (too high, too low).
+RECALIBRATION_LEVERS: dict[str, tuple[str, str]] = {
+    "median model accuracy": ("make the items harder for its models (b centred above the models' "
+                              "mean θ; WorldSpec centres b at 0)",
+                              "make the items easier for its models (b centred below the models' mean θ)"),
+    "SD of model accuracy": ("narrow the models' spread (lower discriminations or a smaller "
+                             "between-group share group_share)",
+                             "widen the models' spread (higher discriminations, a larger spread of θ)"),
+    "5th percentile of model accuracy (guessing floor)": (
+        "lower the guessing floor (guessing) or add more weak models",
+        "raise the guessing floor (guessing) or remove weak models"),
+    "95th percentile of model accuracy": ("make the strongest models weaker (fewer models far above "
+                                          "the items)", "add stronger models (a longer upper tail of θ)"),
+    "mean item p-value": ("make the items harder (shift b up)", "make the items easier (shift b down)"),
+    "SD of item p-values": ("narrow the difficulties (lower b_sd)", "widen the difficulties (raise b_sd)"),
+    "median point-biserial (item–rest)": ("lower the discriminations (a smaller mean a)",
+                                          "raise the discriminations (a larger mean a)"),
+    "median fitted a": ("lower the discriminations (a smaller mean a)",
+                        "raise the discriminations (a larger mean a; WorldSpec draws log a around 0)"),
+    "SD of fitted b": ("narrow the difficulties (lower b_sd)", "widen the difficulties (raise b_sd)"),
+    "r(STEM score, non-STEM score)": ("lower the ability correlation rho",
+                                      "raise the ability correlation rho"),
+}
+
+
+def matrix_statistics(responses: np.ndarray, stem, fit: IRTFit) -> dict[str, float]:
+    """The summaries of one response matrix that :func:`simulator_comparison` sets side by side.
+
+    Parameters
+    ----------
+    responses : ndarray, shape (J, I)
+        0/1 with −1 for an unseen cell.
+    stem : array of bool, shape (I,)
+        Which items are STEM.
+    fit : IRTFit
+        A calibration of ``responses`` (its ``a`` and ``b``).
+
+    Returns
+    -------
+    dict
+        One value per key of :data:`SIMULATOR_TOLERANCES`. Accuracies are over seen cells;
+        the STEM / non-STEM correlation is Pearson's between the models' proportions correct on
+        the two partitions.
+    """
+    y = np.asarray(responses)
+    stem = np.asarray(stem, bool)
+    if y.ndim != 2 or stem.shape != (y.shape[1],) or not stem.any() or stem.all():
+        raise DataError("stem", "need one STEM flag per item and items in both partitions")
+    right = np.where(y >= 0, (y == 1).astype(float), np.nan)
+    accuracy = np.nanmean(right, axis=1)
+    p_values = np.nanmean(right, axis=0)
+    return {
+        "median model accuracy": float(np.median(accuracy)),
+        "SD of model accuracy": float(np.std(accuracy)),
+        "5th percentile of model accuracy (guessing floor)": float(np.quantile(accuracy, 0.05)),
+        "95th percentile of model accuracy": float(np.quantile(accuracy, 0.95)),
+        "mean item p-value": float(p_values.mean()),
+        "SD of item p-values": float(p_values.std()),
+        "median point-biserial (item–rest)": float(np.nanmedian(item_rest_correlation(y))),
+        "median fitted a": float(np.median(fit.a)),
+        "SD of fitted b": float(np.std(fit.b)),
+        "r(STEM score, non-STEM score)": _pearson(np.nanmean(right[:, stem], axis=1),
+                                                  np.nanmean(right[:, ~stem], axis=1)),
+    }
+
+
+def simulator_comparison(simulated: Mapping[str, float], real: Mapping[str, float],
+                         tolerances: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Simulated beside real, row by row, with each row's tolerance and verdict.
+
+    Parameters
+    ----------
+    simulated, real : mapping
+        :func:`matrix_statistics` of the simulated and the real matrix.
+    tolerances : mapping, optional
+        Row → largest |simulated − real| within tolerance; defaults to
+        :data:`SIMULATOR_TOLERANCES`.
+
+    Returns
+    -------
+    DataFrame
+        Index: the rows; columns ``simulated``, ``real``, ``difference`` (simulated − real),
+        ``tolerance`` and ``verdict`` ("within tolerance" or "off").
+
+    Raises
+    ------
+    DataError
+        If a row has no value on either side or no tolerance.
+    """
+    tolerances = dict(SIMULATOR_TOLERANCES if tolerances is None else tolerances)
+    missing = sorted(set(tolerances) ^ set(simulated) | set(tolerances) ^ set(real))
+    if missing:
+        raise DataError("tolerances", f"rows without a value or a tolerance: {missing}")
+    table = pd.DataFrame({"simulated": pd.Series(simulated, dtype=float),
+                          "real": pd.Series(real, dtype=float)}).loc[list(tolerances)]
+    table["difference"] = table["simulated"] - table["real"]
+    table["tolerance"] = pd.Series(tolerances, dtype=float)
+    table["verdict"] = np.where(table["difference"].abs() <= table["tolerance"], "within tolerance", "off")
+    return table
+
+
+def recalibration_notes(table: pd.DataFrame,
+                        levers: Mapping[str, tuple[str, str]] | None = None) -> list[str]:
+    """One sentence per row of a :func:`simulator_comparison` that is off: what recalibrating would change.
+
+    ``levers`` (row → (when simulated is too high, when too low)) defaults to
+    :data:`RECALIBRATION_LEVERS`; a row that is off without a lever raises :class:`DataError`.
+    """
+    levers = RECALIBRATION_LEVERS if levers is None else levers
+    notes = []
+    for row, values in table.loc[table["verdict"] == "off"].iterrows():
+        if row not in levers:
+            raise DataError("levers", f"no recalibration lever for the row {row!r}")
+        high = values["difference"] > 0
+        notes.append(f"{row}: simulated {values['simulated']:.3f} against real {values['real']:.3f} "
+                     f"({'higher' if high else 'lower'} by {abs(values['difference']):.3f}, tolerance "
+                     f"{values['tolerance']:.2f}); a recalibration would {levers[row][0 if high else 1]}.")
+    return notes
+
+
+def item_frame(items: pd.DataFrame, features: pd.DataFrame, b) -> pd.DataFrame:
+    """The item frame of the item-side regression: the items' subject and STEM flag, the nine
+    indicators (from a feature table indexed by ``item_id``) and ``b_hat`` (in ``items`` order)."""
+    b = np.asarray(b, float)
+    if b.shape != (len(items),):
+        raise DataError("b", f"{b.shape[0] if b.ndim else 0} difficulties for {len(items)} items")
+    missing = items.loc[~items["item_id"].isin(features.index), "item_id"]
+    if len(missing):
+        raise DataError("features", f"no indicators for {len(missing)} item(s), e.g. {missing.iloc[0]!r}")
+    frame = items[["item_id", "subject", "stem"]].reset_index(drop=True)
+    frame = frame.join(features.loc[frame["item_id"], list(INDICATORS)].reset_index(drop=True))
+    return frame.assign(b_hat=b)
+
+
+def design_clusters(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The subjects' sizes and STEM flags of an item frame (for the power worlds)."""
+    groups = frame.groupby("subject")["stem"]
+    if (groups.nunique() > 1).any():
+        raise DataError("stem", "a subject has both STEM and non-STEM items")
+    return groups.size().to_numpy(), groups.first().to_numpy(bool)
+
+
+@seeded
+def item_side_tests(frame: pd.DataFrame, *, seed: int, n_boot: int, n_perm: int) -> pd.DataFrame:
+    """W(9) for STEM vs non-STEM slopes on an item frame, each test reported as what it gave.
+
+    HC3 χ² (ignores the subjects), CR2 χ² and HTZ (subject clusters), the null-imposed wild
+    cluster bootstrap with CR2 inside, and the subject-block permutation of the LR statistic.
+    A test the design does not allow (:func:`~mmlu_audit.inference.homogeneity_test` refuses a
+    partition in one subject; HTZ is undefined with too few clusters) is a row with ``status``
+    set to the reason and NaN statistics (the wild bootstrap inherits the CR2 refusal, as its
+    statistic is that Wald; a permutation whose relabelled design cannot be fitted is refused
+    too); a warning of the cluster-robust test is kept in ``status``.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``test``, ``stat``, ``p``, ``status`` ("ok", "warned: …" or "not testable: …").
+    """
+    X, y, stem, subjects = design_arrays(frame)
+    rows = [_test_row("HC3 chi2", lambda: homogeneity_test(y, X, stem, subjects, kind="HC3").iloc[0])]
+    for form in ("chi2", "HTZ"):
+        rows.append(_test_row(f"CR2 {form}", lambda form=form: homogeneity_test(
+            y, X, stem, subjects, kind="CR2", forms=[form]).iloc[0]))
+    fit = interaction_fit(y, X, stem)
+    rng = np.random.default_rng(seed)
+    if rows[1]["status"].startswith("not testable"):  # the bootstrap's statistic is that CR2 Wald
+        rows.append({"test": "WCR(CR2)", "stat": np.nan, "p": np.nan, "status": rows[1]["status"]})
+    else:
+        rows.append(_test_row("WCR(CR2)", lambda: _as_row(wild_cluster_bootstrap(
+            fit, contrast_terms(X.columns), clusters=subjects, seed=rng, kind="CR2", n_draws=n_boot))))
+    rows.append(_test_row("block permutation (LR)", lambda: _as_row(permutation_test(
+        y, X.to_numpy(), stem, subjects, seed=rng, scheme="block", statistic="lr", n_perm=n_perm))))
+    return pd.DataFrame(rows)
+
+
+def _as_row(result) -> dict:
+    return {"stat": float(result.stat), "p": float(result.p)}
+
+
+def _test_row(name: str, run) -> dict:
+    """Run one test; a DataError (the design does not allow it) and warnings become its status."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        try:
+            result = run()
+        except DataError as error:
+            return {"test": name, "stat": np.nan, "p": np.nan, "status": f"not testable: {error}"}
+        except np.linalg.LinAlgError as error:  # a permuted design with a partition too small to fit
+            return {"test": name, "stat": np.nan, "p": np.nan,
+                    "status": f"not testable: a resampled design is singular ({error})"}
+    status = "; ".join(f"warned: {w.message}" for w in caught) or "ok"
+    return {"test": name, "stat": float(result["stat"]), "p": float(result["p"]), "status": status}

@@ -17,12 +17,13 @@ from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.inference.bootstrap import wild_cluster_bootstrap
 from mmlu_audit.inference.covariance import cluster_algebra
-from mmlu_audit.inference.hypothesis import interaction_design, restriction_matrix, wald_test
+from mmlu_audit.inference.hypothesis import (HTZUndefinedError, interaction_design, restriction_matrix,
+                                             wald_test)
 from mmlu_audit.inference.ols import fit_ols
 from mmlu_audit.inference.permutation import permutation_test
 
-__all__ = ["simulate_homogeneity_world", "homogeneity_rejections", "size_power_rates", "size_power_summary",
-           "size_power_table"]
+__all__ = ["simulate_homogeneity_world", "homogeneity_rejections", "power_curve", "size_power_rates",
+           "size_power_summary", "size_power_table", "smallest_detectable"]
 
 
 @seeded
@@ -96,7 +97,9 @@ def homogeneity_rejections(world: dict, *, seed, n_draws: int = 999, alpha: floa
     Returns
     -------
     dict
-        Method name -> bool.
+        Method name -> bool; ``"CR2 HTZ"`` is NaN on a world whose clusters leave the HTZ
+        denominator degrees of freedom undefined (few clusters for nine restrictions): the
+        test does not exist there, which is neither a rejection nor an acceptance.
     """
     Z, names = interaction_design(world["X"], world["stem"])
     fit = fit_ols(world["y"], Z, names)
@@ -108,7 +111,11 @@ def homogeneity_rejections(world: dict, *, seed, n_draws: int = 999, alpha: floa
         algebra = cluster_algebra(fit, world["clusters"], kind)
         forms = ("chi2", "F") if kind == "CR1" else ("chi2", "HTZ")
         for form in forms:
-            res = wald_test(fit, R, kind=kind, form=form, algebra=algebra)
+            try:
+                res = wald_test(fit, R, kind=kind, form=form, algebra=algebra)
+            except HTZUndefinedError:
+                out[f"{kind} {form}"] = float("nan")
+                continue
             out[f"{kind} {form}"] = res["p"].item() < alpha
         boot = wild_cluster_bootstrap(fit, R, clusters=world["clusters"], seed=rng, kind=kind,
                                       n_draws=n_draws, algebra=algebra)
@@ -142,7 +149,9 @@ def size_power_table(subject_sizes, stem_subjects, *, seed, n_reps: int = 200, p
     Returns
     -------
     DataFrame
-        Columns ``world, method, rejection_rate, mc_se, n_reps, n_draws, alpha, planted``.
+        Columns ``world, method, rejection_rate, mc_se, n_reps, n_defined, n_draws, alpha,
+        planted``: ``n_defined`` replicates had the test defined (HTZ can be undefined, see
+        :func:`homogeneity_rejections`); the rate and its SE are over those, NaN when none.
     """
     rng = rng_from(seed)
     rows = []
@@ -156,9 +165,12 @@ def size_power_table(subject_sizes, stem_subjects, *, seed, n_reps: int = 200, p
             for _ in range(n_reps)
         ]
         for method in hits[0]:
-            rate = float(np.mean([h[method] for h in hits]))
+            defined = np.array([h[method] for h in hits], dtype=float)
+            defined = defined[~np.isnan(defined)]
+            rate = float(defined.mean()) if defined.size else float("nan")
             rows.append({"world": world_name, "method": method, "rejection_rate": rate,
-                         "mc_se": float(np.sqrt(rate * (1 - rate) / n_reps)), "n_reps": n_reps,
+                         "mc_se": float(np.sqrt(rate * (1 - rate) / defined.size)) if defined.size
+                         else float("nan"), "n_reps": n_reps, "n_defined": int(defined.size),
                          "n_draws": n_draws, "alpha": alpha, "planted": shift})
     return pd.DataFrame(rows)
 
@@ -193,3 +205,52 @@ def size_power_summary(table: pd.DataFrame, boot_kind: str = "CR2") -> dict[str,
         "sp_wcr": rates.loc[wcr, "null"], "sp_mcse": table.loc[table["world"] == "null", "mc_se"].median(),
         "sp_htz_power": rates.loc["CR2 HTZ", "planted"], "sp_wcr_power": rates.loc[wcr, "planted"],
     }
+
+
+@seeded
+def power_curve(subject_sizes, stem_subjects, planted_grid, *, seed, n_reps: int = 40, n_draws: int = 199,
+                alpha: float = 0.05, **world_kwargs) -> pd.DataFrame:
+    """Rejection rate of every ``W(9)`` test at each planted STEM slope shift (0 = the null world).
+
+    Parameters
+    ----------
+    subject_sizes, stem_subjects : array-like
+        The design (see :func:`simulate_homogeneity_world`).
+    planted_grid : sequence of float
+        STEM slope shifts, each ≥ 0, in units of the world's noise SD per predictor unit.
+    seed : int or numpy.random.Generator
+    n_reps, n_draws, alpha
+        Replicates per shift, bootstrap / permutation draws per replicate, the test level.
+    **world_kwargs
+        Passed to :func:`simulate_homogeneity_world`.
+
+    Returns
+    -------
+    DataFrame
+        Index: method; columns: the shifts; values: the rejection rate over the replicates in
+        which the test is defined (NaN where it never is, as HTZ with few clusters).
+    """
+    grid = [float(d) for d in planted_grid]
+    if not grid or min(grid) < 0:
+        raise ParameterError("planted_grid", f"need shifts ≥ 0, got {list(planted_grid)}")
+    if int(n_reps) < 1:
+        raise ParameterError("n_reps", f"must be a positive count, got {n_reps!r}")
+    rng = rng_from(seed)
+    rates = {}
+    for shift in grid:
+        hits = pd.DataFrame([homogeneity_rejections(
+            simulate_homogeneity_world(subject_sizes, stem_subjects, seed=rng, planted=shift, **world_kwargs),
+            seed=rng, n_draws=n_draws, alpha=alpha) for _ in range(int(n_reps))], dtype=float)
+        rates[shift] = hits.mean(skipna=True)
+    table = pd.DataFrame(rates)
+    table.columns.name, table.index.name = "planted", "method"
+    return table
+
+
+def smallest_detectable(curve: pd.DataFrame, method: str, power: float = 0.8) -> float:
+    """The smallest shift of a :func:`power_curve` at which ``method`` rejects at least ``power``
+    of the time; NaN when no shift on the grid reaches it (or the test is never defined)."""
+    if method not in curve.index:
+        raise ParameterError("method", f"the power curve has {list(curve.index)}, not {method!r}")
+    reached = [shift for shift, rate in curve.loc[method].items() if shift > 0 and rate >= power]
+    return float(min(reached)) if reached else float("nan")
