@@ -46,6 +46,7 @@ power_draws = 199  # bootstrap and permutation draws per power replicate
 
 # %%
 import matplotlib.pyplot as plt
+from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 
