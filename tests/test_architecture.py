@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 import mmlu_audit
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import ParameterError
 
 PACKAGE = Path(mmlu_audit.__file__).resolve().parent
 #: The package's layers, lowest first. A module may import from a lower layer, or from its own
@@ -223,9 +223,9 @@ def test_a_real_source_is_one_registration(monkeypatch, tmp_path):
     matrix = sources.load_responses("tiny", items=items)
     assert list(matrix.item_ids) == ["s/0", "s/1", "s/2"]
     np.testing.assert_array_equal(matrix.responses, [[0, -1, 1]])
-    with pytest.raises(DataError, match="already taken"):
+    with pytest.raises(ParameterError, match="already taken"):
         register_source("tiny", "again", lambda root: fake)
-    with pytest.raises(DataError, match="already taken"):
+    with pytest.raises(ParameterError, match="already taken"):
         register_source("simulated-x", "not real", lambda root: fake)
 
 

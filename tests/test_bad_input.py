@@ -177,7 +177,7 @@ def test_failed_save_writes_nothing(tmp_path, monkeypatch):
 def test_unknown_source():
     from mmlu_audit import load_responses
 
-    with pytest.raises(DataError, match="unknown response source 'hf'"):
+    with pytest.raises(ParameterError, match="unknown response source 'hf'"):
         load_responses("hf")
 
 

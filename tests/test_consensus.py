@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from mmlu_audit import DataError
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.analyses.consensus import (consensus_flags, flag_rates, option_origin, panel_models,
                                   precision_recall, threshold_curve, vote_counts)
 
@@ -79,7 +80,7 @@ def test_no_vote_questions():
     ({"k": 3, "m": 1.5}, "m: must be a positive integer"),
 ])
 def test_bad_parameters(kwargs, message):
-    with pytest.raises(DataError, match=message):
+    with pytest.raises(ParameterError, match=message):
         consensus_flags(PRED, KEY, ACCURACY, **kwargs)
 
 

@@ -18,7 +18,7 @@ from mmlu_audit.book.discussion import (
     glue_names,
 )
 from mmlu_audit.book.findings import NOT_CHAPTERS, read_build
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.paper import REAL_RESULTS
 
 from test_scorecard import write_chapter
@@ -126,11 +126,11 @@ def test_registry_is_well_formed():
 
 
 def test_bad_registry_entries_are_refused():
-    with pytest.raises(DataError, match="op must be"):
+    with pytest.raises(ParameterError, match="op must be"):
         Condition("x", "<=", 1)
-    with pytest.raises(DataError, match="context evidence"):
+    with pytest.raises(ParameterError, match="context evidence"):
         Evidence("05", "x", "label", kind="context", conditions=(Condition("x", "<", 1),))
-    with pytest.raises(DataError, match="kind must be"):
+    with pytest.raises(ParameterError, match="kind must be"):
         Evidence("05", "x", "label", kind="guess", conditions=(Condition("x", "<", 1),))
 
 
@@ -151,5 +151,5 @@ def test_a_null_world_plants_nothing_to_recover(tmp_path):
     assert planted["outcome"] == "not applicable"
     assert planted["why"] == "not planted in this world: planted_names contains d_ner"
     assert claims_table(collection).loc["d_ner", "simulated"] == SIMULATED[2]
-    with pytest.raises(DataError, match="only a planted truth"):
+    with pytest.raises(ParameterError, match="only a planted truth"):
         Evidence("05", "x", "label", conditions=(Condition("x", "<", 1),), given=(Condition("y", ">", 0),))

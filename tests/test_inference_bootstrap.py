@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.inference import (
     draw_weights, fit_ols, holm, vcov, wald_test, wild_bootstrap_table, wild_cluster_bootstrap,
 )
@@ -117,7 +117,7 @@ def test_seeds_make_draws_reproducible():
 def test_bootstrap_rejects_non_cluster_kinds():
     y, X, clusters, names = _data(4, 100, 10)
     fit = fit_ols(y, X, names)
-    with pytest.raises(DataError, match="cluster kind"):
+    with pytest.raises(ParameterError, match="cluster kind"):
         wild_cluster_bootstrap(fit, "x1", clusters=clusters, seed=0, kind="HC3")
     with pytest.raises(DataError, match="not in the model"):
         wild_cluster_bootstrap(fit, "x9", clusters=clusters, seed=0)

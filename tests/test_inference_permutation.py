@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.inference import fit_ols, lr_interaction, permutation_test, r2_gap
 
 
@@ -80,5 +80,5 @@ def test_block_scheme_requires_stem_constant_within_subject():
     stem[0] = ~stem[0]
     with pytest.raises(DataError, match="constant within"):
         permutation_test(y, X, stem, clusters, seed=0, scheme="block", n_perm=5)
-    with pytest.raises(DataError, match="scheme"):
+    with pytest.raises(ParameterError, match="scheme"):
         permutation_test(y, X, stem, clusters, seed=0, scheme="items", n_perm=5)

@@ -50,13 +50,13 @@ def test_cluster_kinds_reject_bad_clusters(clusters, match):
 
 
 def test_unknown_kind_and_form():
-    with pytest.raises(DataError, match="unknown covariance kind"):
+    with pytest.raises(ParameterError, match="unknown covariance kind"):
         vcov(FIT, "HC4")
-    with pytest.raises(DataError, match="unknown form"):
+    with pytest.raises(ParameterError, match="unknown form"):
         wald_test(FIT, ["x1"], kind="CR1", clusters=CLUSTERS, form="LR")
-    with pytest.raises(DataError, match="HTZ needs a cluster"):
+    with pytest.raises(ParameterError, match="HTZ needs a cluster"):
         wald_test(FIT, ["x1"], kind="HC3", form="HTZ")
-    with pytest.raises(DataError, match="degrees of freedom need"):
+    with pytest.raises(ParameterError, match="degrees of freedom need"):
         coef_table(FIT, "HC3", df="satterthwaite")
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import icc_bins, items_at_quantiles, parameter_ranges, recovery_stats, recovery_table
 
 
@@ -21,7 +21,7 @@ def test_parameter_ranges_ignore_unanswered_items():
 def test_items_at_quantiles_are_order_statistics_of_the_finite_estimates():
     b_hat = np.array([5.0, np.nan, 1.0, 3.0, 2.0, 4.0, np.nan])  # sorted finite: columns 2, 4, 3, 5, 0
     np.testing.assert_array_equal(items_at_quantiles(b_hat, [0.0, 0.5, 0.95, 1.0]), [2, 3, 5, 0])
-    with pytest.raises(DataError, match="quantiles"):
+    with pytest.raises(ParameterError, match="quantiles"):
         items_at_quantiles(b_hat, [1.5])
     with pytest.raises(DataError, match="no finite"):
         items_at_quantiles([np.nan])

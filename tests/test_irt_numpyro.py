@@ -25,7 +25,7 @@ from numpyro.infer.autoguide import AutoNormal
 from numpyro.infer.util import log_density
 from test_irt import logistic_data
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.irt.data import prepare_data
 from mmlu_audit.irt.engine import elbo_estimate
@@ -228,5 +228,5 @@ def test_numpyro_engine_reaches_the_same_optimum_for_every_model(model, b_prior)
 
 
 def test_unknown_engine_is_refused():
-    with pytest.raises(DataError, match="engine"):
+    with pytest.raises(ParameterError, match="engine"):
         fit_irt(np.zeros((3, 4), np.int8), IRTSpec(max_steps=5), engine="stan", progress=False)

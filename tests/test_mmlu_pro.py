@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from mmlu_audit import DataError, data_root, load_items, load_responses
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.data.mmlu_pro import (CROSSWALK_FILE, PRO_ITEMS_FILE, PRO_RESPONSES_DIR,
                                       load_crosswalk, load_pro_items, load_pro_panel,
                                       validate_pro_items)
@@ -129,5 +130,5 @@ def test_registered_as_a_real_source():
     assert "mmlu_pro_tiger29" in SOURCES
     assert REAL_SOURCES["mmlu_pro_tiger29"].benchmark == "mmlu_pro"
     assert REAL_SOURCES["helm20"].benchmark == "mmlu"
-    with pytest.raises(DataError, match="unknown benchmark 'gsm8k'"):
+    with pytest.raises(ParameterError, match="unknown benchmark 'gsm8k'"):
         load_items(benchmark="gsm8k")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.analyses.option_set import common_support, controlled_contrasts, option_controls
 from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, design_arrays, interaction_fit,
@@ -78,5 +78,5 @@ def test_common_support_by_hand():
     assert bounds.loc["x", "share STEM inside"] == 0.5
     with pytest.raises(DataError, match="do not overlap"):
         common_support(frame.assign(x=[0.0] * 4 + [9.0] * 4), ["x"], trim=0.0)
-    with pytest.raises(DataError, match="trim"):
+    with pytest.raises(ParameterError, match="trim"):
         common_support(frame, ["x"], trim=0.5)

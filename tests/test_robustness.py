@@ -153,7 +153,7 @@ def test_conclusion_thresholds_by_hand():
     assert not primary_conclusions({**base, "cv_r2_stem": 0.02})["stem_r2_exceeds"]
     assert primary_conclusions({**base, "wcr_p": 0.06})["homogeneity_rejected_wcr"] is False
     assert primary_conclusions(base, alpha=0.01)["homogeneity_rejected"] is False
-    with pytest.raises(DataError, match="alpha"):
+    with pytest.raises(ParameterError, match="alpha"):
         primary_conclusions(base, alpha=1.0)
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from IPython.core.formatters import format_display_data
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REAL_RESULTS, RESULT_KEYS, ResultKey
 from mmlu_audit.book.scorecard import (
     GluedValue,
@@ -171,9 +171,9 @@ def test_tolerance_boundaries():
     assert Tolerance("absolute", 0.01).holds(0.98, 0.99)
     assert not Tolerance("absolute", 0.01).holds(0.9799, 0.99)
     assert Tolerance("exact").holds(5, 5.0) and not Tolerance("exact").holds(4, 5)
-    with pytest.raises(DataError, match="unknown kind"):
+    with pytest.raises(ParameterError, match="unknown kind"):
         Tolerance("loose")
-    with pytest.raises(DataError, match="non-negative"):
+    with pytest.raises(ParameterError, match="non-negative"):
         Tolerance("absolute", -1)
 
 

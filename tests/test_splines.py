@@ -13,7 +13,7 @@ import patsy
 import pytest
 import statsmodels.api as sm
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.analyses.regression import indicator_design
 from mmlu_audit.analyses.splines import (HARRELL_QUANTILES, nonlinearity_tests, rcs_basis, rcs_knots,
@@ -59,7 +59,7 @@ def test_knots_follow_harrells_quantiles_and_drop_ties():
     np.testing.assert_allclose(rcs_knots(x, 4), np.array(HARRELL_QUANTILES[4]) * 1000)
     tied = np.r_[np.zeros(900), np.arange(100.0)]
     assert rcs_knots(tied, 4).size == 2  # 0.05, 0.35, 0.65 quantiles all 0
-    with pytest.raises(DataError, match="n_knots"):
+    with pytest.raises(ParameterError, match="n_knots"):
         rcs_knots(x, 6)
     with pytest.raises(DataError, match="finite"):
         rcs_knots([1.0, np.nan], 4)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 
 __all__ = ["NO_VOTE", "panel_models", "vote_counts", "consensus_flags", "threshold_curve",
            "flag_rates", "wilson_interval", "precision_recall", "exact_validation", "option_origin"]
@@ -29,11 +29,11 @@ MAX_OPTIONS = 10
 def _check_k_m(k: int, m: int, n_models: int) -> None:
     for name, value in (("k", k), ("m", m)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise DataError(name, f"must be a positive integer, got {value!r}")
+            raise ParameterError(name, f"must be a positive integer, got {value!r}")
     if k > n_models:
-        raise DataError("k", f"the panel has only {n_models} models, cannot take the best {k}")
+        raise ParameterError("k", f"the panel has only {n_models} models, cannot take the best {k}")
     if m > k:
-        raise DataError("m", f"m = {m} votes cannot come from k = {k} models")
+        raise ParameterError("m", f"m = {m} votes cannot come from k = {k} models")
 
 
 def _option_indices(values, name: str) -> np.ndarray:

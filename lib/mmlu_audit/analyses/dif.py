@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from mmlu_audit.data.responses import ResponseMatrix
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 
 __all__ = ["DELTA_PER_LOG_ODDS", "dif_counts", "ets_category", "large_models", "mantel_haenszel_dif",
            "score_strata", "stratum_counts"]
@@ -52,7 +52,7 @@ def score_strata(data, n_strata: int = 20) -> np.ndarray:
     """
     responses = _responses(data)
     if not isinstance(n_strata, (int, np.integer)) or n_strata < 1:
-        raise DataError("score_strata", f"n_strata must be a positive integer, got {n_strata!r}")
+        raise ParameterError("n_strata", f"must be a positive integer, got {n_strata!r}")
     seen = (responses != -1).sum(axis=1)
     if (seen == 0).any():
         raise DataError("score_strata", f"{int((seen == 0).sum())} model(s) answered no item")

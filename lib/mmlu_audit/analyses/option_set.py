@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.seeds import seeded
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.features import INDICATORS, OPTION_COVARIATES
 from mmlu_audit.inference import wald_test
 from mmlu_audit.core.scaling import standardise
@@ -109,7 +109,7 @@ def common_support(frame: pd.DataFrame, columns: Sequence[str] = INDICATORS,
         inside; and the mask of rows inside every predictor's common support.
     """
     if not 0 <= trim < 0.5:
-        raise DataError("trim", f"must lie in [0, 0.5), got {trim}")
+        raise ParameterError("trim", f"must lie in [0, 0.5), got {trim}")
     stem = frame["stem"].to_numpy(bool)
     if stem.all() or not stem.any():
         raise DataError("frame", "needs items of both partitions")

@@ -20,7 +20,7 @@ from scipy.stats import spearmanr
 from mmlu_audit.analyses.redux import item_rest_correlation
 from mmlu_audit.analyses.regression import contrast_terms, design_arrays, interaction_fit
 from mmlu_audit.core.checkpoints import distinct_checkpoints, family_size_table
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import homogeneity_test, permutation_test, wild_cluster_bootstrap
@@ -115,7 +115,7 @@ def disagreeing_items(fit: IRTFit, reference_items: pd.DataFrame, n: int = 8,
         ``item_id``, ours, the reference's, both ranks (1 = largest) and the rank gap.
     """
     if parameter not in ("a", "b"):
-        raise DataError("parameter", f"compare 'a' or 'b', not {parameter!r}")
+        raise ParameterError("parameter", f"compare 'a' or 'b', not {parameter!r}")
     ours = np.asarray(getattr(fit, parameter), float)
     ref = reference_items[parameter].to_numpy(float)
     table = pd.DataFrame({"item_id": reference_items["item_id"].to_numpy(), "ours": ours,
@@ -148,7 +148,7 @@ def heldout_comparison(responses: np.ndarray, specs: Mapping[str, IRTSpec], *,
         The fits on the training cells.
     """
     if not specs:
-        raise DataError("specs", "no candidate calibration to compare")
+        raise ParameterError("specs", "no candidate calibration to compare")
     mask = holdout_mask(responses, fraction=fraction, seed=seed)
     fits = {name: fit_cached(responses, spec, holdout=mask, progress=progress)
             for name, spec in specs.items()}

@@ -161,7 +161,7 @@ def primary_conclusions(stats: Mapping[str, float], alpha: float = 0.05) -> dict
     (``wcr_p`` finite) ``homogeneity_rejected_wcr`` is added: WCR p < ``alpha``.
     """
     if not 0 < alpha < 1:
-        raise DataError("alpha", f"must lie in (0, 1), got {alpha}")
+        raise ParameterError("alpha", f"must lie in (0, 1), got {alpha}")
     out = {
         "homogeneity_rejected": bool(stats["htz_p"] < alpha),
         "d_ner_survives_holm": bool(stats["d_ner_contrast"] > 0 and stats["d_ner_holm_cr2"] < alpha),
@@ -205,7 +205,7 @@ def tier_schemes(tiers: Mapping[str, float], active: Sequence[str], n_draws: int
     """
     seed = check_seed(seed)
     if n_draws < 1:
-        raise DataError("n_draws", f"must be at least 1, got {n_draws}")
+        raise ParameterError("n_draws", f"must be at least 1, got {n_draws}")
     unknown = [t for t in [*active, *([clamp_tier] if clamp_tier else [])] if t not in tiers]
     if unknown:
         raise DataError("tiers", f"unknown tiers {unknown}; the table has {list(tiers)}")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import fit_ols, wald_test
 from mmlu_audit.analyses.regression import estimated_items, indicator_design
@@ -41,11 +41,13 @@ def rcs_knots(x, n_knots: int = 4) -> np.ndarray:
 
     Raises
     ------
+    ParameterError
+        When ``n_knots`` has no default quantiles.
     DataError
-        When ``n_knots`` has no default quantiles, or ``x`` has non-finite values.
+        When ``x`` is empty or has non-finite values.
     """
     if n_knots not in HARRELL_QUANTILES:
-        raise DataError("n_knots", f"choose one of {sorted(HARRELL_QUANTILES)}, got {n_knots}")
+        raise ParameterError("n_knots", f"choose one of {sorted(HARRELL_QUANTILES)}, got {n_knots}")
     x = np.asarray(x, float)
     if x.size == 0 or not np.isfinite(x).all():
         raise DataError("x", "needs at least one value and only finite values")

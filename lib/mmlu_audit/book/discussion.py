@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from mmlu_audit.book.scorecard import Collection, lookup
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.paper import REAL_RESULTS
 
 __all__ = ["CLAIMS", "KINDS", "OUTCOMES", "SIMULATED", "VERDICTS", "Claim", "Condition", "Evidence",
@@ -73,7 +73,7 @@ class Condition:
 
     def __post_init__(self):
         if self.op not in _OPS:
-            raise DataError("Condition", f"op must be one of {_OPS}, got {self.op!r}")
+            raise ParameterError("Condition", f"op must be one of {_OPS}, got {self.op!r}")
 
     @property
     def label(self) -> str:
@@ -116,11 +116,12 @@ class Evidence:
 
     def __post_init__(self):
         if self.given and self.kind != "planted":
-            raise DataError("Evidence", "only a planted truth has preconditions (given)")
+            raise ParameterError("Evidence", "only a planted truth has preconditions (given)")
         if self.kind not in KINDS:
-            raise DataError("Evidence", f"kind must be one of {KINDS}, got {self.kind!r}")
+            raise ParameterError("Evidence", f"kind must be one of {KINDS}, got {self.kind!r}")
         if (self.kind == "context") != (not self.conditions):
-            raise DataError("Evidence", "context evidence has no conditions; tests and planted truths do")
+            raise ParameterError("Evidence",
+                                 "context evidence has no conditions; tests and planted truths do")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from mmlu_audit.book.report import format_number
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REAL_RESULTS, RESULT_KEYS
 
 __all__ = [
@@ -83,9 +83,9 @@ class Tolerance:
 
     def __post_init__(self):
         if self.kind not in ("exact", "absolute", "relative"):
-            raise DataError("Tolerance", f"unknown kind {self.kind!r}")
+            raise ParameterError("Tolerance", f"unknown kind {self.kind!r}")
         if not self.amount >= 0:
-            raise DataError("Tolerance", f"amount must be non-negative, got {self.amount}")
+            raise ParameterError("Tolerance", f"amount must be non-negative, got {self.amount}")
 
     def holds(self, ours: float, paper: float) -> bool:
         """True when ``ours`` agrees with ``paper`` within this tolerance."""

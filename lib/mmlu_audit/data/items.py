@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import data_root
 from mmlu_audit.core.taxonomy import SUBJECTS, check_subjects, partition_of
 from mmlu_audit.data.checksums import read_parquet, staged_manifest
@@ -114,7 +114,7 @@ def load_items(root: str | Path | None = None, *, benchmark: str = "mmlu") -> pd
     if isinstance(root, str) and root in BENCHMARKS:  # load_items("mmlu_pro")
         root, benchmark = None, root
     if benchmark not in BENCHMARKS:
-        raise DataError("benchmark", f"unknown benchmark {benchmark!r}; choose one of {BENCHMARKS}")
+        raise ParameterError("benchmark", f"unknown benchmark {benchmark!r}; choose one of {BENCHMARKS}")
     if benchmark == "mmlu_pro":
         from mmlu_audit.data.mmlu_pro import load_pro_items
 

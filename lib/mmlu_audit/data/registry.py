@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import data_root
 from mmlu_audit.data.responses import ResponseMatrix
 
@@ -69,11 +69,11 @@ def register_source(name: str, description: str, load: Callable[[Path | None], R
 
     Raises
     ------
-    DataError
+    ParameterError
         If ``name`` is already registered or is a simulated source's name.
     """
     if name in REAL_SOURCES or name.startswith("simulated"):
-        raise DataError("data_source", f"source name {name!r} is already taken")
+        raise ParameterError("data_source", f"source name {name!r} is already taken")
     REAL_SOURCES[name] = RealSource(name, description, load, benchmark)
 
 
@@ -121,6 +121,6 @@ def load_real_responses(source: str, items: pd.DataFrame, root: str | Path | Non
         Data root.
     """
     if source not in REAL_SOURCES:
-        raise DataError("data_source", f"unknown real response source {source!r}; "
-                        f"choose one of {tuple(REAL_SOURCES)}")
+        raise ParameterError("data_source", f"unknown real response source {source!r}; "
+                             f"choose one of {tuple(REAL_SOURCES)}")
     return REAL_SOURCES[source].load(None if root is None else Path(root)).aligned_to(items)

@@ -91,7 +91,7 @@ def draw_weights(n_clusters: int, n_draws: int, weights: str, rng: np.random.Gen
     if weights == "webb":
         signs = rng.integers(0, 2, size=(n_draws, n_clusters)) * 2.0 - 1.0
         return signs * _WEBB_POINTS[rng.integers(0, 3, size=(n_draws, n_clusters))]
-    raise DataError("weights", f"unknown weights {weights!r}; choose from {WEIGHTS}")
+    raise ParameterError("weights", f"unknown weights {weights!r}; choose from {WEIGHTS}")
 
 
 @seeded
@@ -140,8 +140,8 @@ def wild_cluster_bootstrap(
     """
     R, r = _restriction(fit, R, r)
     if kind not in CLUSTER_KINDS:
-        raise DataError("kind", f"the wild cluster bootstrap needs a cluster kind {CLUSTER_KINDS}, "
-                        f"got {kind!r}")
+        raise ParameterError("kind", f"the wild cluster bootstrap needs a cluster kind {CLUSTER_KINDS}, "
+                             f"got {kind!r}")
     n_draws = count(n_draws, "n_draws")
     if not (full_enumeration == "auto" or isinstance(full_enumeration, bool)):
         raise ParameterError("full_enumeration", f"must be 'auto', True or False, got {full_enumeration!r}")

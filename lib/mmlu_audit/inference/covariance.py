@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.inference._validate import as_clusters
 from mmlu_audit.inference.ols import OLSFit
 
@@ -123,7 +123,7 @@ def cluster_algebra(fit: OLSFit, clusters, kind: str = "CR2") -> ClusterAlgebra:
     ClusterAlgebra
     """
     if kind not in CLUSTER_KINDS:
-        raise DataError("kind", f"{kind!r} is not a cluster-robust kind {CLUSTER_KINDS}")
+        raise ParameterError("kind", f"{kind!r} is not a cluster-robust kind {CLUSTER_KINDS}")
     codes, labels = as_clusters(clusters, fit.n_obs)
     n_clusters, (n, k) = labels.size, fit.X.shape
     factor = n_clusters / (n_clusters - 1) * (n - 1) / (n - k) if kind == "CR1" else 1.0
@@ -191,7 +191,7 @@ def vcov(fit: OLSFit, kind: str = "CR2", clusters=None, *,
     if kind in HC_KINDS:
         return _vcov_hc(fit, kind)
     if kind not in CLUSTER_KINDS:
-        raise DataError("kind", f"unknown covariance kind {kind!r}; choose from {KINDS}")
+        raise ParameterError("kind", f"unknown covariance kind {kind!r}; choose from {KINDS}")
     if algebra is None:
         algebra = cluster_algebra(fit, clusters, kind)
     scores = algebra.scores(fit.resid)

@@ -109,11 +109,11 @@ def fold_ids(n_obs: int, n_folds: int, *, seed, groups=None) -> np.ndarray:
     n_folds = count(n_folds, "n_folds", minimum=2)
     if groups is None:
         if not 2 <= n_folds <= n_obs:
-            raise DataError("n_folds", f"must be between 2 and {n_obs}")
+            raise ParameterError("n_folds", f"must be between 2 and {n_obs}")
         return _balanced_labels(n_obs, n_folds, rng)
     codes, labels = as_clusters(groups, n_obs, "groups")
     if not 2 <= n_folds <= labels.size:
-        raise DataError("n_folds", f"must be between 2 and the number of groups ({labels.size})")
+        raise ParameterError("n_folds", f"must be between 2 and the number of groups ({labels.size})")
     return _balanced_labels(labels.size, n_folds, rng)[codes]
 
 

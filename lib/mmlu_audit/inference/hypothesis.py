@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.validate import probability
 from mmlu_audit.inference._validate import as_matrix, as_vector, check_rows
 from mmlu_audit.inference.covariance import (CLUSTER_KINDS, KINDS, PINV_TOL, ClusterAlgebra, cluster_algebra,
@@ -206,12 +206,12 @@ def _coef_df(fit: OLSFit, kind: str, algebra, df: str) -> np.ndarray:
     if df == "residual":
         return np.full(k, float(fit.n_obs - k))
     if algebra is None:
-        raise DataError("df", f"{df!r} degrees of freedom need a cluster-robust kind, got {kind!r}")
+        raise ParameterError("df", f"{df!r} degrees of freedom need a cluster-robust kind, got {kind!r}")
     if df == "clusters":
         return np.full(k, float(algebra.n_clusters - 1))
     if df == "satterthwaite":
         return satterthwaite_df(fit, algebra, np.eye(k))
-    raise DataError("df", f"unknown df rule {df!r}")
+    raise ParameterError("df", f"unknown df rule {df!r}")
 
 
 def _holm_subset(table: pd.DataFrame, terms) -> np.ndarray:
@@ -283,7 +283,7 @@ def wald_test(
     """
     R, r = _restriction(fit, R, r)
     if form not in FORMS:
-        raise DataError("form", f"unknown form {form!r}; choose from {FORMS}")
+        raise ParameterError("form", f"unknown form {form!r}; choose from {FORMS}")
     if kind in CLUSTER_KINDS and algebra is None:
         algebra = cluster_algebra(fit, clusters, kind)
     V = vcov(fit, kind, clusters, algebra=algebra)
@@ -337,7 +337,7 @@ def _refer(fit, wald, q, kind, form, algebra, R) -> tuple[float, float, float]:
         df_den = algebra.n_clusters - 1.0 if algebra is not None else float(fit.n_obs - fit.n_params)
         return wald / q, df_den, float(stats.f.sf(wald / q, q, df_den))
     if algebra is None:
-        raise DataError("form", f"HTZ needs a cluster-robust kind, got {kind!r}")
+        raise ParameterError("form", f"HTZ needs a cluster-robust kind, got {kind!r}")
     eta = htz_df(fit, algebra, R)
     df_den = eta - q + 1
     if not df_den > 0:
@@ -444,7 +444,7 @@ def homogeneity_test(
         test has restrictions plus one (the test over-rejects there).
     """
     if kind not in KINDS:
-        raise DataError("kind", f"unknown covariance kind {kind!r}")
+        raise ParameterError("kind", f"unknown covariance kind {kind!r}")
     Z, znames = interaction_design(X, stem, names)
     fit = fit_ols(y, Z, znames)
     k = (Z.shape[1] - 2) // 2

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.core.validate import count
 from mmlu_audit.inference._suffstats import BlockStats, block_stats, fit_weighted
@@ -153,9 +153,9 @@ def permutation_test(
     y, X1, s = _inputs(y, X, stem)
     n_perm = count(n_perm, "n_perm")
     if scheme not in SCHEMES:
-        raise DataError("scheme", f"unknown scheme {scheme!r}; choose from {SCHEMES}")
+        raise ParameterError("scheme", f"unknown scheme {scheme!r}; choose from {SCHEMES}")
     if alternative not in ("greater", "two-sided"):
-        raise DataError("alternative", "must be 'greater' or 'two-sided'")
+        raise ParameterError("alternative", "must be 'greater' or 'two-sided'")
     rng = rng_from(seed)
     codes, block_member = _blocks(s, clusters, scheme, y.size)
     members = _permuted_members(block_member, n_perm, rng)
@@ -190,8 +190,8 @@ def _evaluate(statistic, y, X1, s, codes, block_member, members, separate_varian
         draws = np.array([statistic(y, X, member[codes].astype(bool)) for member in members])
         return statistic(y, X, s.astype(bool)), draws
     if statistic not in STATISTICS:
-        raise DataError("statistic",
-                        f"unknown statistic {statistic!r}; choose from {STATISTICS} or a callable")
+        raise ParameterError("statistic",
+                             f"unknown statistic {statistic!r}; choose from {STATISTICS} or a callable")
     stats = block_stats(y, X1, codes, block_member.size)
     if statistic == "r2_gap":
         compute = lambda m: _r2_gap_from_fits(stats, m)  # noqa: E731

@@ -28,7 +28,7 @@ import numpy as np
 from tqdm import tqdm
 
 from mmlu_audit.irt.backend import backend_name
-from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.irt.data import FitData, prepare_data
 from mmlu_audit.irt.models import (ITEM_SITES, initial_values, log_likelihood, log_prior, model_sites,
                                    site_sum)
@@ -257,10 +257,11 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
     ------
     DataError
         On invalid responses or item inputs (see :func:`prepare_data`).
-        Also on an unknown ``engine``.
+    ParameterError
+        On an unknown ``engine``, or a fast-engine option given to another engine.
     """
     if engine not in ENGINES:
-        raise DataError("engine", f"unknown engine {engine!r}; choose one of {tuple(ENGINES)}")
+        raise ParameterError("engine", f"unknown engine {engine!r}; choose one of {tuple(ENGINES)}")
     for name, value in (("row_weight", row_weight), ("devices", devices)):
         if value is not None and engine != "fast":
             raise ParameterError(name, f"an option of the fast engine, not of {engine!r}")

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import pandas as pd
 
 from mmlu_audit.data.responses import ResponseMatrix
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.irt.data import _as_response_array, to_signs
 from mmlu_audit.irt.engine import fit_irt
@@ -265,7 +265,7 @@ def items_at_quantiles(b_hat, quantiles=(0.05, 0.35, 0.65, 0.95)) -> np.ndarray:
     b_hat = np.asarray(b_hat, float)
     quantiles = np.asarray(quantiles, float)
     if not np.all((quantiles >= 0) & (quantiles <= 1)):
-        raise DataError("quantiles", f"must lie in [0, 1], got {quantiles.tolist()}")
+        raise ParameterError("quantiles", f"must lie in [0, 1], got {quantiles.tolist()}")
     finite = np.flatnonzero(np.isfinite(b_hat))
     if finite.size == 0:
         raise DataError("b_hat", "has no finite estimate")
@@ -298,7 +298,7 @@ def icc_bins(theta, correct, observed, n_bins: int = 10) -> pd.DataFrame:
     if not theta.shape == correct.shape == observed.shape:
         raise DataError("icc_bins", f"shapes differ: {theta.shape}, {correct.shape}, {observed.shape}")
     if n_bins < 1:
-        raise DataError("n_bins", f"must be at least 1, got {n_bins}")
+        raise ParameterError("n_bins", f"must be at least 1, got {n_bins}")
     edges = np.quantile(theta, np.linspace(0, 1, n_bins + 1))
     which = np.clip(np.digitize(theta[observed], edges) - 1, 0, n_bins - 1)
     groups = pd.DataFrame({"centre": theta[observed], "share": correct[observed]}).groupby(which)

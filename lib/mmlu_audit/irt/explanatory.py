@@ -41,7 +41,7 @@ from numpyro.infer.initialization import init_to_value
 from tqdm import tqdm
 
 from mmlu_audit.core.seeds import check_seed, child_seed, seeded
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.irt.data import _as_response_array, to_signs
 from mmlu_audit.irt.engine import elbo_converged
@@ -85,9 +85,9 @@ class ExplanatorySpec:
 
     def __post_init__(self):
         if not 0.0 <= self.guessing < 1.0:
-            raise DataError("ExplanatorySpec", f"guessing must lie in [0, 1), got {self.guessing}")
+            raise ParameterError("ExplanatorySpec", f"guessing must lie in [0, 1), got {self.guessing}")
         if self.steps < 2 * self.window or self.window < 1:
-            raise DataError("ExplanatorySpec", f"steps must be at least 2 × window ({2 * self.window})")
+            raise ParameterError("ExplanatorySpec", f"steps must be at least 2 × window ({2 * self.window})")
 
 
 @dataclass
@@ -216,7 +216,7 @@ def fit_explanatory_restarts(data, X, item_stem, subjects, *, seeds, spec: Expla
     """
     seeds = [check_seed(s, "seeds") for s in seeds]
     if not seeds:
-        raise DataError("fit_explanatory", "need at least one seed")
+        raise ParameterError("seeds", "need at least one seed")
     spec = spec or ExplanatorySpec()
     signs, X, stem, names, codes = _inputs(data, X, item_stem, subjects)
     start_values = _initial_values(signs, spec.guessing)

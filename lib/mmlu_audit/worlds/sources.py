@@ -15,7 +15,7 @@ from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.items import load_items
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.data import registry as real_sources
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.worlds.simulated import World, WorldSpec, load_or_simulate
 
 __all__ = ["SIMULATED_SOURCES", "SOURCES", "load_responses", "load_world"]
@@ -56,7 +56,7 @@ def load_responses(source: str = "simulated", *, items: pd.DataFrame | None = No
     """
     known = SIMULATED_SOURCES + tuple(real_sources.REAL_SOURCES)  # including any registered since import
     if source not in known:
-        raise DataError("data_source", f"unknown response source {source!r}; choose one of {known}")
+        raise ParameterError("data_source", f"unknown response source {source!r}; choose one of {known}")
     if items is None:
         registered = real_sources.REAL_SOURCES.get(source)
         benchmark = registered.benchmark if registered is not None else "mmlu"
@@ -80,7 +80,7 @@ def load_world(source: str = "simulated", *, items: pd.DataFrame, seed: int = 0,
         ``simulated-null`` forces ``null_world=True`` on it.
     """
     if source not in SIMULATED_SOURCES:
-        raise DataError("data_source", f"{source!r} is not a simulated source")
+        raise ParameterError("data_source", f"{source!r} is not a simulated source")
     spec = spec or WorldSpec()
     if source == "simulated-null":
         spec = replace(spec, null_world=True)

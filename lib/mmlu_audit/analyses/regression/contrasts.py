@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.seeds import seeded
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import coef_table, fit_ols, interaction_design, wild_bootstrap_table
 from mmlu_audit.inference.covariance import CLUSTER_KINDS, cluster_algebra
@@ -109,7 +109,7 @@ def contrast_tests(fit, clusters, terms, *, kinds=("HC3", "CR1", "CR2"), seed=No
             out["df_CR2"] = table["df"]
     if n_boot > 0:
         if seed is None:
-            raise DataError("seed", "the wild cluster bootstrap needs a seed")
+            raise ParameterError("seed", "the wild cluster bootstrap needs a seed")
         boot = wild_bootstrap_table(fit, terms, clusters=clusters, seed=seed, kind=boot_kind,
                                     n_draws=n_boot).set_index("term")
         out["p_boot"], out["holm_boot"] = boot["p"], boot["p_holm"]

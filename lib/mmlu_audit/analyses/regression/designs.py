@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.features import INDICATORS, OPTION_COVARIATES
 from mmlu_audit.core.scaling import standardise
 
@@ -44,7 +44,7 @@ class Design:
 
     def __post_init__(self):
         if self.learner not in LEARNERS:
-            raise DataError("learner", f"unknown learner {self.learner!r}; choose from {LEARNERS}")
+            raise ParameterError("learner", f"unknown learner {self.learner!r}; choose from {LEARNERS}")
 
     def rows(self, mask: np.ndarray) -> Design:
         """The same design restricted to the rows in ``mask``."""
