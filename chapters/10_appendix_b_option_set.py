@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from mmlu_audit.features import INDICATORS, OPTION_COVARIATES
+from mmlu_audit.features import INDICATORS, OPTION_COVARIATES, option_covariate_table
 from mmlu_audit.analyses.option_set import common_support, controlled_contrasts, option_controls
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
@@ -67,6 +67,15 @@ glue_values({"population_note": population_note(inputs.matrix)})
 # %% [markdown]
 # {glue:text}`population_note`
 #
+# ## The option-set covariates
+#
+# What each of the eight covariates measures, computed from the answer options alone (the nine
+# indicators read the stem):
+
+# %%
+option_covariate_table()
+
+# %% [markdown]
 # ## The contrasts with the option set controlled
 #
 # The eight option-set covariates ({glue:text}`option_names`) are z-scored over all items and

@@ -18,10 +18,9 @@ Resampling
     :func:`permutation_test` (item or subject-block),
     :func:`r2_gap`, :func:`lr_interaction`.
 Diagnostics and effect sizes
-    :func:`vif`, :func:`residual_skew`, :func:`breusch_pagan`, :func:`lr_test`,
+    :func:`vif`, :func:`residual_skew`, :func:`breusch_pagan`,
     :func:`r2_score`, :func:`cv_r2`, :func:`fold_ids`, :func:`partition_effects`,
-    :func:`cohens_f2`, :func:`cohens_q`, :func:`standardise_within`,
-    :func:`standardised_coefficients`.
+    :func:`cohens_f2`, :func:`cohens_q`, :func:`standardise_within`.
 
 The simulated worlds for the size and power of these tests live in
 :mod:`mmlu_audit.worlds.homogeneity`.
@@ -31,10 +30,8 @@ from mmlu_audit.inference.bootstrap import (BootstrapResult, cluster_bootstrap_c
                                             wild_bootstrap_table, wild_cluster_bootstrap)
 from mmlu_audit.inference.covariance import (CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_algebra,
                                              vcov)
-from mmlu_audit.inference.diagnostics import (breusch_pagan, cv_r2, fold_ids, lr_test, r2_score,
-                                              residual_skew, vif)
-from mmlu_audit.inference.effects import (cohens_f2, cohens_q, partition_effects, standardise_within,
-                                          standardised_coefficients)
+from mmlu_audit.inference.diagnostics import breusch_pagan, cv_r2, fold_ids, r2_score, residual_skew, vif
+from mmlu_audit.inference.effects import cohens_f2, cohens_q, partition_effects, standardise_within
 from mmlu_audit.inference.hypothesis import (
     HTZUndefinedError,
     coef_table,
@@ -75,7 +72,6 @@ __all__ = [
     "htz_df",
     "interaction_design",
     "lr_interaction",
-    "lr_test",
     "partition_effects",
     "permutation_test",
     "r2_gap",
@@ -83,7 +79,6 @@ __all__ = [
     "restriction_matrix",
     "satterthwaite_df",
     "standardise_within",
-    "standardised_coefficients",
     "vcov",
     "vif",
     "wald_test",

@@ -12,7 +12,7 @@ from mmlu_audit.core.validate import count
 from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
 from mmlu_audit.inference.ols import OLSFit, fit_ols
 
-__all__ = ["vif", "residual_skew", "breusch_pagan", "lr_test", "r2_score", "cv_r2", "fold_ids"]
+__all__ = ["vif", "residual_skew", "breusch_pagan", "r2_score", "cv_r2", "fold_ids"]
 
 
 def vif(X, names=None) -> pd.DataFrame:
@@ -74,26 +74,6 @@ def breusch_pagan(fit: OLSFit, *, studentized: bool = True) -> pd.DataFrame:
     return pd.DataFrame([{"test": "Breusch-Pagan", "stat": stat, "df": df, "p": stats.chi2.sf(stat, df)}])
 
 
-def lr_test(restricted: OLSFit, full: OLSFit) -> pd.DataFrame:
-    """Gaussian likelihood-ratio test of nested OLS models.
-
-    ``LR = n log(RSS_restricted / RSS_full)`` against ``chi2(K_full - K_restricted)``.
-
-    Returns
-    -------
-    DataFrame
-        One row: ``test, stat, df, p``.
-    """
-    if restricted.n_obs != full.n_obs or not np.array_equal(restricted.y, full.y):
-        raise DataError("restricted", "models must be fitted to the same outcome")
-    df = full.n_params - restricted.n_params
-    if df <= 0:
-        raise DataError("full", "the full model must have more coefficients than the restricted one")
-    stat = full.n_obs * np.log(restricted.rss / full.rss)
-    return pd.DataFrame([{"test": "LR", "stat": stat, "df": df, "p": stats.chi2.sf(stat, df)}])
-
-
-@seeded
 def fold_ids(n_obs: int, n_folds: int, *, seed, groups=None) -> np.ndarray:
     """Random fold labels ``0..n_folds-1`` for rows, or for whole groups.
 

@@ -20,14 +20,12 @@ from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.core.validate import count, probability
 from mmlu_audit.inference._suffstats import block_stats, fit_weighted
 from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
-from mmlu_audit.inference.ols import fit_ols
 
 __all__ = [
     "cohens_f2",
     "cohens_q",
     "partition_effects",
     "standardise_within",
-    "standardised_coefficients",
 ]
 
 _EFFECTS = ("r2_stem", "r2_non_stem", "f2_stem", "f2_non_stem", "cohens_q", "explained_var_stem",
@@ -135,24 +133,3 @@ def standardise_within(y, X, stem) -> tuple[np.ndarray, np.ndarray]:
             raise DataError("X", "a variable is constant within a partition; cannot standardise")
         y_z[part], X_z[part] = standardise(y[part], ddof=1), standardise(X[part], ddof=1)
     return y_z, X_z
-
-
-def standardised_coefficients(y, X, stem, names=None) -> pd.DataFrame:
-    """Slopes of OLS on within-partition z-scores, one row per term and partition.
-
-    Returns
-    -------
-    DataFrame
-        Columns ``term, partition, estimate``.
-    """
-    if names is None:
-        names = (list(X.columns) if isinstance(X, pd.DataFrame)
-                 else [f"x{j + 1}" for j in range(np.shape(X)[1])])
-    y_z, X_z = standardise_within(y, X, stem)
-    s = np.asarray(stem, dtype=bool)
-    rows = []
-    for label, part in (("STEM", s), ("non-STEM", ~s)):
-        beta = fit_ols(y_z[part], X_z[part], intercept=True).beta[1:]
-        rows += [{"term": str(n), "partition": label, "estimate": b}
-                 for n, b in zip(names, beta, strict=True)]
-    return pd.DataFrame(rows)
