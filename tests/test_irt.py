@@ -261,7 +261,7 @@ def test_bad_item_inputs_raise_data_error(small_y):
     with pytest.raises(DataError, match="needs item_stem"):
         fit_irt(small_y, IRTSpec(model="2d"), progress=False)
     with pytest.raises(DataError, match="constant"):
-        fit_irt(small_y, IRTSpec(model="interaction"), item_covariate=np.ones(300),
+        fit_irt(small_y, IRTSpec(model="interaction", b_prior="hierarchical"), item_covariate=np.ones(300),
                 progress=False)
     with pytest.raises(DataError, match="shape mismatch"):
         fit_irt(small_y, holdout=np.zeros((3, 3), bool), progress=False)

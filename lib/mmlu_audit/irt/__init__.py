@@ -11,7 +11,8 @@ Public API
 - :func:`fit_irt` — calibrate; returns an :class:`IRTFit` (xarray Dataset with dims
   ``model`` / ``item``, ELBO trace, metadata).
 - :func:`fit_cached` — the same, cached on disk by a hash of the inputs.
-- :func:`holdout_mask`, :func:`heldout_loglik`, :func:`paired_z` — held-out comparison.
+- :func:`holdout_mask`, :func:`heldout_loglik`, :func:`paired_z` (optionally
+  cluster-robust), :func:`heldout_cells` — held-out comparison.
 - :func:`split_cohort_reliability` — r between two half-cohort calibrations, Spearman–Brown.
 - :func:`recovery_stats` — r, slope, intercept, RMSE of an estimate against a truth.
 - :func:`oracle_difficulties` — b given the true θ and a: the recovery ceiling.
@@ -21,8 +22,8 @@ from mmlu_audit.irt.cache import fit_cached, fit_key
 from mmlu_audit.irt.data import holdout_mask
 from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.irt.engine import fit_irt
-from mmlu_audit.irt.evaluate import (heldout_loglik, oracle_difficulties, paired_z, recovery_stats,
-                       split_cohort_reliability)
+from mmlu_audit.irt.evaluate import (heldout_cells, heldout_loglik, oracle_difficulties, paired_z,
+                                     recovery_stats, split_cohort_reliability)
 from mmlu_audit.irt.result import IRTFit
 from mmlu_audit.irt.spec import B_PRIORS, MODELS, IRTSpec
 
@@ -35,6 +36,7 @@ __all__ = [
     "fit_cached",
     "fit_irt",
     "fit_key",
+    "heldout_cells",
     "heldout_loglik",
     "holdout_mask",
     "oracle_difficulties",

@@ -28,7 +28,7 @@ from mmlu_audit.irt.spec import IRTSpec
 __all__ = ["CACHE_FORMAT", "content_digest", "fit_key", "fit_cached"]
 
 #: Bump when the engine or the file layout changes in a way that alters a stored fit.
-CACHE_FORMAT = "irt-svi-2"
+CACHE_FORMAT = "irt-svi-3"  # 3: free 2D ability SDs, identified interaction, Laplace scalar SDs
 
 
 def _update_with_array(digest, name: str, values) -> None:

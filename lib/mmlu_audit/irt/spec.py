@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, replace
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import check_seed
 
 __all__ = ["MODELS", "B_PRIORS", "IRTSpec"]
@@ -33,11 +33,14 @@ class IRTSpec:
     Parameters
     ----------
     model : {"2pl", "rasch", "3pl", "2d", "interaction"}
-        Response model. All share θ ~ N(0, 1) (``"2d"``: a bivariate normal with unit
-        variances and correlation ρ ~ Uniform(−1, 1), i.e. LKJ(1) for 2 × 2),
+        Response model. All share θ ~ N(0, 1) (``"2d"``: a bivariate normal with free SDs
+        σ_θ ~ LogNormal(0, 1) and correlation ρ ~ Uniform(−1, 1), i.e. LKJ(1) for 2 × 2),
         a ~ HalfNormal(1) (``"rasch"``: a ≡ 1) and the difficulty prior ``b_prior``.
         ``"3pl"`` and ``"interaction"`` use P = c + (1 − c) σ(η) with c = ``guessing``;
-        ``"interaction"`` has η = a(θ − b) + γ0 W + γ1 θ W with γ0, γ1 ~ N(0, 1).
+        ``"interaction"`` has η = a(θ − b) + γ0 W + γ1 θ W with γ0, γ1 ~ N(0, 1) and needs
+        ``b_prior="hierarchical"`` (a ~ LogNormal(μ_log a, σ_a), b ~ N(μ_b, σ_b)): with free
+        per-item a and b under fixed priors the likelihood does not identify γ (the items
+        absorb it), see :func:`mmlu_audit.irt.models._a_prior`.
     b_prior : {"paper", "wide", "hierarchical"}
         ``"paper"`` (default) is N(0, 1). Under mean-field VI the scale of an IRT model
         is fixed only by the priors (the likelihood is invariant to θ → kθ, b → kb,
@@ -89,6 +92,11 @@ class IRTSpec:
             raise DataError("IRTSpec", f"unknown model {self.model!r}; choose one of {MODELS}")
         if self.b_prior not in B_PRIORS:
             raise DataError("IRTSpec", f"unknown b_prior {self.b_prior!r}; choose one of {B_PRIORS}")
+        if self.model == "interaction" and self.b_prior != "hierarchical":
+            raise ParameterError(
+                "IRTSpec.b_prior", f"the interaction model needs b_prior='hierarchical', got "
+                f"{self.b_prior!r}: under fixed item priors each item's a and b absorb γ0 W and γ1 W, "
+                "so γ would be set by the priors, not the data")
         if self.init not in ("data", "neutral"):
             raise DataError("IRTSpec", f"unknown init {self.init!r}; choose 'data' or 'neutral'")
         if not 0.0 <= self.guessing < 1.0:
