@@ -23,6 +23,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.scaling import standardise
 from mmlu_audit.core.seeds import check_seed
 
 __all__ = ["interaction_spec", "gamma_summary", "bootstrap_gammas", "interval_table",
@@ -120,8 +121,7 @@ def simulate_interaction(theta, a, b, covariate, gamma0: float, gamma1: float, g
     ``covariate`` is standardised here (as the engine does); cells not ``observed`` are -1.
     """
     check_seed(seed)
-    w = np.asarray(covariate, float)
-    w = (w - w.mean()) / w.std()
+    w = standardise(np.asarray(covariate, float))
     theta = np.asarray(theta, float)[:, None]
     eta = np.asarray(a) * (theta - np.asarray(b)) + w * (gamma0 + gamma1 * theta)
     p = guessing + (1 - guessing) / (1 + np.exp(-eta))
@@ -135,8 +135,7 @@ def planted_gamma_target(a, b, covariate, gamma0: float, gamma1: float) -> dict:
     The planted γ plus the finite item set's chance W-trends: the slope of a on W (for γ1)
     and of −a·b on W (for γ0), which no estimator can tell from the interaction.
     """
-    w = np.asarray(covariate, float)
-    w = (w - w.mean()) / w.std()
+    w = standardise(np.asarray(covariate, float))
     a, b = np.asarray(a, float), np.asarray(b, float)
     return {"gamma0": gamma0 + float(np.polyfit(w, -a * b, 1)[0]),
             "gamma1": gamma1 + float(np.polyfit(w, a, 1)[0])}
