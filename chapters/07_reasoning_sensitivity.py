@@ -311,6 +311,8 @@ assert helm_r_low < helm_r < helm_r_high
 if simulated:
     # the planted γ1 is 0 here and planted_gamma1 in the second world: the intervals must cover them
     assert gamma1_interval[0] <= 0 <= gamma1_interval[1], ("planted γ1 = 0 not covered", gamma1_interval)
+    # the mean-field interval is conditional on the items: it must cover this item sample's γ1
+    assert gamma_values["gamma1_low"] <= world_target["gamma1"] <= gamma_values["gamma1_high"], world_target
     assert planted_interaction["planted_gamma1_low"] <= target["gamma1"] <= planted_interaction["planted_gamma1_high"]
 if simulated and not fast:
     assert summary.loc["all", "null mean"] < 0  # the guessing floor alone produces a negative r
