@@ -135,7 +135,7 @@ def test_interaction_recovers_gamma_signs_and_sizes():
     Measured errors ≈ 0.04 (γ0) and ≈ 0.01 (γ1); tolerances 0.1 and 0.04.
     """
     y, truth = logistic_data(300, 1000, seed=1, guessing=0.25, gammas=(-0.3, -0.1))
-    fit = fit_irt(y, IRTSpec(model="interaction", **SMALL), item_covariate=truth["w"],
+    fit = fit_irt(y, IRTSpec(model="interaction", b_prior="hierarchical", **SMALL), item_covariate=truth["w"],
                   progress=False)
     w, a, b = truth["w"], truth["a"], truth["b"]
     gamma0_target = -0.3 + np.polyfit(w, -a * b, 1)[0]
