@@ -145,7 +145,8 @@ if simulated and not matrix.meta["spec"]["null_world"]:
         f"θ_nonSTEM with correlation {float(inputs.truth['rho']):.3f} and shifts a reasoning-tuned tail's θ_STEM, "
         f"so the planted standardised gap θ_STEM − θ_nonSTEM has SD {planted_gap['sd']:.3f} (the 2D fit below "
         "estimates it). That is the reverse of the paper's real-data reading (its displacement was not beyond "
-        "the subject-block null, p = 0.61): the test finds here what the world put in.")
+        f"the subject-block null, p = {paper_value('null_subject_blocks_p'):.2f}): the test finds here what the "
+        "world put in.")
 glue_values(selection | {"k_main": k_main, "k_small": k_small, "boot_replicates": boot_replicates,
                          "n_distinct": len(distinct), "displacement_planted_note": displacement_planted_note})
 paper_table(selection).round(3)

@@ -84,8 +84,9 @@ source_banner(matrix)
 # correlation ρ ~ Uniform(−1, 1), and is fitted by the same SVI engine as the 2PL
 # ({ref}`chap-calibration`). The SDs must be free: the likelihood fixes no scale, the item priors
 # leave the fitted abilities a spread well below 1, and a prior that pins both variances at 1 can
-# only absorb that by pushing ρ towards 1 (the earlier unit-variance model read 0.990 against a
-# planted 0.965 here, and 0.983 in a pure 2PL world). Its posterior mean is
+# only absorb that by pushing ρ towards 1 (the earlier unit-variance model overstated ρ on this
+# world and in a pure 2PL world alike; `tests/test_irt_estimators.py` keeps both). Its posterior
+# mean is
 # ρ = {glue:text}`rho_2d:.3f` (mean-field SD {glue:text}`rho_2d_sd:.4f`, the optimum of the guide
 # at the fitted abilities). That SD is conditional on the abilities and counts every row, so the
 # interval read here is Fisher's over the {glue:text}`n_distinct_models:,` distinct checkpoints:
