@@ -51,7 +51,9 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.irt import fit_cached, heldout_loglik, holdout_mask, paired_z
+from mmlu_audit.core.checkpoints import distinct_checkpoints
+from mmlu_audit.inference import fisher_exceedance, fisher_interval
+from mmlu_audit.irt import fit_cached, heldout_cells, heldout_loglik, holdout_mask, paired_z
 from mmlu_audit.irt.explanatory import (REPLICATE_SD_RATIO, ExplanatorySpec, fit_explanatory_restarts,
                                         identification_table, is_identified)
 from mmlu_audit.core.paper import paper_table
@@ -78,32 +80,38 @@ source_banner(matrix)
 #
 # ## The latent correlation ρ
 #
-# The two-dimensional model puts a bivariate normal prior with unit variances and correlation
-# ρ ~ Uniform(−1, 1) on (θ_STEM, θ_nonSTEM) and is fitted by the same SVI engine as the 2PL
-# ({ref}`chap-calibration`). Its posterior mean is ρ = {glue:text}`rho_2d:.3f` (SD
-# {glue:text}`rho_2d_sd:.4f`, 95 % interval [{glue:text}`rho_2d_low:.3f`, {glue:text}`rho_2d_high:.3f`]),
-# and {glue:text}`rho_2d_mass_above_0_99:.1%` of its posterior mass lies above 0.99. The mean-field
-# guide understates posterior spread, so read the interval as a lower bound on the uncertainty.
-# On a simulated source the estimate differs from the planted correlation by
-# {glue:text}`rho_bias:+.3f`; the fitted model is a 2PL while the simulated responses follow a 3PL
-# with a guessing floor, and the reasoning-tuned tail makes the planted abilities non-normal, so
-# an exact match is not expected. Whether posterior mass appears above 0.99 is therefore a
-# property of the estimator as much as of the abilities: compare the planted
-# {glue:text}`rho_planted:.3f` with the estimate {glue:text}`rho_2d:.3f` before reading the paper's
-# "none above 0.99" as evidence.
+# The two-dimensional model puts a bivariate normal prior on (θ_STEM, θ_nonSTEM) with free SDs and
+# correlation ρ ~ Uniform(−1, 1), and is fitted by the same SVI engine as the 2PL
+# ({ref}`chap-calibration`). The SDs must be free: the likelihood fixes no scale, the item priors
+# leave the fitted abilities a spread well below 1, and a prior that pins both variances at 1 can
+# only absorb that by pushing ρ towards 1 (the earlier unit-variance model overstated ρ on this
+# world and in a pure 2PL world alike; `tests/test_irt_estimators.py` keeps both). Its posterior
+# mean is
+# ρ = {glue:text}`rho_2d:.3f` (mean-field SD {glue:text}`rho_2d_sd:.4f`, the optimum of the guide
+# at the fitted abilities). That SD is conditional on the abilities and counts every row, so the
+# interval read here is Fisher's over the {glue:text}`n_distinct_models:,` distinct checkpoints:
+# [{glue:text}`rho_2d_low:.3f`, {glue:text}`rho_2d_high:.3f`], which puts
+# {glue:text}`rho_2d_mass_above_0_99:.1%` of its (approximate) sampling distribution above 0.99.
+# On a simulated source the planted correlation is {glue:text}`rho_planted:.3f` and the estimate
+# differs from it by {glue:text}`rho_bias:+.3f`.
 
 # %%
 fit_2d = fit_cached(matrix, spec_2d, item_stem=stem, progress=False)
 rho = fit_2d.scalar("rho")
-rho_stats = {"rho_2d": rho["mean"], "rho_2d_sd": rho["sd"], "rho_2d_low": np.quantile(rho["draws"], 0.025),
-             "rho_2d_high": np.quantile(rho["draws"], 0.975),
-             "rho_2d_mass_above_0_99": float((rho["draws"] > 0.99).mean()),
+checkpoint = (matrix.models["checkpoint"].to_numpy() if "checkpoint" in matrix.models
+              else distinct_checkpoints(matrix.responses, matrix.models["model_id"]))
+n_distinct = int(np.unique(checkpoint).size)
+rho_low, rho_high = fisher_interval(rho["mean"], n_distinct)
+rho_stats = {"rho_2d": rho["mean"], "rho_2d_sd": rho["sd"], "rho_2d_low": rho_low, "rho_2d_high": rho_high,
+             "n_distinct_models": n_distinct,
+             "rho_2d_mass_above_0_99": fisher_exceedance(rho["mean"], n_distinct, 0.99),
              "rho_bias": rho["mean"] - truth["rho"] if truth is not None else float("nan")}
 glue_values(rho_stats)
 display(paper_table({k: rho_stats[k] for k in ("rho_2d", "rho_2d_mass_above_0_99")}))
 
 fig, ax = plt.subplots(figsize=(6, 3))
-ax.hist(rho["draws"], bins=40, density=True, color=SOURCE_COLORS["ours"], alpha=0.8, label="posterior draws (ours)")
+ax.hist(rho["draws"], bins=40, density=True, color=SOURCE_COLORS["ours"], alpha=0.8, label="mean-field draws (ours)")
+ax.axvspan(rho_low, rho_high, color=SOURCE_COLORS["ours"], alpha=0.15, label="Fisher 95 % (distinct models)")
 ax.axvline(0.965, color=SOURCE_COLORS["paper"], ls="--", label="paper ρ")
 if truth is not None:
     ax.axvline(truth["rho"], color="k", lw=1, label="planted ρ (simulated)")
@@ -117,8 +125,9 @@ glue_figure("fig_rho_posterior", fig)
 # ```{glue:figure} fig_rho_posterior
 # :name: fig-rho-posterior
 #
-# Posterior draws of the latent correlation of the two-dimensional model, with the paper's value,
-# the planted value on a simulated source, and 0.99.
+# Mean-field draws of the latent correlation of the two-dimensional model and its Fisher interval
+# over distinct checkpoints, with the paper's value, the planted value on a simulated source, and
+# 0.99.
 # ```
 #
 # {numref}`fig-rho-posterior` shows the posterior against the paper's value.
@@ -128,9 +137,15 @@ glue_figure("fig_rho_posterior", fig)
 # {glue:text}`holdout_pct:.0%` of the observed cells ({glue:text}`n_heldout:,`) are masked, both
 # models are fitted on the rest with the same settings, and each masked response is scored by its
 # plug-in log-likelihood. The two-dimensional model gains {glue:text}`heldout_gain_nats:.1f` nats
-# in total ({glue:text}`heldout_gain_per_cell:.2e` per cell); paired over cells,
-# z = {glue:text}`heldout_paired_z:.1f`. The paper's masked set is the same share of a matrix of
-# the same size.
+# in total ({glue:text}`heldout_gain_per_cell:.2e` per cell); paired over cells taken as independent,
+# z = {glue:text}`heldout_paired_z:.1f`. The cells are not independent: a model's cells share its
+# ability estimate and a subject's cells share its items' fit, so the same sum divided by
+# cluster-robust SEs gives z = {glue:text}`heldout_z_by_model:.1f` clustered by model
+# ({glue:text}`heldout_n_models:,` clusters) and z = {glue:text}`heldout_z_by_subject:.1f` clustered
+# by subject ({glue:text}`heldout_n_subjects` clusters). The paper does not say how its z = 8.2
+# was computed; a plain paired test over cells is the likely reading (it is the usual default, and
+# nothing in the paper mentions clustering), so it compares with the independent-cells value here,
+# and the clustered values are the ones to read as evidence. The paper's masked set is the same share of a matrix of the same size.
 
 # %%
 mask = holdout_mask(matrix, holdout_fraction, seed=seed)
@@ -138,9 +153,14 @@ fits = {"1D": fit_cached(matrix, spec_1d, holdout=mask, progress=False),
         "2D": fit_cached(matrix, spec_2d, item_stem=stem, holdout=mask, progress=False)}
 loglik = {name: heldout_loglik(fit, matrix) for name, fit in fits.items()}
 comparison = paired_z(loglik["2D"], loglik["1D"])
+cell_model, cell_item = heldout_cells(matrix, mask)
+by_model = paired_z(loglik["2D"], loglik["1D"], clusters=cell_model)
+by_subject = paired_z(loglik["2D"], loglik["1D"], clusters=inputs.items["subject"].to_numpy()[cell_item])
 heldout_stats = {"holdout_pct": holdout_fraction, "n_heldout": comparison["n"],
                  "heldout_gain_nats": comparison["total_nats"], "heldout_gain_per_cell": comparison["mean_nats"],
-                 "heldout_paired_z": comparison["z"]}
+                 "heldout_paired_z": comparison["z"], "heldout_z_by_model": by_model["z"],
+                 "heldout_n_models": by_model["n_clusters"], "heldout_z_by_subject": by_subject["z"],
+                 "heldout_n_subjects": by_subject["n_clusters"]}
 glue_values(heldout_stats)
 paper_table({k: heldout_stats[k] for k in ("heldout_gain_nats", "heldout_paired_z")})
 
@@ -265,11 +285,15 @@ glue_figure("fig_explanatory", fig)
 # ## Checks
 
 # %%
-assert -1 < rho_stats["rho_2d"] < 1 and 0 <= rho_stats["rho_2d_mass_above_0_99"] <= 1
-assert comparison["n"] == int(mask.sum()) and np.isfinite(comparison["z"])
+assert rho_low < rho_stats["rho_2d"] < rho_high and 0 <= rho_stats["rho_2d_mass_above_0_99"] <= 1
+assert comparison["n"] == int(mask.sum()) == cell_model.size and np.isfinite(comparison["z"])
+assert np.isfinite([by_model["z"], by_subject["z"]]).all() and by_model["n_clusters"] == matrix.shape[0]
 assert subscales.shape[0] == n_splits and subscales["r"].between(-1, 1).all()
 assert identification.shape[0] == 2 * len(INDICATORS) + 5 and len(restarts) == explanatory_restarts
+if truth is not None and not matrix.meta["spec"]["null_world"]:
+    # the planted correlation lies inside the Fisher interval and within 0.01 of the estimate
+    assert rho_low <= truth["rho"] <= rho_high, ("planted ρ not covered", truth["rho"], rho_low, rho_high)
+    assert abs(rho_stats["rho_bias"]) < 0.01, rho_stats["rho_bias"]
 if truth is not None and not fast and not matrix.meta["spec"]["null_world"]:
-    assert rho_stats["rho_2d_high"] < 0.995 and abs(rho_stats["rho_bias"]) < 0.05  # planted ρ = 0.965 < 1
-    assert comparison["z"] > 2, "the planted second dimension should improve held-out prediction"
+    assert by_model["z"] > 2, "the planted second dimension should improve held-out prediction"
     assert summary["mean"] < 1

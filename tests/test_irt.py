@@ -161,7 +161,7 @@ def test_interaction_recovers_gamma_signs_and_sizes():
     Measured errors ≈ 0.04 (γ0) and ≈ 0.01 (γ1); tolerances 0.1 and 0.04.
     """
     y, truth = logistic_data(300, 1000, seed=1, guessing=0.25, gammas=(-0.3, -0.1))
-    fit = fit_irt(y, IRTSpec(model="interaction", **SMALL), item_covariate=truth["w"],
+    fit = fit_irt(y, IRTSpec(model="interaction", b_prior="hierarchical", **SMALL), item_covariate=truth["w"],
                   progress=False)
     w, a, b = truth["w"], truth["a"], truth["b"]
     gamma0_target = -0.3 + np.polyfit(w, -a * b, 1)[0]
@@ -287,7 +287,7 @@ def test_bad_item_inputs_raise_data_error(small_y):
     with pytest.raises(DataError, match="needs item_stem"):
         fit_irt(small_y, IRTSpec(model="2d"), progress=False)
     with pytest.raises(DataError, match="constant"):
-        fit_irt(small_y, IRTSpec(model="interaction"), item_covariate=np.ones(300),
+        fit_irt(small_y, IRTSpec(model="interaction", b_prior="hierarchical"), item_covariate=np.ones(300),
                 progress=False)
     with pytest.raises(DataError, match="shape mismatch"):
         fit_irt(small_y, holdout=np.zeros((3, 3), bool), progress=False)

@@ -39,7 +39,7 @@ from mmlu_audit.irt.transforms import constrain, log_det_jacobian
 #: b, a, ρ, γ0, γ1, μ_b, σ_b, σ_a), support and likelihood branch (logistic and guessing).
 CASES = [("2d", "paper"), ("interaction", "hierarchical"), ("rasch", "wide")]
 #: The remaining models for the slow equivalence runs.
-SLOW_CASES = [("rasch", "paper"), ("3pl", "paper"), ("2d", "paper"), ("interaction", "paper"),
+SLOW_CASES = [("rasch", "paper"), ("3pl", "paper"), ("2d", "paper"),
               ("2pl", "hierarchical")]
 
 

@@ -111,16 +111,16 @@ def test_score_band_accuracy_by_hand():
 
 def test_split_by_group_keeps_copies_together_and_removes_their_inflation():
     from mmlu_audit.irt import split_cohort_reliability
-    from mmlu_audit.irt.evaluate import _cohorts
+    from mmlu_audit.irt.evaluate import _cohort_rows
 
     groups = np.repeat(np.arange(50), 4)  # 50 models, each present 4 times (as on the leaderboard)
-    first, second = _cohorts(200, seed=3, groups=groups)
+    first, second = _cohort_rows(200, seed=3, groups=groups)
     assert not set(groups[first]) & set(groups[second]) and len(first) + len(second) == 200
-    plain = _cohorts(200, seed=3)
+    plain = _cohort_rows(200, seed=3)
     assert len(plain[0]) == len(plain[1]) == 100
     assert set(groups[plain[0]]) & set(groups[plain[1]])  # a random split puts copies in both
-    with pytest.raises(DataError, match="one group label per model row"):
-        _cohorts(200, seed=3, groups=groups[:10])
+    with pytest.raises(DataError, match="one label per model"):
+        _cohort_rows(200, seed=3, groups=groups[:10])
     rng = np.random.default_rng(5)
     theta, b = rng.normal(size=50), rng.normal(size=40)
     y = (rng.random((50, 40)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(np.int8)

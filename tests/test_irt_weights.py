@@ -56,7 +56,7 @@ def _guide(spec, shape, rows=None):
 
 
 @pytest.mark.parametrize("model, b_prior", [("2pl", "paper"), ("3pl", "paper"), ("2d", "paper"),
-                                            ("interaction", "paper"), ("rasch", "hierarchical")])
+                                            ("interaction", "hierarchical"), ("rasch", "hierarchical")])
 def test_weighted_elbo_is_the_elbo_of_duplicated_rows(model, b_prior):
     spec = IRTSpec(model=model, b_prior=b_prior, guessing=0.25)
     y = _responses(len(COUNTS), 9, seed=1)

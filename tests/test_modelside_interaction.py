@@ -25,7 +25,7 @@ def world():
 
 @pytest.fixture(scope="module")
 def spec():
-    return IRTSpec(model="interaction", guessing=0.25, seed=0, max_steps=600)
+    return IRTSpec(model="interaction", b_prior="hierarchical", guessing=0.25, seed=0, max_steps=600)
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +59,37 @@ def test_bootstrap_refuses_other_models_and_missing_seed(world, spec):
         bootstrap_gammas(y, w, spec.with_(model="3pl"), replicates=1, seed=0, progress=False)
     with pytest.raises(ParameterError, match="seed"):
         bootstrap_gammas(y, w, spec, replicates=1, seed=None, progress=False)
+
+
+def test_joint_bootstrap_resamples_whole_subjects_as_well_as_models(world, spec):
+    from mmlu_audit.analyses.modelside.interaction import _resampled_columns
+
+    y, w = world
+    subjects = np.repeat(np.arange(20), 20)
+    columns = _resampled_columns(subjects, np.random.default_rng(0))
+    assert columns.size == 400 and all(np.isin(np.flatnonzero(subjects == s), columns).all()
+                                       for s in np.unique(subjects[columns]))
+    quick = spec.with_(max_steps=100)
+    joint = bootstrap_gammas(y, w, quick, replicates=2, seed=5, item_clusters=subjects, progress=False)
+    again = bootstrap_gammas(y, w, quick, replicates=2, seed=5, item_clusters=subjects, progress=False)
+    rows_only = bootstrap_gammas(y, w, quick, replicates=2, seed=5, progress=False)
+    assert joint.equals(again) and not joint[["gamma0", "gamma1"]].equals(rows_only[["gamma0", "gamma1"]])
+    with pytest.raises(DataError, match="one label per item"):
+        bootstrap_gammas(y, w, quick, replicates=1, seed=5, item_clusters=subjects[:10], progress=False)
+
+
+def test_planted_interaction_world_and_its_target():
+    from mmlu_audit.analyses.modelside import planted_gamma_target, simulate_interaction
+
+    rng = np.random.default_rng(3)
+    theta, a, b = rng.normal(size=200), np.exp(rng.normal(0, 0.2, 300)), rng.normal(0, 1, 300)
+    w = rng.gamma(2.0, 1.0, 300)
+    observed = rng.random((200, 300)) > 0.1
+    y = simulate_interaction(theta, a, b, w, -0.2, -0.1, 0.25, observed, seed=1)
+    assert np.all(y[~observed] == -1) and set(np.unique(y[observed])) == {0, 1}
+    target = planted_gamma_target(a, b, w, -0.2, -0.1)
+    assert target["gamma1"] == pytest.approx(-0.1 + np.polyfit(standardise(w), a, 1)[0])
+    fit = fit_irt(y, IRTSpec(model="interaction", b_prior="hierarchical", guessing=0.25, max_steps=400),
+                  item_covariate=w, progress=False)
+    g1 = fit.scalar("gamma1")
+    assert abs(g1["mean"] - target["gamma1"]) < max(3 * g1["sd"], 0.02), (g1, target)

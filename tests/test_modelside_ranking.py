@@ -171,3 +171,15 @@ def test_shift_summary_by_hand():
     assert shift_summary(pairs, "dup") == {"dup_shift_aggregate_median": 3.0, "dup_shift_aggregate_max": 11.0,
                                            "dup_shift_stem_median": 3.0, "dup_shift_stem_max": 23.0}
     assert all(np.isnan(v) for v in shift_summary(pairs.iloc[:0], "near").values())
+
+
+def test_displacement_exact_interval_is_clopper_pearson_and_refuses_off_grid_shares():
+    from scipy import stats
+
+    from mmlu_audit.analyses.modelside import displacement_exact_interval
+
+    low, high = displacement_exact_interval(0.3, 10)
+    assert (low, high) == pytest.approx((stats.beta.ppf(0.025, 3, 8), stats.beta.ppf(0.975, 4, 7)))
+    assert low < 0.3 < high and displacement_exact_interval(0.0, 10)[0] == 0.0
+    with pytest.raises(DataError, match="multiple of 1/10"):
+        displacement_exact_interval(0.25, 10)

@@ -16,7 +16,7 @@ from scipy import stats
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.inference import homogeneity_test, wild_cluster_bootstrap
+from mmlu_audit.inference import coef_table, fit_ols, homogeneity_test, wild_cluster_bootstrap
 from mmlu_audit.analyses.regression import contrast_terms, design_arrays, interaction_fit
 
 __all__ = ["flagged_vs_clean", "homogeneity_summary", "item_rest_correlation", "recalibrated_without_flagged",
@@ -136,18 +136,27 @@ def item_rest_correlation(responses: np.ndarray) -> np.ndarray:
     return np.where(count >= 3, r, np.nan)
 
 
-def flagged_vs_clean(values: pd.DataFrame, is_error) -> pd.DataFrame:
+def flagged_vs_clean(values: pd.DataFrame, is_error, subjects=None) -> pd.DataFrame:
     """Compare each column of ``values`` between flagged and clean items.
+
+    The Mann–Whitney p treats items as independent. Flags and item statistics cluster by
+    subject (a subject with many flagged items is also a hard or easy subject), so with
+    ``subjects`` each row also gets ``cluster_p``: the t test of the flagged − clean mean
+    difference, an OLS of the value on a flag indicator with subject-clustered CR2 SEs and
+    Bell–McCaffrey degrees of freedom.
 
     Returns
     -------
     DataFrame, one row per column
         ``mean_flagged``, ``mean_clean``, ``median_flagged``, ``median_clean``,
-        ``n_flagged``, ``n_clean`` and the two-sided Mann–Whitney p.
+        ``n_flagged``, ``n_clean``, the two-sided Mann–Whitney p and, with ``subjects``,
+        ``cluster_p`` and ``n_subjects``.
     """
     flag = np.asarray(is_error, bool)
     if flag.shape != (len(values),) or flag.all() or not flag.any():
         raise DataError("flagged_vs_clean", "need one flag per row and both flagged and clean items")
+    if subjects is not None and len(subjects) != len(values):
+        raise DataError("flagged_vs_clean", f"need one subject per row ({len(values)}), got {len(subjects)}")
     rows = {}
     for column in values.columns:
         v = values[column].to_numpy(float)
@@ -155,4 +164,14 @@ def flagged_vs_clean(values: pd.DataFrame, is_error) -> pd.DataFrame:
         rows[column] = {"mean_flagged": a.mean(), "mean_clean": b.mean(), "median_flagged": np.median(a),
                         "median_clean": np.median(b), "n_flagged": a.size, "n_clean": b.size,
                         "mann_whitney_p": stats.mannwhitneyu(a, b, alternative="two-sided").pvalue}
+        if subjects is not None:
+            rows[column] |= _clustered_difference(v, flag, np.asarray(subjects))
     return pd.DataFrame(rows).T
+
+
+def _clustered_difference(v: np.ndarray, flag: np.ndarray, subjects: np.ndarray) -> dict:
+    """CR2 (Bell–McCaffrey) p of the flagged − clean difference in means, subject clusters."""
+    keep = np.isfinite(v)
+    fit = fit_ols(v[keep], flag[keep].astype(float)[:, None], names=["flagged"], intercept=True)
+    row = coef_table(fit, "CR2", subjects[keep]).set_index("term").loc["flagged"]
+    return {"cluster_p": float(row["p"]), "n_subjects": int(np.unique(subjects[keep]).size)}

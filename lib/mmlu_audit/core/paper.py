@@ -44,6 +44,7 @@ PAPER: dict[str, tuple[float, str]] = {
     # §4.1 pooled
     "pooled_r2": (0.0357, "§4.1"),
     "pooled_F": (51.15, "§4.1"),
+    "pooled_F_incremental": (51.15, "§4.1, F(9, 14029): the nine indicators over a three-regressor baseline"),
     "ratio_framework_vs_length_global": (3.8, "§4.1"),
     "ratio_framework_vs_length_stem": (2.5, "§4.1"),
     "encoder_ceiling_pooled": (0.1269, "§4.1"),

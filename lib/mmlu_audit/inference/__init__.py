@@ -20,7 +20,8 @@ Resampling
 Diagnostics and effect sizes
     :func:`vif`, :func:`residual_skew`, :func:`breusch_pagan`,
     :func:`r2_score`, :func:`cv_r2`, :func:`fold_ids`, :func:`partition_effects`,
-    :func:`cohens_f2`, :func:`cohens_q`, :func:`standardise_within`.
+    :func:`cohens_f2`, :func:`cohens_q`, :func:`standardise_within`, :func:`fisher_interval`,
+    :func:`fisher_exceedance`.
 
 The simulated worlds for the size and power of these tests live in
 :mod:`mmlu_audit.worlds.homogeneity`.
@@ -28,6 +29,7 @@ The simulated worlds for the size and power of these tests live in
 
 from mmlu_audit.inference.bootstrap import (BootstrapResult, cluster_bootstrap_correlation, draw_weights,
                                             wild_bootstrap_table, wild_cluster_bootstrap)
+from mmlu_audit.inference.correlation import fisher_exceedance, fisher_interval
 from mmlu_audit.inference.covariance import (CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_algebra,
                                              vcov)
 from mmlu_audit.inference.diagnostics import breusch_pagan, cv_r2, fold_ids, r2_score, residual_skew, vif
@@ -65,6 +67,8 @@ __all__ = [
     "cv_r2",
     "r2_score",
     "draw_weights",
+    "fisher_exceedance",
+    "fisher_interval",
     "fit_ols",
     "fold_ids",
     "holm",

@@ -11,7 +11,8 @@ Public API
 - :func:`fit_irt` — calibrate; returns an :class:`IRTFit` (xarray Dataset with dims
   ``model`` / ``item``, ELBO trace, metadata).
 - :func:`fit_cached` — the same, cached on disk by a hash of the inputs.
-- :func:`holdout_mask`, :func:`heldout_loglik`, :func:`paired_z` — held-out comparison.
+- :func:`holdout_mask`, :func:`heldout_loglik`, :func:`paired_z` (optionally
+  cluster-robust), :func:`heldout_cells` — held-out comparison.
 - :func:`split_cohort_reliability` — r between two half-cohort calibrations, Spearman–Brown.
 - :func:`recovery_stats` — r, slope, intercept, RMSE of an estimate against a truth;
   :func:`recovery_slope` — the slope alone (NaN without a truth).
@@ -22,9 +23,9 @@ from mmlu_audit.irt.cache import fit_cached, fit_key
 from mmlu_audit.irt.data import holdout_mask
 from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.irt.engine import fit_irt
-from mmlu_audit.irt.evaluate import (heldout_loglik, icc_bins, items_at_quantiles, oracle_difficulties,
-                                     paired_z, parameter_ranges, recovery_slope, recovery_stats,
-                                     recovery_table, split_cohort_reliability)
+from mmlu_audit.irt.evaluate import (heldout_cells, heldout_loglik, icc_bins, items_at_quantiles,
+                                     oracle_difficulties, paired_z, parameter_ranges, recovery_slope,
+                                     recovery_stats, recovery_table, split_cohort_reliability)
 from mmlu_audit.irt.result import IRTFit
 from mmlu_audit.irt.spec import B_PRIORS, MODELS, IRTSpec
 
@@ -37,6 +38,7 @@ __all__ = [
     "fit_cached",
     "fit_irt",
     "fit_key",
+    "heldout_cells",
     "heldout_loglik",
     "holdout_mask",
     "icc_bins",

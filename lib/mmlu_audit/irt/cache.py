@@ -30,7 +30,8 @@ from mmlu_audit.irt.spec import IRTSpec
 __all__ = ["CACHE_FORMAT", "content_digest", "fit_key", "fit_cached"]
 
 #: Bump when the engine or the file layout changes in a way that alters a stored fit.
-CACHE_FORMAT = "irt-svi-3"
+#: 3: canonical keys; 4: free 2D ability SDs, identified interaction, Laplace scalar SDs
+CACHE_FORMAT = "irt-svi-4"
 
 
 def fit_key(data, spec: IRTSpec, *, item_stem=None, item_covariate=None, holdout=None) -> str:

@@ -17,8 +17,8 @@ from mmlu_audit.irt.models import cell_loglik, linear_predictor
 from mmlu_audit.irt.result import IRTFit
 from mmlu_audit.irt.spec import IRTSpec
 
-__all__ = ["heldout_loglik", "icc_bins", "items_at_quantiles", "oracle_difficulties", "paired_z",
-           "parameter_ranges", "recovery_slope", "recovery_stats", "recovery_table",
+__all__ = ["heldout_cells", "heldout_loglik", "icc_bins", "items_at_quantiles", "oracle_difficulties",
+           "paired_z", "parameter_ranges", "recovery_slope", "recovery_stats", "recovery_table",
            "split_cohort_reliability"]
 
 
@@ -75,15 +75,26 @@ def heldout_loglik(fit: IRTFit, data, holdout: np.ndarray | None = None) -> np.n
     return cells[signs != 0].astype(np.float64)
 
 
-def paired_z(loglik_a: np.ndarray, loglik_b: np.ndarray) -> dict:
+def paired_z(loglik_a: np.ndarray, loglik_b: np.ndarray, clusters=None) -> dict:
     """Compare two models on the same held-out cells.
 
-    z = Σ d / (sd(d) √n) with d = loglik_a − loglik_b per cell; positive favours A.
+    z = Σ d / (sd(d) √n) with d = loglik_a − loglik_b per cell; positive favours A. With
+    ``clusters`` the cells are not taken as independent: the SE of Σ d is the cluster-robust
+    √(G/(G − 1) Σ_g e_g²), e_g the sum of (d − d̄) over cluster g (statsmodels' clustered OLS of
+    d on a constant). Cells of one model (or one subject) share its estimation error and its
+    fit, so the independent-cells z overstates the evidence.
+
+    Parameters
+    ----------
+    loglik_a, loglik_b : array, shape (n,)
+    clusters : array, shape (n,), optional
+        A cluster label per cell (its model, or its item's subject).
 
     Returns
     -------
     dict
-        ``n``, ``total_nats`` (Σ d), ``mean_nats`` (per cell), ``sd``, ``z``.
+        ``n``, ``total_nats`` (Σ d), ``mean_nats`` (per cell), ``sd``, ``z``; with ``clusters``
+        also ``n_clusters``.
     """
     a, b = np.asarray(loglik_a, float), np.asarray(loglik_b, float)
     if a.shape != b.shape or a.ndim != 1:
@@ -91,9 +102,28 @@ def paired_z(loglik_a: np.ndarray, loglik_b: np.ndarray) -> dict:
                         f"{a.shape} and {b.shape}")
     diff = a - b
     sd = float(diff.std(ddof=1))
-    z = float(diff.sum() / (sd * np.sqrt(diff.size))) if sd > 0 else float("nan")
-    return {"n": int(diff.size), "total_nats": float(diff.sum()), "mean_nats": float(diff.mean()),
-            "sd": sd, "z": z}
+    out = {"n": int(diff.size), "total_nats": float(diff.sum()), "mean_nats": float(diff.mean()), "sd": sd}
+    if clusters is None:
+        se = sd * np.sqrt(diff.size)
+    else:
+        labels = np.asarray(clusters)
+        if labels.shape != diff.shape:
+            raise DataError("paired_z",
+                            f"clusters needs one label per cell ({diff.size}), got {labels.shape}")
+        _, index = np.unique(labels, return_inverse=True)
+        residual_sums = np.bincount(index, weights=diff - diff.mean())
+        n_clusters = residual_sums.size
+        scale = n_clusters / (n_clusters - 1) if n_clusters > 1 else 0.0
+        se = float(np.sqrt(scale * np.sum(residual_sums**2)))
+        out["n_clusters"] = int(n_clusters)
+    out["z"] = float(diff.sum() / se) if se > 0 else float("nan")
+    return out
+
+
+def heldout_cells(data, holdout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(model index, item index) of each cell :func:`heldout_loglik` scores, in its order."""
+    responses, _, _ = _as_response_array(data)
+    return np.nonzero(np.asarray(holdout, bool) & (responses != -1))
 
 
 def _cohort(data, rows: np.ndarray, columns: np.ndarray):
@@ -104,28 +134,31 @@ def _cohort(data, rows: np.ndarray, columns: np.ndarray):
     return responses[np.ix_(rows, columns)]
 
 
-def _cohorts(n_rows: int, seed: int, groups=None) -> list[np.ndarray]:
-    """Two disjoint halves of the rows; with ``groups`` every group goes whole to one half."""
+def _cohort_rows(n_rows: int, seed: int, groups=None) -> list[np.ndarray]:
+    """Two disjoint cohorts: random halves of the rows, or of the ``groups`` (whole groups each)."""
     rng = rng_from(seed)
     if groups is None:
         order = rng.permutation(n_rows)
         half = n_rows // 2
         return [np.sort(order[:half]), np.sort(order[half:2 * half])]
-    groups = np.asarray(groups)
-    if groups.shape != (n_rows,):
-        raise DataError("groups", f"need one group label per model row, got shape {groups.shape}")
-    labels, codes = np.unique(groups, return_inverse=True)
-    sizes = np.bincount(codes)
-    order = rng.permutation(len(labels))
-    first = set(order[np.cumsum(sizes[order]) <= n_rows // 2].tolist())
-    in_first = np.isin(codes, list(first))
-    return [np.flatnonzero(in_first), np.flatnonzero(~in_first)]
+    labels = np.asarray(groups)
+    if labels.shape != (n_rows,):
+        raise DataError("groups", f"needs one label per model ({n_rows}), got shape {labels.shape}")
+    _, index, sizes = np.unique(labels, return_inverse=True, return_counts=True)
+    if sizes.size < 2:
+        raise DataError("groups", "needs at least two distinct groups to split")
+    members, totals = ([], []), [0, 0]
+    for group in rng.permutation(sizes.size):  # each group joins the smaller cohort so far
+        side = int(totals[1] < totals[0])
+        members[side].append(group)
+        totals[side] += sizes[group]
+    return [np.sort(np.flatnonzero(np.isin(index, chosen))) for chosen in members]
 
 
 @seeded
 def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
                              progress: bool = False, groups=None, **fit_kwargs) -> dict:
-    """Calibrate two disjoint random halves of the models and correlate their b.
+    """Calibrate two disjoint halves of the models and correlate their b.
 
     Parameters
     ----------
@@ -135,10 +168,9 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
     seed : int
         Seed of the model split.
     groups : array, shape (J,), optional
-        Model groups kept whole (e.g. distinct checkpoints): copies of one model in both
-        halves would make the halves agree for a reason that is not reliability. The first
-        half takes whole groups in random order while it stays within J // 2 rows; the second
-        takes the rest, so the halves may differ in size.
+        A label per model (its distinct checkpoint, or its family): whole groups are split,
+        so copies of one checkpoint never sit in both cohorts. Without it the rows are split
+        at random, and duplicated checkpoints make the cohorts dependent (r is then inflated).
     **fit_kwargs
         Passed to :func:`fit_irt` (``item_stem``, ``item_covariate``).
 
@@ -146,21 +178,21 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
     -------
     dict
         ``r`` (Pearson of the two difficulty vectors over the items both cohorts
-        observed), ``spearman_brown`` (2r / (1 + r)), ``cohort_size`` (of the first half),
-        ``second_size``, ``items_used``
-        (boolean mask; all True on a complete matrix), ``b_first``, ``b_second``.
+        observed), ``spearman_brown`` (2r / (1 + r)), ``cohort_size`` (the smaller cohort's
+        rows), ``split`` (``"groups"`` or ``"rows"``), ``items_used`` (boolean mask; all True
+        on a complete matrix), ``b_first``, ``b_second``.
     """
     responses, _, _ = _as_response_array(data)
-    cohorts = _cohorts(responses.shape[0], seed, groups)
-    half = len(cohorts[0])
+    cohorts = _cohort_rows(responses.shape[0], seed, groups)
     # an item no model of a cohort answered has no difficulty in that cohort
     used = np.logical_and(*[(responses[rows] != -1).any(axis=0) for rows in cohorts])
     item_kwargs = {k: (None if v is None else np.asarray(v)[used]) for k, v in fit_kwargs.items()}
     fits = [fit_irt(_cohort(data, rows, np.flatnonzero(used)), spec, progress=progress, **item_kwargs)
             for rows in cohorts]
     r = float(np.corrcoef(fits[0].b, fits[1].b)[0, 1])
-    return {"r": r, "spearman_brown": 2 * r / (1 + r), "cohort_size": half,
-            "second_size": len(cohorts[1]), "items_used": used,
+    return {"r": r, "spearman_brown": 2 * r / (1 + r), "cohort_size": len(cohorts[0]),
+            "second_size": len(cohorts[1]),
+            "split": "rows" if groups is None else "groups", "items_used": used,
             "b_first": fits[0].b, "b_second": fits[1].b}
 
 

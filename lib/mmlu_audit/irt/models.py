@@ -21,7 +21,7 @@ from mmlu_audit.irt.data import FitData
 from mmlu_audit.irt.spec import IRTSpec
 
 __all__ = [
-    "ITEM_SITES", "SCALAR_SITES", "Site", "cell_loglik", "factor_form", "initial_values",
+    "ABILITY_SITES", "ITEM_SITES", "SCALAR_SITES", "Site", "cell_loglik", "factor_form", "initial_values",
     "linear_predictor", "log_likelihood", "log_prior", "model_sites", "site_priors", "site_sum",
     "total_loglik",
 ]
@@ -29,7 +29,9 @@ __all__ = [
 #: Vector-valued latent sites and the dimension they index.
 ITEM_SITES = {"theta": "model", "b": "item", "a": "item"}
 #: Scalar latent sites (hyperparameters, correlation, interaction effects).
-SCALAR_SITES = ("rho", "gamma0", "gamma1", "mu_b", "sigma_b", "sigma_a")
+SCALAR_SITES = ("rho", "gamma0", "gamma1", "mu_b", "sigma_b", "mu_log_a", "sigma_a")
+#: Latent sites indexed by ability dimension (the ``"2d"`` model's ability SDs).
+ABILITY_SITES = ("sigma_theta",)
 
 _B_WIDE_SD = 3.0
 
@@ -170,23 +172,55 @@ def model_sites(spec: IRTSpec, n_models: int, n_items: int) -> list[Site]:
     if spec.model != "rasch":
         sites.append(Site("a", (n_items,), "real" if spec.a_prior == "normal" else "positive"))
     if spec.model == "2d":
-        sites.append(Site("rho", (), "correlation"))
+        sites += [Site("rho", (), "correlation"), Site("sigma_theta", (2,), "positive")]
     if spec.model == "interaction":
         sites += [Site("gamma0", ()), Site("gamma1", ())]
     if spec.b_prior == "hierarchical":
         sites += [Site("mu_b", ()), Site("sigma_b", (), "positive")]
+        if spec.model == "interaction":
+            sites.append(Site("mu_log_a", ()))
         if spec.model != "rasch":
             sites.append(Site("sigma_a", (), "positive"))
     return sites
 
 
 def _theta_prior(values: dict):
-    """θ ~ N(0, 1), or unit-variance bivariate normal with correlation ρ."""
+    """θ ~ N(0, 1), or a bivariate normal with free SDs σ_θ and correlation ρ.
+
+    Why the SDs are free: the likelihood fixes no scale (θ → kθ, a → a/k, b → kb), so the
+    fitted abilities take whatever spread the item priors leave them (E[θ²] ≈ 0.3 under
+    b ~ N(0, 1) on MMLU). With both variances pinned at 1 the only way for the prior to
+    absorb a small spread is ρ → 1 (the prior term of a unit-variance bivariate normal
+    at sample moments S11 = S22 = s, S12 = r s is maximised at a ρ above r once s < 1), so
+    ρ̂ was biased up. With θ = diag(σ_θ) L(ρ) z the prior's maximum over (σ_θ, ρ) is the
+    sample correlation, whatever the scale; the scale itself stays anchored by the item
+    priors (b's prior, a's prior), as in the one-dimensional model.
+    """
     if "rho" not in values:
         return dist.Normal(0.0, 1.0)
-    rho = values["rho"]
-    scale_tril = jnp.array([[1.0, 0.0], [rho, jnp.sqrt(1.0 - rho**2)]])
+    rho, sd = values["rho"], values["sigma_theta"]
+    scale_tril = jnp.array([[1.0, 0.0], [rho, jnp.sqrt(1.0 - rho**2)]]) * sd[:, None]
     return dist.MultivariateNormal(jnp.zeros(2), scale_tril=scale_tril)
+
+
+def _a_prior(spec: IRTSpec, values: dict):
+    """Discrimination prior: HalfNormal or (signed, ``a_prior="normal"``) Normal with scale σ_a
+    when learned, else ``a_scale``; LogNormal(μ_log a, σ_a) in the interaction model.
+
+    The interaction model's a ~ LogNormal(μ_log a, σ_a) is what identifies γ: the likelihood
+    sees only α_i = a_i + γ1 W_i and β_i = γ0 W_i − a_i b_i, so free item parameters absorb
+    any γ (see :func:`mmlu_audit.irt.models.linear_predictor`). Under exchangeable item
+    effects drawn from a distribution that does not depend on W, with a learned location
+    and spread, moving δ W_i from γ1 into the a_i (or from γ0 into the b_i) puts a W-trend
+    into the residuals that their common prior penalises by ≈ I δ² Var(W) / (2 σ²) nats
+    (σ the residual SD); so γ1 is the linear W-trend of the discrimination and γ0 that of
+    the item intercept, estimated as in a random-effects regression, and no longer set by
+    a fixed prior's arbitrary scale or by the optimiser's path.
+    """
+    if "mu_log_a" in values:
+        return dist.LogNormal(values["mu_log_a"], values["sigma_a"])
+    scale = values.get("sigma_a", spec.a_scale)
+    return dist.Normal(0.0, scale) if spec.a_prior == "normal" else dist.HalfNormal(scale)
 
 
 def _b_prior(spec: IRTSpec, values: dict):
@@ -198,20 +232,16 @@ def _b_prior(spec: IRTSpec, values: dict):
     return dist.Normal(values["mu_b"], values["sigma_b"])
 
 
-def _a_prior(spec: IRTSpec, values: dict):
-    """Discrimination prior: HalfNormal or (signed) Normal, scale σ_a when learned, else a_scale."""
-    scale = values.get("sigma_a", spec.a_scale)
-    return dist.Normal(0.0, scale) if spec.a_prior == "normal" else dist.HalfNormal(scale)
-
-
 def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
     """The priors of the sites ``names`` (default: every site in ``values``), in summation order.
 
-    θ ~ N(0, 1) (``"2d"``: bivariate, ρ ~ Uniform(−1, 1)); b per ``b_prior``;
-    a ~ HalfNormal(a_scale), or Normal(0, a_scale²) with ``a_prior="normal"``
-    (``"hierarchical"``: σ_a in place of a_scale); γ ~ N(0, 1);
+    θ ~ N(0, 1) (``"2d"``: bivariate with SDs σ_θ ~ LogNormal(0, 1) and ρ ~ Uniform(−1, 1));
+    b per ``b_prior``; a ~ HalfNormal(a_scale), or Normal(0, a_scale²) with ``a_prior="normal"``
+    (``"hierarchical"``: σ_a in place of a_scale; the interaction model: LogNormal(μ_log a, σ_a)
+    with μ_log a ~ N(0, 1)); γ ~ N(0, 1);
     μ_b ~ N(0, 3²), σ_b ~ HalfNormal(3), σ_a ~ HalfNormal(2). A prior that depends on a
-    hyperparameter (b on μ_b and σ_b, a on σ_a, θ on ρ) is built at its value in ``values``.
+    hyperparameter (b on μ_b and σ_b, a on μ_log a and σ_a, θ on ρ and σ_θ) is built at its
+    value in ``values``.
 
     Returns
     -------
@@ -222,9 +252,11 @@ def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
     builders = {
         "theta": lambda: _theta_prior(values), "b": lambda: _b_prior(spec, values),
         "a": lambda: _a_prior(spec, values),
-        "rho": lambda: dist.Uniform(-1.0, 1.0), "gamma0": lambda: dist.Normal(0.0, 1.0),
+        "rho": lambda: dist.Uniform(-1.0, 1.0), "sigma_theta": lambda: dist.LogNormal(0.0, 1.0),
+        "gamma0": lambda: dist.Normal(0.0, 1.0),
         "gamma1": lambda: dist.Normal(0.0, 1.0), "mu_b": lambda: dist.Normal(0.0, 3.0),
-        "sigma_b": lambda: dist.HalfNormal(3.0), "sigma_a": lambda: dist.HalfNormal(2.0),
+        "sigma_b": lambda: dist.HalfNormal(3.0), "mu_log_a": lambda: dist.Normal(0.0, 1.0),
+        "sigma_a": lambda: dist.HalfNormal(2.0),
     }
     names = [name for name in builders if name in values] if names is None else list(names)
     return {name: builders[name]() for name in names}
@@ -314,11 +346,13 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     if spec.model != "rasch":
         values["a"] = a
     if spec.model == "2d":
-        values["rho"] = np.array(0.5)
+        values["rho"], values["sigma_theta"] = np.array(0.5), np.ones(2)
     if spec.model == "interaction":
         values["gamma0"], values["gamma1"] = np.array(0.0), np.array(0.0)
     if spec.b_prior == "hierarchical":
         values["mu_b"], values["sigma_b"] = np.array(b.mean()), np.array(max(b.std(), 0.1))
-        if spec.model != "rasch":
+        if spec.model == "interaction":
+            values["mu_log_a"], values["sigma_a"] = np.array(0.0), np.array(0.5)
+        elif spec.model != "rasch":
             values["sigma_a"] = np.array(1.0)
     return {k: np.asarray(v, dtype=np.float32) for k, v in values.items()}

@@ -32,7 +32,8 @@ from mmlu_audit.irt.spec import IRTSpec
 __all__ = ["numpyro_model", "run_numpyro_svi"]
 
 #: Sites sampled before the ones whose priors depend on them.
-_SAMPLE_ORDER = ("rho", "gamma0", "gamma1", "mu_b", "sigma_b", "sigma_a", "theta", "b", "a")
+_SAMPLE_ORDER = ("rho", "sigma_theta", "gamma0", "gamma1", "mu_b", "sigma_b", "mu_log_a", "sigma_a",
+                 "theta", "b", "a")
 
 
 def numpyro_model(spec: IRTSpec, data: FitData) -> Callable[[], None]:

@@ -7,6 +7,8 @@ Layout of :attr:`IRTFit.dataset`
     the two-dimensional model.
 ``b_mean``, ``b_sd``, ``a_mean``, ``a_sd``
     dims ``(item,)``; the Rasch model stores a = 1 with SD 0.
+``sigma_theta_mean``, ``sigma_theta_sd``
+    dim ``(ability,)``: the two-dimensional model's ability SDs (log-normal moments).
 ``<scalar>_mean``, ``<scalar>_sd``, ``<scalar>_draws``
     for ρ, γ0, γ1 and the hierarchical hyperparameters present in the model;
     ``_draws`` has dim ``(draw,)`` and holds draws from the fitted guide.
@@ -21,7 +23,9 @@ attributes
 
 Posterior means and SDs are those of the mean-field guide: exact for θ and b (normal
 factors), closed-form log-normal moments for a, Monte-Carlo over ``posterior_draws`` guide
-draws (seeded) for scalars. Mean-field posteriors understate spread; read SDs as lower bounds.
+draws (seeded) for scalars. A scalar's guide SD is the mean-field optimum given the other
+factors (:func:`mmlu_audit.irt.engine.scalar_laplace_scales`), not the optimiser's last
+iterate. Mean-field posteriors understate spread; read SDs as lower bounds.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import xarray as xr
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.store import atomic_write
 from mmlu_audit.core.seeds import child_seed
-from mmlu_audit.irt.models import SCALAR_SITES
+from mmlu_audit.irt.models import ABILITY_SITES, SCALAR_SITES
 from mmlu_audit.irt.spec import IRTSpec
 from mmlu_audit.irt.transforms import constrain
 
@@ -175,6 +179,9 @@ def _parameter_variables(spec: IRTSpec, data, run) -> dict:
             mean, sd = _vector_moments(run, site)
         out[f"{site}_mean"], out[f"{site}_sd"] = (dims, mean), (dims, sd)
     for site in run.sites:
+        if site.name in ABILITY_SITES:
+            mean, sd = _vector_moments(run, site.name)
+            out[f"{site.name}_mean"], out[f"{site.name}_sd"] = (("ability",), mean), (("ability",), sd)
         if site.name in SCALAR_SITES:
             draws = _scalar_draws(run, site, spec.posterior_draws, child_seed(spec.seed, 1))
             out[f"{site.name}_draws"] = (("draw",), draws)

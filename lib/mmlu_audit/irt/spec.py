@@ -46,11 +46,14 @@ class IRTSpec:
     Parameters
     ----------
     model : {"2pl", "rasch", "3pl", "2d", "interaction"}
-        Response model. All share θ ~ N(0, 1) (``"2d"``: a bivariate normal with unit
-        variances and correlation ρ ~ Uniform(−1, 1), i.e. LKJ(1) for 2 × 2),
+        Response model. All share θ ~ N(0, 1) (``"2d"``: a bivariate normal with free SDs
+        σ_θ ~ LogNormal(0, 1) and correlation ρ ~ Uniform(−1, 1), i.e. LKJ(1) for 2 × 2),
         a ~ HalfNormal(1) (``"rasch"``: a ≡ 1) and the difficulty prior ``b_prior``.
         ``"3pl"`` and ``"interaction"`` use P = c + (1 − c) σ(η) with c = ``guessing``;
-        ``"interaction"`` has η = a(θ − b) + γ0 W + γ1 θ W with γ0, γ1 ~ N(0, 1).
+        ``"interaction"`` has η = a(θ − b) + γ0 W + γ1 θ W with γ0, γ1 ~ N(0, 1) and needs
+        ``b_prior="hierarchical"`` (a ~ LogNormal(μ_log a, σ_a), b ~ N(μ_b, σ_b)): with free
+        per-item a and b under fixed priors the likelihood does not identify γ (the items
+        absorb it), see :func:`mmlu_audit.irt.models._a_prior`.
     b_prior : {"paper", "wide", "hierarchical"}
         ``"paper"`` (default) is N(0, 1). Under mean-field VI the scale of an IRT model
         is fixed only by the priors (the likelihood is invariant to θ → kθ, b → kb,
@@ -127,6 +130,11 @@ class IRTSpec:
             positive_real(getattr(self, field), f"IRTSpec.{field}")
         # A decay above 1 grows the step size geometrically (0.05 * 1.01**2000 ≈ 2e7).
         real_in(self.lr_decay, "IRTSpec.lr_decay", 0.0, 1.0, high_open=False)
+        if self.model == "interaction" and self.b_prior != "hierarchical":
+            raise ParameterError(
+                "IRTSpec.b_prior", f"the interaction model needs b_prior='hierarchical', got "
+                f"{self.b_prior!r}: under fixed item priors each item's a and b absorb γ0 W and γ1 W, "
+                "so γ would be set by the priors, not the data")
 
     @property
     def has_guessing(self) -> bool:

@@ -12,10 +12,12 @@
 """
 
 from mmlu_audit.analyses.modelside.interaction import (bootstrap_gammas, gamma_summary, interaction_spec,
-                                                       interval_table)
+                                                       interval_table, planted_gamma_target,
+                                                       simulate_interaction)
 from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_correlations, null_spec,
                                                    null_summary, simulate_3pl)
 from mmlu_audit.analyses.modelside.ranking import (Blocks, ability_gap, displacement_bootstrap,
+                                                   displacement_exact_interval,
                                                    displacement_null, duplicate_pairs, item_blocks,
                                                    leaderboard_rank, matched_subsample_tau, near_tie_pairs,
                                                    null_p_at_least, one_per_checkpoint, random_item_sets,
@@ -26,12 +28,13 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
                                                        reasoning_sensitivity)
 
 __all__ = [
-    "EXCLUSIONS", "Blocks", "ability_gap", "beta_theta_correlations", "bootstrap_gammas",
-    "column_submatrix", "construct_consistency", "displacement_bootstrap", "displacement_null",
-    "duplicate_pairs", "gamma_summary", "interaction_spec", "interval_table", "item_blocks",
-    "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs", "null_p_at_least", "shift_summary",
-    "null_correlations", "null_spec",
-    "null_summary", "one_per_checkpoint", "random_item_sets", "rank_agreement", "rank_shifts",
-    "reasoning_sensitivity", "retention_table", "simulate_3pl", "subject_block_sets", "subject_blocks",
-    "subscores", "top_k_retention", "weighted_tau",
+    "EXCLUSIONS", "ability_gap", "beta_theta_correlations", "bootstrap_gammas", "column_submatrix",
+    "construct_consistency", "displacement_bootstrap", "displacement_exact_interval",
+    "displacement_null", "duplicate_pairs", "gamma_summary", "interaction_spec", "interval_table",
+    "item_blocks", "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs",
+    "null_correlations", "null_p_at_least", "null_spec", "null_summary", "one_per_checkpoint",
+    "planted_gamma_target", "random_item_sets", "rank_agreement", "rank_shifts",
+    "reasoning_sensitivity", "retention_table", "shift_summary", "simulate_3pl",
+    "simulate_interaction", "subject_block_sets", "subject_blocks", "subscores", "top_k_retention",
+    "weighted_tau", "Blocks",
 ]

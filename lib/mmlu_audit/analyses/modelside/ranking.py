@@ -224,6 +224,25 @@ def displacement_bootstrap(blocks: Blocks, k: int, *, replicates: int, seed: int
             "high": float(np.quantile(values, 0.975)), "draws": values}
 
 
+def displacement_exact_interval(displacement: float, k: int, level: float = 0.95) -> tuple[float, float]:
+    """Clopper–Pearson interval for a top-k displacement share, read as D displaced of k.
+
+    A displacement moves in steps of 1/k, so a percentile bootstrap of it is a handful of
+    atoms and, with a statistic biased under resampling (a resample breaks near ties in
+    both directions), can put the estimate at an end of its own interval. The exact
+    binomial interval for D of k takes each top-k model as displaced or not; it is
+    conservative, and its width is honest about the 1/k resolution.
+    """
+    from scipy import stats
+
+    displaced = int(round(displacement * k))
+    if not 0 <= displaced <= k or abs(displaced - displacement * k) > 1e-6:
+        raise DataError("displacement",
+                        f"a share of {k} models (a multiple of 1/{k}) is needed, got {displacement}")
+    interval = stats.binomtest(displaced, k).proportion_ci(confidence_level=level, method="exact")
+    return float(interval.low), float(interval.high)
+
+
 @seeded
 def random_item_sets(n_blocks: int, size: int, *, n_draws: int, seed: int) -> list[np.ndarray]:
     """``n_draws`` random sets of exactly ``size`` blocks from all ``n_blocks`` (no replacement)."""
