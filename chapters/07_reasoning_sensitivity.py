@@ -287,6 +287,7 @@ glue_values(planted)
 
 # %%
 helm = load_responses("helm20", items=inputs.items)
+source_banner(helm)
 helm_stem = column_submatrix(helm, stem)
 helm_beta = reasoning_sensitivity(helm_stem.responses, depth)
 acc = helm_beta["accuracy"].clip(0.26, 0.999)

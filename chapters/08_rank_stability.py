@@ -62,7 +62,7 @@ from mmlu_audit.analyses.modelside import (ability_gap, displacement_bootstrap, 
 from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.book.report import glue_figure, glue_values, source_banner
+from mmlu_audit.book.report import glue_figure, glue_values, source_banner, text_banner
 from mmlu_audit.core.taxonomy import is_stem
 
 use_style()
@@ -254,6 +254,9 @@ tail_table.round(3)
 # as much as of anything else.
 
 # %%
+text_banner("Real responses: HELM per-subject scores",
+            "79 models × 57 subjects from the staged HELM table: every number in this section is "
+            "computed from real model results (subject level only), not from the simulated world.")
 helm_blocks = subject_blocks(load_helm_subjects(), is_stem)
 helm_scores = subscores(helm_blocks)
 hk_main, hk_small = real_top_k
@@ -297,6 +300,7 @@ helm_retention.rename_axis("Top k (HELM)").round(3)
 
 # %%
 helm20 = load_responses("helm20", items=inputs.items)
+source_banner(helm20)
 full = (helm20.responses >= 0).mean(axis=1) > 0.99
 h20_blocks = item_blocks(helm20.responses[full], stem, frame["subject"].to_numpy(str),
                          helm20.models["model_id"][full])
