@@ -127,3 +127,15 @@ def test_group_column(expected):
     full = family_size_table(expected["model_id"])
     assert (full["group"] == "unknown").sum() == (
         (expected["family"] == "unknown") | expected["size_b"].isna()).sum()
+
+
+def test_checkpoint_labels_use_the_recorded_checkpoints_else_infer_them():
+    from mmlu_audit.core.checkpoints import checkpoint_labels
+
+    responses = np.array([[1, 0], [1, 0], [0, 1]], dtype=np.int8)
+    recorded = pd.DataFrame({"model_id": ["a/x", "b/y", "c/z"], "checkpoint": [7, 3, 7]})
+    assert checkpoint_labels(responses, recorded).tolist() == [0, 1, 0]  # the record, not the responses
+    inferred = pd.DataFrame({"model_id": ["a/x", "b/y", "c/z"]})
+    assert checkpoint_labels(responses, inferred).tolist() == [0, 0, 1]  # identical rows 0 and 1
+    with pytest.raises(DataError, match="checkpoint or a model_id"):
+        checkpoint_labels(responses, pd.DataFrame({"name": ["a", "b", "c"]}))

@@ -50,6 +50,7 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError
 
 __all__ = [
+    "checkpoint_labels",
     "FAMILY_PATTERNS",
     "KNOWN_BASES",
     "KNOWN_MOE",
@@ -240,6 +241,30 @@ def distinct_checkpoints(responses: np.ndarray, model_ids: Sequence[str], *,
     roots = [sets.find(k) for k in range(len(model_ids))]
     order = {root: label for label, root in enumerate(dict.fromkeys(roots))}
     return np.array([order[r] for r in roots], dtype=np.int64)
+
+
+def checkpoint_labels(responses: np.ndarray, models: pd.DataFrame) -> np.ndarray:
+    """Each model row's distinct-checkpoint label, from the source where it knows them.
+
+    A simulated world records its checkpoints (``models["checkpoint"]``); for a real source
+    they are inferred by :func:`distinct_checkpoints` (identical responses or one repository
+    spelled twice). Used to split models into cohorts that share no checkpoint.
+
+    Parameters
+    ----------
+    responses : ndarray, shape (J, I)
+    models : DataFrame
+        J rows with ``model_id`` (and ``checkpoint`` where the source records it).
+
+    Returns
+    -------
+    ndarray of int, shape (J,)
+    """
+    if "checkpoint" in models.columns:
+        return pd.factorize(models["checkpoint"])[0].astype(np.int64)
+    if "model_id" not in models.columns:
+        raise DataError("models", "needs a checkpoint or a model_id column to tell checkpoints apart")
+    return distinct_checkpoints(responses, models["model_id"].astype(str).tolist())
 
 
 # ----------------------------------------------------------------------------- family and size
