@@ -4,6 +4,7 @@
 paper                  module
 =====================  ===============================================================
 §3 shared inputs       :mod:`~mmlu_audit.analyses.pipeline` (cached features and fits)
+§3 the instrument      :mod:`~mmlu_audit.analyses.instrument`
 §4 item side           :mod:`~mmlu_audit.analyses.regression` (designs, cross-validation,
                        contrasts, planted truth)
 §5 model side          :mod:`~mmlu_audit.analyses.modelside` (reasoning sensitivity, 3PL
@@ -16,6 +17,7 @@ Appendix C             :mod:`~mmlu_audit.analyses.subscales` (the 2D and explana
 Appendix D             :mod:`~mmlu_audit.analyses.redux`, :mod:`~mmlu_audit.analyses.dif`
 MMLU-Pro               :mod:`~mmlu_audit.analyses.pro`
 answer-key audit       :mod:`~mmlu_audit.analyses.consensus`
+real leaderboard       :mod:`~mmlu_audit.analyses.real_leaderboard` (4,278 models × 102 items)
 validity appendix      :mod:`~mmlu_audit.analyses.validity`
 =====================  ===============================================================
 

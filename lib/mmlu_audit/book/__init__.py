@@ -6,8 +6,9 @@
 - :mod:`~mmlu_audit.book.device` — the ``--device`` guard for GPU builds
 - :mod:`~mmlu_audit.book.report` — banners and glue for the chapters
 - :mod:`~mmlu_audit.book.plots` — the figures' shared style
-- :mod:`~mmlu_audit.book.scorecard`, :mod:`~mmlu_audit.book.performance` — the two pages read
-  from the executed chapters and the benchmarks
+- :mod:`~mmlu_audit.book.scorecard`, :mod:`~mmlu_audit.book.findings`,
+  :mod:`~mmlu_audit.book.discussion`, :mod:`~mmlu_audit.book.performance` — the pages read from
+  the executed chapters and the benchmarks (scorecard, landing-page findings, §6, performance)
 - :mod:`~mmlu_audit.book.sphinxext`, :mod:`~mmlu_audit.book.sitecheck` — the site build and its
   browser check
 """
