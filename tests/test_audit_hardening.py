@@ -267,11 +267,12 @@ def test_point14_write_benchmark_writes_a_missing_key_as_no_key(tmp_path):
 
 
 def test_point14_a_same_size_edit_is_caught_inside_one_process(tmp_path):
-    from mmlu_audit.data.checksums import sha256_of, verify_file
+    from mmlu_audit.core.store import file_sha256
+    from mmlu_audit.data.checksums import verify_file
 
     path = tmp_path / "data.bin"
     path.write_bytes(b"original")
-    digest, stat = sha256_of(path), path.stat()
+    digest, stat = file_sha256(path), path.stat()
     verify_file(path, digest)
     path.write_bytes(b"tampered")  # same size, same mtime
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))

@@ -11,7 +11,7 @@ import pytest
 
 from mmlu_audit import DataError, ResponseMatrix, data_root, load_items
 from mmlu_audit.core.errors import ParameterError
-from mmlu_audit.data.checksums import sha256_of
+from mmlu_audit.core.store import file_sha256
 from mmlu_audit.data.items import read_parquet, validate_items
 from mmlu_audit.data.responses import load_matrix, save_matrix
 
@@ -51,7 +51,7 @@ def test_corrupt_parquet(tmp_path):
     path = tmp_path / "broken.parquet"
     path.write_bytes(b"PAR1 this is not parquet")
     with pytest.raises(DataError, match=r"broken\.parquet: not a readable Parquet file"):
-        read_parquet(path, sha256_of(path))
+        read_parquet(path, file_sha256(path))
 
 
 @pytest.mark.parametrize("mutate, message", [

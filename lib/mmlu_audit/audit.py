@@ -53,7 +53,7 @@ from mmlu_audit.analyses.capacity import INDEX_DEFINITIONS, capacity_indices
 from mmlu_audit.analyses.consensus import consensus_flags
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import check_seed, seeded
-from mmlu_audit.data.checksums import sha256_of
+from mmlu_audit.core.store import file_sha256
 from mmlu_audit.data.items import is_blank_text
 from mmlu_audit.features import INDICATORS, benchmark_features
 from mmlu_audit.features.table import FLAGS
@@ -338,7 +338,7 @@ def _check_target(target: Path, shown: Path, kind: str, allowed: tuple[str, ...]
         raise DataError(shown, f"holds {name!r}, which {kind} did not write; choose another folder")
     for name, digest in files.items():
         entry = target / name
-        if entry.exists() and (entry.is_symlink() or not entry.is_file() or sha256_of(entry) != digest):
+        if entry.exists() and (entry.is_symlink() or not entry.is_file() or file_sha256(entry) != digest):
             raise DataError(shown, f"{name!r} changed since {kind} wrote it; choose another folder")
     return files
 
@@ -385,7 +385,7 @@ class _Output:
     def commit(self) -> None:
         """Move the files written into ``self.tmp`` into the target; undo everything on failure."""
         names = sorted(p.name for p in self.tmp.iterdir())
-        manifest = {"written_by": self.kind, "files": {n: sha256_of(self.tmp / n) for n in names}}
+        manifest = {"written_by": self.kind, "files": {n: file_sha256(self.tmp / n) for n in names}}
         (self.tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
         previous = _check_target(self.target, self.shown, self.kind, self.allowed, self.inputs)
         backup = self.tmp / ".previous"
@@ -523,7 +523,7 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
     table = table.join(features[list(INDICATORS)]).join(capacity_indices(features))
     table = table.join(features[list(FLAGS)])
     bar.update()
-    meta = {"items_file": items_path.name, "items_sha256": sha256_of(items_path),
+    meta = {"items_file": items_path.name, "items_sha256": file_sha256(items_path),
             "n_items": int(len(items)), "indicators": list(INDICATORS), "flags": list(FLAGS),
             "n_flag_non_english": int(features["flag_non_english"].sum()),
             "indices": INDEX_DEFINITIONS, "seed": seed,
@@ -540,7 +540,7 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
             table[f"consensus_{column}"] = flags[column].to_numpy()
         blank = (pred == NO_ANSWER).sum(axis=1)
         meta.update(responses_file=Path(responses_path).name,
-                    responses_sha256=sha256_of(responses_path), n_models=len(models),
+                    responses_sha256=file_sha256(responses_path), n_models=len(models),
                     consensus={"k": int(k), "m": int(m)},
                     no_answer={"total": int(blank.sum()), "rule": "a blank choice, or a letter "
                                "past the item's last option, is graded wrong and casts no vote",

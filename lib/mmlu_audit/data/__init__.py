@@ -4,7 +4,7 @@ Nothing here imports the simulator, the feature pipeline, IRT or regression; sim
 sources are dispatched above this layer, by :func:`mmlu_audit.worlds.sources.load_responses`.
 """
 
-from mmlu_audit.data.checksums import sha256_of, verify_file
+from mmlu_audit.data.checksums import verify_file
 from mmlu_audit.data.items import ITEM_COLUMNS, load_items, load_redux, validate_items
 from mmlu_audit.data.helm import load_helm20, load_helm_subjects
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel, load_pro_responses
@@ -46,7 +46,6 @@ __all__ = [
     "load_redux",
     "register_source",
     "save_matrix",
-    "sha256_of",
     "validate_items",
     "verify_file",
 ]

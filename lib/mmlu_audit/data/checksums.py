@@ -13,12 +13,7 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.store import file_sha256, write_json_atomic
 
-__all__ = ["sha256_of", "staged_manifest", "verify_file", "write_manifest", "read_manifest", "read_parquet"]
-
-def sha256_of(path: str | Path) -> str:
-    """Return the hex sha256 digest of a file (:func:`mmlu_audit.core.store.file_sha256`)."""
-    return file_sha256(path)
-
+__all__ = ["staged_manifest", "verify_file", "write_manifest", "read_manifest", "read_parquet"]
 
 @lru_cache(maxsize=1)
 def staged_manifest() -> dict[str, str]:
@@ -41,7 +36,7 @@ def verify_file(path: str | Path, expected_sha256: str) -> Path:
     path = Path(path)
     if not path.is_file():
         raise DataError(path, "file not found")
-    _check_digest(path, sha256_of(path), expected_sha256)
+    _check_digest(path, file_sha256(path), expected_sha256)
     return path
 
 
@@ -54,7 +49,7 @@ def _check_digest(path: Path, actual: str, expected: str) -> None:
 def write_manifest(folder: str | Path, names: list[str]) -> Path:
     """Write ``manifest.json`` in ``folder`` with the sha256 of each named file."""
     folder = Path(folder)
-    files = {name: sha256_of(folder / name) for name in sorted(names)}
+    files = {name: file_sha256(folder / name) for name in sorted(names)}
     target = folder / "manifest.json"
     return write_json_atomic(target, {"files": files}, sort_keys=False)
 
