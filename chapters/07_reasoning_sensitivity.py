@@ -225,7 +225,7 @@ if simulated:
     world_target = planted_gamma_target(inputs.truth["a"][stem], inputs.truth["b"][stem], depth, 0.0, 0.0)
     planted["planted_note"] = (
         "The simulator generates 3PL responses with c = 0.25 from a(θ − b) alone: depth enters only "
-        "through the difficulties (a planted STEM slope of b on WSCG Depth), and there is **no** "
+        "through the difficulties (a planted STEM slope of b on WSCG Depth), and there is no "
         "ability × depth term, so the true γ1 is 0. Its reasoning-tuned tail "
         f"({int(tail.sum())} models, θ_STEM shifted up) is a shift in ability, not in sensitivity. "
         f"Correlated with the true θ_STEM, β still gives r = {true_r['all']:.3f} over all models: "

@@ -42,7 +42,10 @@ from IPython.display import display
 
 from mmlu_audit.book.discussion import CLAIMS, OUTCOMES, SIMULATED, VERDICTS, claim_chapters, claims_table, evidence_table
 from mmlu_audit.book.findings import missing_chapters, read_build
+from mmlu_audit.book.plots import use_style
 from mmlu_audit.book.report import glue_values
+
+use_style()
 
 expect = {"data_source": data_source, "seed": seed, "fast": fast}
 collection = read_build(executed_dir, expect)

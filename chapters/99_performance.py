@@ -159,7 +159,7 @@ else:
 #
 # How long each chapter of this build took to execute, from papermill's record in the executed
 # notebooks (cache hits included: a chapter whose fits and features were already cached runs
-# faster than from a cold start). Rows with `fast` True are the smoke build's settings. The
+# faster than from a cold start). Rows run with `fast` set are the smoke build's settings. The
 # chapters listed took {glue:text}`build_chapters_total_min:.1f` minutes in all.
 
 # %%

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.inference import fit_ols
 from mmlu_audit.analyses.regression import (
     RIDGE_ALPHAS,
@@ -119,7 +119,7 @@ def test_contrasts_equal_the_difference_of_separate_fits(world):
 
 def test_bootstrap_needs_a_seed(world):
     y, X, stem, subjects = world
-    with pytest.raises(DataError):
+    with pytest.raises(ParameterError, match="needs a seed"):
         contrast_tests(interaction_fit(y, X, stem), subjects, ["STEM:x1"], n_boot=9)
 
 
@@ -154,7 +154,7 @@ def test_realised_contrasts_separate_subject_confounding(world):
 
 
 def test_unknown_learner_is_refused():
-    with pytest.raises(DataError):
+    with pytest.raises(ParameterError, match="unknown learner"):
         Design("x", np.zeros((3, 1)), "lasso")
 
 

@@ -124,16 +124,18 @@ def leak_reports(tmp_path_factory):
         "<p>**no** survivors under CR2</p>"
         "<p>Conclusions hold under the Rasch refit: False.</p>"
         "<table><tr><th>q</th><td>nan</td></tr></table></body></html>")
-    (site / "wide.html").write_text(
-        "<html><body style='width: 600px'><main><p>x</p><div style='overflow-x: auto'><table><tr>"
-        + "".join(f"<td>column {k} with a long heading</td>" for k in range(30))
-        + "</tr></table></div></main></body></html>")
+    wide_row = "".join(f"<td>column {k} with a long heading</td>" for k in range(30))
+    (site / "wide.html").write_text(  # cut: nothing around the table scrolls
+        "<html><body style='width: 600px'><main style='overflow-x: hidden'><p>x</p><div><table><tr>"
+        + wide_row + "</tr></table></div></main></body></html>")
     (site / "fine.html").write_text(  # values that look alike but are legitimate
-        "<html><body><main><p>r = 1.000, p = 0.000, a share of 100.00%, τ = 0.9500, "
+        "<html><body style='width: 600px'><main><p>r = 1.000, p = 0.000, a share of 100.00%, τ = 0.9500, "
         "14,042 items, 2.50 logits, version 3.8.0.</p>"
         "<p>Set <code>fast = True</code> and write <code>**kwargs</code>.</p>"
         "<pre>flag = False  # 5.000</pre>"
-        "<table><tr><th>n</th><td>14,042</td><td>—</td></tr></table></main></body></html>")
+        "<table><tr><th>n</th><td>14,042</td><td>—</td></tr></table>"
+        "<div style='overflow-x: auto'><table><tr>" + wide_row + "</tr></table></div>"  # scrolls: not cut
+        "</main></body></html>")
     return {r.page: r for r in check_pages(site, ["leaky.html", "wide.html", "fine.html"])}
 
 

@@ -18,8 +18,8 @@ fails on:
   not read): a whole number printed as a float (``14042.0000``, ``5.000``: an integer part
   other than 0 or 1 followed by two or more zeros), a literal ``**``, a bare ``True`` or
   ``False``, a table cell reading ``nan`` or ``inf``;
-- a table wider than the column of text it sits in (its right-hand columns are cut off or
-  hidden behind a scroll bar).
+- a table wider than the column of text it sits in and not inside a box that scrolls
+  sideways (its right-hand columns would be cut off).
 
 A full-page screenshot of every page is saved, so a reviewer can look at the site
 without building it.
@@ -113,7 +113,12 @@ _PAGE_PROBLEMS = r"""() => {
     if (!seen(table)) continue;
     const box = table.closest('article, main, [role=main]') || document.body;
     const width = Math.ceil(table.getBoundingClientRect().width);
-    if (width > box.clientWidth + 1) {
+    let scrolls = false;  // a table in a box that scrolls sideways is not cut: the reader scrolls it
+    for (let el = table.parentElement; el && el !== box && !scrolls; el = el.parentElement) {
+      scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX)
+        && el.clientWidth <= box.clientWidth + 1;
+    }
+    if (!scrolls && width > box.clientWidth + 1) {
       const head = table.querySelector('th, td');
       const label = head ? head.textContent.trim().slice(0, 40) : '';
       problems.push(`table wider than its container: ${width} px in ${box.clientWidth} px `

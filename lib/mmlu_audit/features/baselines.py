@@ -63,7 +63,7 @@ _OPTION_TABLE = [
      "Numeric options signal a computation whose result must be matched (Gierl et al. 2017)."),
     ("opt_meta_option", "1 if any option is 'all/none/both/neither of the above/these', else 0.",
      "'All/none of the above' change the task to evaluating every option (Haladyna et al. 2002)."),
-    ("opt_truth_pairs", "1 if every option is a list of True/False values (the MMLU "
+    ("opt_truth_pairs", "1 if every option is a list of true/false values (the MMLU "
      "'Statement 1 | Statement 2' format), else 0.",
      "Multiple true-false compounds two independent judgements (Frisbie 1992)."),
     ("opt_combination_share", "Share of options that are Roman-numeral combinations "
