@@ -48,6 +48,7 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from mmlu_audit.core.checkpoints import checkpoint_labels
+from mmlu_audit.irt.evaluate import split_description
 from mmlu_audit.irt import (fit_cached, icc_bins, items_at_quantiles, parameter_ranges, recovery_table,
                             split_cohort_reliability)
 from mmlu_audit.core.paper import paper_table
@@ -151,9 +152,7 @@ assert cohort_split in ("checkpoint", "rows"), f"cohort_split is 'checkpoint' or
 cohort_groups = checkpoint_labels(matrix.responses, matrix.models) if cohort_split == "checkpoint" else None
 reliability = split_cohort_reliability(matrix, cohort_spec, seed=cohort_seed, groups=cohort_groups)
 glue_values({"cohort_second_size": reliability["second_size"],
-             "cohort_split_text": ("whole distinct checkpoints, "
-                                   f"{len(set(cohort_groups.tolist())):,} of them" if cohort_groups is not None
-                                   else "random rows, copies of a checkpoint may fall in both")})
+             "cohort_split_text": split_description(reliability)})
 glue_values({"r_hh": reliability["r"], "split_cohort_r": reliability["r"],  # the paper key, for the scorecard
              "spearman_brown": reliability["spearman_brown"],
              "cohort_size": reliability["cohort_size"], "cohort_items": int(reliability["items_used"].sum())})

@@ -233,5 +233,14 @@ def test_split_cohort_by_group_never_splits_a_checkpoint():
     y, _ = logistic_data(groups.size, 40, seed=0)
     out = split_cohort_reliability(y, IRTSpec(max_steps=5), seed=3, groups=groups)
     assert out["split"] == "groups" and (out["cohort_size"], out["second_size"]) == (first.size, second.size)
+    assert out["n_groups"] == 40
     with pytest.raises(DataError, match="one label per model"):
         split_cohort_reliability(y, IRTSpec(max_steps=5), seed=3, groups=groups[:5])
+
+
+def test_split_description_names_the_split_and_its_groups():
+    from mmlu_audit.irt.evaluate import split_description
+
+    assert split_description({"split": "rows", "n_groups": None}).startswith("random rows")
+    grouped = split_description({"split": "groups", "n_groups": 1234})
+    assert grouped == "whole distinct checkpoints, 1,234 of them"

@@ -19,7 +19,7 @@ from mmlu_audit.irt.spec import IRTSpec
 
 __all__ = ["heldout_cells", "heldout_loglik", "icc_bins", "items_at_quantiles", "oracle_difficulties",
            "paired_z", "parameter_ranges", "recovery_slope", "recovery_stats", "recovery_table",
-           "split_cohort_reliability"]
+           "split_cohort_reliability", "split_description"]
 
 
 def _plugin_eta(fit: IRTFit):
@@ -192,8 +192,16 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
     r = float(np.corrcoef(fits[0].b, fits[1].b)[0, 1])
     return {"r": r, "spearman_brown": 2 * r / (1 + r), "cohort_size": len(cohorts[0]),
             "second_size": len(cohorts[1]),
-            "split": "rows" if groups is None else "groups", "items_used": used,
+            "split": "rows" if groups is None else "groups",
+            "n_groups": None if groups is None else len(np.unique(groups)), "items_used": used,
             "b_first": fits[0].b, "b_second": fits[1].b}
+
+
+def split_description(reliability: dict) -> str:
+    """How :func:`split_cohort_reliability` split the models, in words for a chapter's prose."""
+    if reliability["split"] == "rows":
+        return "random rows, copies of a checkpoint may fall in both"
+    return f"whole distinct checkpoints, {reliability['n_groups']:,} of them"
 
 
 def _paired(estimate, truth, caller: str) -> tuple[np.ndarray, np.ndarray]:
