@@ -12,6 +12,7 @@ import pytest
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.checkpoints import (
     distinct_checkpoints,
+    family_labels,
     family_size_table,
     normalise_repo_id,
     parse_family_size,
@@ -106,6 +107,7 @@ def test_family_and_size_of_leaderboard_names(expected):
     ("WizardLM/WizardLM-70B-V1.0", "llama-2", 70.0),
     ("sim-org/llama-2.8b-ft0012", "llama", 2.8),
     ("sim-mirror1/qwen2-0.41b-ft0007", "qwen2", 0.41),
+    ("mistralai/mathstral-7B", "mistral", 7.0),
 ])
 def test_parse_family_size(name, family, size):
     got_family, got_size = parse_family_size(name)
@@ -139,3 +141,15 @@ def test_checkpoint_labels_use_the_recorded_checkpoints_else_infer_them():
     assert checkpoint_labels(responses, inferred).tolist() == [0, 0, 1]  # identical rows 0 and 1
     with pytest.raises(DataError, match="checkpoint or a model_id"):
         checkpoint_labels(responses, pd.DataFrame({"name": ["a", "b", "c"]}))
+
+
+def test_family_labels_join_named_families_and_copies_and_keep_unknowns_apart():
+    models = pd.DataFrame({"model_id": ["Meta-Llama-3-8B", "Meta-Llama-3_1-70B-Instruct",
+                                        "gemini-1.5-pro-002", "gemini-3.1-pro-preview",
+                                        "gpt-4o", "jamba-1.5-large", "jamba-copy", "Yi-6B"]})
+    responses = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 1], [1, 1, 0],
+                          [0, 0, 1], [1, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=np.int8)
+    labels = family_labels(responses, models)
+    # by hand: llama-3 ×2, gemini ×2, gpt-4o alone, jamba + its identical-response copy, yi alone
+    assert labels.tolist() == [0, 0, 1, 1, 2, 3, 3, 4]
+    assert family_labels(responses[:1], models.iloc[:1]).tolist() == [0]

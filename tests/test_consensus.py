@@ -150,3 +150,23 @@ def test_flag_rates_carry_wilson_intervals():
     assert (row["low"], row["high"]) == pytest.approx(proportion_confint(29, 61, method="wilson"))
     assert row["low"] == pytest.approx(0.3553, abs=1e-4) and row["high"] == pytest.approx(0.5984, abs=1e-4)
     assert np.isnan(rates.loc["none", "low"])
+
+
+def test_validation_table_rows_are_exact_validation_and_combine_by_hand():
+    from mmlu_audit.analyses.consensus import exact_validation, validation_table
+
+    first = np.array([1, 1, 0, 0, 1, 0, 0, 0], bool)
+    second = np.array([1, 0, 1, 0, 0, 0, 1, 0], bool)
+    truth = np.array([1, 1, 1, 0, 0, 0, 0, 0], bool)
+    within = np.ones(8, bool)
+    table = validation_table({"one": first, "two": second}, truth, within, combine=True)
+    assert table.index.tolist() == ["one", "two", "both", "either"]
+    assert table.loc["one"].to_dict() == pytest.approx(exact_validation(first, truth, within), nan_ok=True)
+    # by hand: both = item 0 only (a hit); either = items 0, 1, 2, 4, 6 (three hits of five)
+    assert table.loc["both", ["n_flagged", "n_hit"]].tolist() == [1, 1]
+    assert table.loc["either", ["n_flagged", "n_hit", "recall", "precision"]].tolist() == [5, 3, 1.0, 0.6]
+    assert table["n_hit"].dtype.kind == "i"
+    with pytest.raises(ParameterError, match="exactly two"):
+        validation_table({"one": first}, truth, within, combine=True)
+    with pytest.raises(ParameterError, match="at least one"):
+        validation_table({}, truth, within)

@@ -244,3 +244,5 @@ def test_split_description_names_the_split_and_its_groups():
     assert split_description({"split": "rows", "n_groups": None}).startswith("random rows")
     grouped = split_description({"split": "groups", "n_groups": 1234})
     assert grouped == "whole distinct checkpoints, 1,234 of them"
+    assert split_description({"split": "groups", "n_groups": 13}, unit="model families") == \
+        "whole model families, 13 of them"

@@ -12,6 +12,7 @@ from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.irt.models import log_prior, model_sites, site_priors
 from mmlu_audit.analyses.real_leaderboard import (near_identical_pairs, population_counts,
                                                   recommended, score_band_accuracy, score_tracking,
+                                                  signed_discrimination,
                                                   wrong_way_items)
 
 PLANTED_NEGATIVE = (3, 11, 20, 27)
@@ -48,11 +49,25 @@ def test_signed_fit_flags_exactly_the_planted_items(planted, signed_fit):
     assert labelled.set_index("item_id").loc["x/11", "redux"] == "not reviewed"
 
 
+def test_signed_discrimination_gives_the_guide_probability_of_a_negative_a(planted, signed_fit):
+    table = signed_discrimination(signed_fit, z=2.0)
+    a, sd = signed_fit.a, signed_fit.dataset["a_sd"].to_numpy()
+    assert np.allclose(table["p_negative"], stats.norm.cdf(-a / sd))
+    assert (table["flagged"] == (table["p_negative"] > stats.norm.cdf(2.0))).all()
+    planted_rows = np.isin(np.arange(30), PLANTED_NEGATIVE)
+    assert (table.loc[planted_rows, "p_negative"] > 0.99).all()
+    assert (table.loc[~planted_rows, "p_negative"] < 0.01).all()
+    loose = signed_discrimination(signed_fit, z=0.0)
+    assert (loose["flagged"] == (a < 0)).all()
+
+
 def test_positive_prior_cannot_flag_and_says_so(planted):
     fit = fit_irt(planted[0], IRTSpec(max_steps=600), progress=False)
     assert (fit.a > 0).all()
     with pytest.raises(DataError, match="positive-discrimination fit cannot flag"):
         wrong_way_items(fit, pd.DataFrame({"item_id": [f"x/{i}" for i in range(30)]}))
+    with pytest.raises(DataError, match="positive-discrimination fit cannot flag"):
+        signed_discrimination(fit)
 
 
 def test_discrimination_priors_are_the_stated_densities():

@@ -20,7 +20,7 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError, ParameterError
 
 __all__ = ["NO_VOTE", "panel_models", "vote_counts", "consensus_flags", "threshold_curve",
-           "flag_rates", "wilson_interval", "precision_recall", "exact_validation", "option_origin"]
+           "flag_rates", "wilson_interval", "precision_recall", "exact_validation", "validation_table", "option_origin"]
 
 NO_VOTE = -1
 MAX_OPTIONS = 10
@@ -294,6 +294,45 @@ def exact_validation(flagged, truth, within, level: float = 0.95) -> dict:
     for name, (k, n) in {"recall": (hit, n_pos), "precision": (hit, n_flag)}.items():
         out[f"{name}_low"], out[f"{name}_high"] = _clopper_pearson(k, n, level)
     return out
+
+
+def validation_table(rules: Mapping[str, np.ndarray], truth, within, level: float = 0.95,
+                     combine: bool = False) -> pd.DataFrame:
+    """:func:`exact_validation` of several flag rules against one ground truth, one row per rule.
+
+    Parameters
+    ----------
+    rules : mapping of str → boolean array of shape (I,)
+        The flags of each rule.
+    truth, within : boolean arrays of shape (I,)
+        As for :func:`exact_validation`.
+    level : float
+        Coverage of the intervals.
+    combine : bool
+        With exactly two rules, add the rows ``"both"`` (flagged by the two) and ``"either"``.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by rule: the entries of :func:`exact_validation`.
+
+    Raises
+    ------
+    ParameterError
+        If ``rules`` is empty, or ``combine`` is asked for with other than two rules.
+    """
+    if not rules:
+        raise ParameterError("rules", "needs at least one flag rule")
+    rules = {name: np.asarray(flags, dtype=bool) for name, flags in rules.items()}
+    if combine:
+        if len(rules) != 2:
+            raise ParameterError("combine", f"combines exactly two rules, got {len(rules)}")
+        first, second = rules.values()
+        rules |= {"both": first & second, "either": first | second}
+    table = pd.DataFrame({name: exact_validation(flags, truth, within, level)
+                          for name, flags in rules.items()}).T
+    counts = ["n", "n_positive", "n_flagged", "n_hit"]
+    return table.astype({c: int for c in counts}).astype({c: float for c in table if c not in counts})
 
 
 def option_origin(choice, original_options) -> np.ndarray:

@@ -28,7 +28,7 @@ from mmlu_audit.irt import IRTFit, IRTSpec, fit_cached, heldout_loglik, holdout_
 from mmlu_audit.irt.evaluate import recovery_stats
 
 __all__ = ["CANDIDATE_SPECS", "agreement_table", "disagreeing_items", "heldout_comparison",
-           "recommended", "wrong_way_items", "population_counts", "near_identical_pairs",
+           "recommended", "signed_discrimination", "wrong_way_items", "population_counts", "near_identical_pairs",
            "score_tracking", "score_band_accuracy", "SIMULATOR_TOLERANCES", "RECALIBRATION_LEVERS",
            "matrix_statistics", "simulator_comparison", "recalibration_notes", "item_frame",
            "design_clusters", "item_side_tests"]
@@ -168,6 +168,39 @@ def recommended(comparison: pd.DataFrame) -> str:
     return str(comparison.loc[comparison["heldout_nats"].idxmax(), "fit"])
 
 
+def signed_discrimination(fit: IRTFit, z: float = 2.0) -> pd.DataFrame:
+    """Each item's signed a, its posterior SD, the probability that a < 0, and the wrong-way flag.
+
+    Parameters
+    ----------
+    fit : IRTFit
+        Fitted with :class:`IRTSpec` ``a_prior="normal"`` (the guide of a is then normal).
+    z : float
+        Flag when the posterior mean is below −``z`` posterior SDs, i.e. when
+        ``p_negative`` > Φ(z) (0.977 for z = 2).
+
+    Returns
+    -------
+    DataFrame
+        One row per item in column order: ``a_signed``, ``a_sd``, ``p_negative``
+        (Φ(−a / SD) under the mean-field guide, which understates the spread: a probability
+        conditional on everything else the fit estimated) and ``flagged``.
+
+    Raises
+    ------
+    DataError
+        If ``fit`` was not fitted with signed discriminations (every a > 0 by construction).
+    """
+    from scipy.stats import norm
+
+    if fit.meta["spec"].get("a_prior", "halfnormal") != "normal":
+        raise DataError("fit", "a positive-discrimination fit cannot flag wrong-way items; "
+                        "fit with IRTSpec(a_prior='normal')")
+    a, a_sd = np.asarray(fit.a, float), fit.dataset["a_sd"].to_numpy().astype(float)
+    return pd.DataFrame({"a_signed": a, "a_sd": a_sd, "p_negative": norm.cdf(-a / a_sd),
+                         "flagged": a < -z * a_sd})
+
+
 def wrong_way_items(fit: IRTFit, items: pd.DataFrame, redux: pd.DataFrame | None = None,
                     z: float = 2.0) -> pd.DataFrame:
     """Items a signed-discrimination fit (``a_prior="normal"``) puts at a < 0 with confidence.
@@ -181,21 +214,18 @@ def wrong_way_items(fit: IRTFit, items: pd.DataFrame, redux: pd.DataFrame | None
     redux : DataFrame, optional
         MMLU-Redux labels (``item_id``, ``error_type``) to set beside each flagged item.
     z : float
-        Flag when the posterior mean is below −``z`` posterior SDs.
+        Flag when the posterior mean is below −``z`` posterior SDs (:func:`signed_discrimination`).
 
     Raises
     ------
     DataError
         If ``fit`` was not fitted with signed discriminations (every a > 0 by construction).
     """
-    if fit.meta["spec"].get("a_prior", "halfnormal") != "normal":
-        raise DataError("fit", "a positive-discrimination fit cannot flag wrong-way items; "
-                        "fit with IRTSpec(a_prior='normal')")
-    a_sd = fit.dataset["a_sd"].to_numpy()
-    flagged = fit.a < -z * a_sd
+    signed = signed_discrimination(fit, z)
+    flagged = signed["flagged"].to_numpy()
     table = items.loc[flagged].copy()
-    table.insert(1, "a_signed", fit.a[flagged])
-    table.insert(2, "a_sd", a_sd[flagged])
+    table.insert(1, "a_signed", signed["a_signed"].to_numpy()[flagged])
+    table.insert(2, "a_sd", signed["a_sd"].to_numpy()[flagged])
     if redux is not None:
         labels = redux.set_index("item_id")["error_type"]
         table["redux"] = table["item_id"].map(labels).fillna("not reviewed")

@@ -51,6 +51,7 @@ from mmlu_audit.core.errors import DataError
 
 __all__ = [
     "checkpoint_labels",
+    "family_labels",
     "FAMILY_PATTERNS",
     "KNOWN_BASES",
     "KNOWN_MOE",
@@ -96,6 +97,7 @@ FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"(?<![a-z])mpt(?![a-z])", "mpt"),
     (r"(?<![a-z])phi(?![a-z])", "phi"),
     (r"gemma", "gemma"),
+    (r"gemini", "gemini"),
     (r"stablelm", "stablelm"),
     (r"(?<![a-z])olmo(?![a-z])", "olmo"),
     (r"redpajama", "redpajama"),
@@ -118,6 +120,7 @@ KNOWN_BASES: tuple[tuple[str, str], ...] = (
     (r"tulu-2", "llama-2"),
     (r"xwin-lm", "llama-2"),
     (r"zephyr-7b", "mistral"),
+    (r"mathstral", "mistral"),
     (r"openhermes-2", "mistral"),
     (r"neural-chat-7b-v3", "mistral"),
     (r"openchat[-_]3\.5", "mistral"),
@@ -349,3 +352,31 @@ def family_size_table(model_ids: Iterable[str]) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=["model_id", "family", "size_b", "size_label", "group"])
     table["size_b"] = table["size_b"].astype(float)
     return table
+
+
+def family_labels(responses: np.ndarray, models: pd.DataFrame) -> np.ndarray:
+    """Each model row's base-family label: whole families, for cohorts that share no family.
+
+    Two models share a label when their names give the same known family
+    (:func:`family_size_table`) or they are one checkpoint (:func:`checkpoint_labels`); a model
+    whose family is unknown is its own family unless it is a copy of another checkpoint. The
+    family is read from the name only, so a fine-tune whose name hides its base stays apart.
+
+    Parameters
+    ----------
+    responses : ndarray, shape (J, I)
+    models : DataFrame
+        J rows with ``model_id`` (and ``checkpoint`` where the source records it).
+
+    Returns
+    -------
+    ndarray of int, shape (J,)
+        Labels 0, 1, … in order of first appearance.
+    """
+    checkpoints = checkpoint_labels(responses, models)
+    families = family_size_table(models["model_id"].astype(str))["family"].to_numpy()
+    sets = _UnionFind(len(models))
+    _union_by_key(sets, checkpoints)
+    _union_by_key(sets, [f if f != UNKNOWN else None for f in families])
+    roots = [sets.find(i) for i in range(len(models))]
+    return pd.factorize(np.asarray(roots))[0].astype(np.int64)

@@ -12,6 +12,7 @@ Public API
 - baselines: :func:`readability_grade`, :func:`option_covariates`,
   :data:`OPTION_COVARIATES`, :func:`option_covariate_table`, :func:`subject_one_hot`,
   :func:`encode_items`, :func:`item_texts`
+- duplicates (between items): :func:`duplicate_pairs`, :func:`copies_to_fix`, :func:`normalise_text`
 - table: :func:`build_feature_table`, :func:`benchmark_features` (any option count),
   :func:`compute_feature_table`, :func:`item_graphs`
 """
@@ -26,6 +27,7 @@ from mmlu_audit.features.baselines import (
     readability_grade,
     subject_one_hot,
 )
+from mmlu_audit.features.duplicates import RELATIONS, copies_to_fix, duplicate_pairs, normalise_text
 from mmlu_audit.features.indicators import DIMENSIONS, INDICATORS, indicator_table, stem_indicators
 from mmlu_audit.features.lexicon import (TOP_TIER, Lexicon, TierTable, default_tiers, lexicon_table,
                                          load_lexicon, match_categories)
@@ -41,6 +43,7 @@ __all__ = [
     "FLAGS",
     "INDICATORS",
     "OPTION_COVARIATES",
+    "RELATIONS",
     "TOP_TIER",
     "Lexicon",
     "ParsedDoc",
@@ -53,8 +56,10 @@ __all__ = [
     "build_feature_table",
     "build_wscg",
     "compute_feature_table",
+    "copies_to_fix",
     "default_tiers",
     "depths",
+    "duplicate_pairs",
     "encode_items",
     "get_backend",
     "indicator_table",
@@ -63,6 +68,7 @@ __all__ = [
     "lexicon_table",
     "load_lexicon",
     "match_categories",
+    "normalise_text",
     "option_covariate_table",
     "option_covariates",
     "parse_texts",

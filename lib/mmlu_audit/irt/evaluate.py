@@ -197,11 +197,15 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
             "b_first": fits[0].b, "b_second": fits[1].b}
 
 
-def split_description(reliability: dict) -> str:
-    """How :func:`split_cohort_reliability` split the models, in words for a chapter's prose."""
+def split_description(reliability: dict, unit: str = "distinct checkpoints") -> str:
+    """How :func:`split_cohort_reliability` split the models, in words for a chapter's prose.
+
+    ``unit`` names what the ``groups`` given to it were (``"distinct checkpoints"``,
+    ``"model families"``); it is not used for a split by rows.
+    """
     if reliability["split"] == "rows":
         return "random rows, copies of a checkpoint may fall in both"
-    return f"whole distinct checkpoints, {reliability['n_groups']:,} of them"
+    return f"whole {unit}, {reliability['n_groups']:,} of them"
 
 
 def _paired(estimate, truth, caller: str) -> tuple[np.ndarray, np.ndarray]:
