@@ -20,7 +20,8 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError, ParameterError
 
 __all__ = ["NO_VOTE", "panel_models", "vote_counts", "consensus_flags", "threshold_curve",
-           "flag_rates", "wilson_interval", "precision_recall", "exact_validation", "validation_table", "option_origin"]
+           "flag_rates", "wilson_interval", "precision_recall", "exact_validation",
+           "validation_table", "option_origin"]
 
 NO_VOTE = -1
 MAX_OPTIONS = 10

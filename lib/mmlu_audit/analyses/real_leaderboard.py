@@ -28,7 +28,8 @@ from mmlu_audit.irt import IRTFit, IRTSpec, fit_cached, heldout_loglik, holdout_
 from mmlu_audit.irt.evaluate import recovery_stats
 
 __all__ = ["CANDIDATE_SPECS", "agreement_table", "disagreeing_items", "heldout_comparison",
-           "recommended", "signed_discrimination", "wrong_way_items", "population_counts", "near_identical_pairs",
+           "recommended", "signed_discrimination", "wrong_way_items", "population_counts",
+           "near_identical_pairs",
            "score_tracking", "score_band_accuracy", "SIMULATOR_TOLERANCES", "RECALIBRATION_LEVERS",
            "matrix_statistics", "simulator_comparison", "recalibration_notes", "item_frame",
            "design_clusters", "item_side_tests"]
