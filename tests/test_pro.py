@@ -122,3 +122,59 @@ def test_helm_refit_refuses_an_unknown_item_set():
 
     with pytest.raises(ParameterError, match="helm_items.*'some'"):
         helm_mmlu_difficulty(IRTSpec(), None, "some")
+
+
+def test_fix_list_detectors_and_validation_by_hand():
+    from mmlu_audit.analyses.pro import fix_list_detectors, fix_list_validation
+
+    ten = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
+    items = pd.DataFrame({
+        "question_id": [1, 2, 3, 4, 5],
+        "question": ["Same stem?", "same  stem?", "Cut stem?", "cut stem?", "Other?"],
+        "options": [ten, list(ten), ten, ten[:4], ["the red cat", "cat red the"] + ten[2:]],
+    })
+    items["n_options"] = items["options"].map(len)
+    detectors = fix_list_detectors(items)
+    assert detectors["same stem, same options (later copy)"].tolist() == [False, True, False, False, False]
+    assert detectors["same stem, nested options (smaller set)"].tolist() == [False, False, False, True, False]
+    assert detectors["fewer than ten options"].tolist() == [False, False, False, True, False]
+    assert detectors["two options with the same content words"].tolist() == [False, False, False, False, True]
+    fix_lists = pd.DataFrame({"list": ["duplicate_question_pairs", "supersets_tuples", "target_ids"],
+                              "qid_first": pd.array([1, 3, None], dtype="Int64"),
+                              "qid_second": pd.array([2, 4, 5], dtype="Int64")})
+    table = fix_list_validation(items, fix_lists, detectors)
+    dup = table.loc["listed duplicate copies"]
+    counts = ["n_positive", "n_flagged", "n_hit"]
+    assert dup.loc["same stem, same options (later copy)", counts].tolist() == [1, 1, 1]
+    assert dup.loc["fewer than ten options", "n_hit"] == 0
+    redun = table.loc["listed redundant option sets"]
+    assert redun.loc["same stem, nested options (smaller set)", "recall"] == 1.0
+    assert redun.loc["fewer than ten options", "precision"] == 1.0
+    lists = set(table.index.get_level_values("list"))
+    assert lists == {"listed duplicate copies", "listed redundant option sets"}
+
+
+def test_wrong_way_frame_adds_a_model_free_check_computed_by_hand():
+    from scipy import stats
+
+    from mmlu_audit.analyses.pro import wrong_way_frame
+    from mmlu_audit.irt import IRTSpec, fit_irt
+
+    rng = np.random.default_rng(8)
+    theta, b = rng.normal(size=300), rng.normal(0, 0.7, 12)
+    a = np.full(12, 1.5)
+    a[[2, 7]] = -1.5
+    y = (rng.random((300, 12)) < 1 / (1 + np.exp(-a * (theta[:, None] - b)))).astype(np.int8)
+    y[:5, 0] = -1  # unobserved cells do not count
+    fit = fit_irt(y, IRTSpec(a_prior="normal", a_scale=3.0, max_steps=800), progress=False)
+    table = wrong_way_frame(fit, y)
+    assert np.flatnonzero(table["flagged"]).tolist() == [2, 7]
+    assert table.loc[0, "n_observed"] == 295 and table.loc[3, "n_correct"] == int((y[:, 3] == 1).sum())
+    seen = y[:, 0] != -1
+    rest = np.delete(y, 0, axis=1)
+    rest = (rest == 1).sum(1) / (rest != -1).sum(1)
+    r = stats.pearsonr(y[seen, 0], rest[seen])[0]
+    assert table.loc[0, "item_rest"] == pytest.approx(r)
+    high = np.tanh(np.arctanh(r) + stats.norm.ppf(0.975) / np.sqrt(295 - 3))
+    assert table.loc[0, "item_rest_high"] == pytest.approx(high)
+    assert (table.loc[[2, 7], "item_rest_high"] < 0).all() and (table["item_rest_high"] < 0).sum() == 2

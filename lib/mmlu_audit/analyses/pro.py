@@ -23,7 +23,8 @@ __all__ = ["ProInputs", "pro_inputs", "pair_members", "sample_rows", "homogeneit
            "helm_mmlu_difficulty", "depth_within_category",
            "origin_profile", "mmlu_difficulty_comparison", "redux_group", "REDUX_GROUPS",
            "accuracy_table", "PUBLISHED_ACCURACY", "consensus_frame", "flagged_questions",
-           "added_option_baselines", "homogeneity_summary"]
+           "added_option_baselines", "homogeneity_summary", "FIX_LIST_TARGETS", "fix_list_detectors",
+           "fix_list_validation", "wrong_way_frame"]
 
 #: Stems parsed in fast mode (seeded subsample).
 REDUX_GROUPS = ("Redux: wrong key", "Redux: other error", "Redux: fine",
@@ -402,3 +403,96 @@ def depth_within_category(frame: pd.DataFrame, column: str = "wscg_depth") -> tu
     weight = table["n_added"] * table["n_kept"] / (table["n_added"] + table["n_kept"])
     pooled = float((weight * table["difference"]).sum() / weight.sum()) if len(table) else float("nan")
     return table, pooled
+
+
+#: The maintainers' two October-2025 lists of item problems (``fix_id_lists.csv``) and what
+#: each names by its second id: the later copy of a duplicate, the subset of a superset pair.
+FIX_LIST_TARGETS = {"duplicate_question_pairs": "listed duplicate copies",
+                    "supersets_tuples": "listed redundant option sets"}
+
+
+def fix_list_detectors(items: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The item-problem flags the audit can raise from the text alone, one boolean mask each.
+
+    Two come from the option-set covariates of Appendix B, which look inside one item
+    (two options with the same content words, ``opt_max_overlap`` = 1; fewer than ten
+    options); two from :func:`mmlu_audit.features.duplicate_pairs`, which compares items
+    (the later copy of a same-stem, same-options pair; the smaller set of a same-stem
+    pair whose option sets are nested).
+    """
+    from mmlu_audit.features import copies_to_fix, duplicate_pairs, option_covariates
+
+    overlap = np.array([option_covariates(list(options), question)["opt_max_overlap"]
+                        for options, question in zip(items["options"], items["question"], strict=True)])
+    pairs = duplicate_pairs(items, "question_id")
+    ids = items["question_id"].to_numpy()
+    return {"two options with the same content words": overlap >= 1.0,
+            "fewer than ten options": items["n_options"].to_numpy() < 10,
+            "same stem, same options (later copy)": copies_to_fix(pairs, ids, "same options"),
+            "same stem, nested options (smaller set)": copies_to_fix(pairs, ids, "nested options")}
+
+
+def fix_list_validation(items: pd.DataFrame, fix_lists: pd.DataFrame, detectors: dict,
+                        level: float = 0.95) -> pd.DataFrame:
+    """Each detector against each of the maintainers' lists, with exact intervals.
+
+    Parameters
+    ----------
+    items : DataFrame
+        ``question_id`` in the detectors' order.
+    fix_lists : DataFrame
+        From :func:`mmlu_audit.data.pro_revisions.load_pro_fix_lists`.
+    detectors : mapping of str → boolean mask
+        From :func:`fix_list_detectors`.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by (list, detector): :func:`mmlu_audit.analyses.consensus.validation_table`
+        over all questions, the list's second ids being the positives.
+    """
+    from mmlu_audit.analyses.consensus import validation_table
+
+    ids = items["question_id"].to_numpy()
+    everything = np.ones(len(ids), bool)
+    tables = {}
+    for name, label in FIX_LIST_TARGETS.items():
+        listed = fix_lists.loc[fix_lists["list"] == name, "qid_second"].astype(int).to_numpy()
+        tables[label] = validation_table(detectors, np.isin(ids, listed), everything, level)
+    return pd.concat(tables, names=["list", "detector"])
+
+
+def wrong_way_frame(fit, responses: np.ndarray, z: float = 2.0, level: float = 0.95) -> pd.DataFrame:
+    """The signed-discrimination flags on MMLU-Pro beside a model-free check of their sign.
+
+    Parameters
+    ----------
+    fit : IRTFit
+        Fitted with ``a_prior="normal"`` on ``responses``.
+    responses : ndarray of int8, shape (J, I)
+        The graded matrix (−1 unobserved).
+    z : float
+        As for :func:`mmlu_audit.analyses.real_leaderboard.signed_discrimination`.
+    level : float
+        Coverage of the item–rest correlation's Fisher interval.
+
+    Returns
+    -------
+    DataFrame
+        One row per item: the columns of ``signed_discrimination``, ``n_observed``,
+        ``n_correct``, ``item_rest`` (:func:`mmlu_audit.analyses.redux.item_rest_correlation`)
+        and ``item_rest_high``, the upper end of its Fisher interval over the models that saw
+        the item (below 0: the wrong-way sign holds without the IRT model's assumptions).
+    """
+    from mmlu_audit.analyses.real_leaderboard import signed_discrimination
+    from mmlu_audit.analyses.redux import item_rest_correlation
+    from mmlu_audit.inference import fisher_interval
+
+    table = signed_discrimination(fit, z)
+    responses = np.asarray(responses)
+    table["n_observed"] = (responses != -1).sum(axis=0)
+    table["n_correct"] = (responses == 1).sum(axis=0)
+    table["item_rest"] = item_rest_correlation(responses)
+    table["item_rest_high"] = [fisher_interval(r, n, level)[1] if abs(r) < 1 and n >= 4 else np.nan
+                               for r, n in zip(table["item_rest"], table["n_observed"], strict=True)]
+    return table
