@@ -26,13 +26,15 @@
 
 # %% tags=["parameters"]
 pro_panel = "tiger34"  # MMLU-Pro panel: tiger34 (29 published + 5 recovered) or tiger29; not the book-wide source
-seed = 20240601  # unused: the audit has no random step
+seed = 20240601  # seed of the signed-discrimination fit (the consensus rule has no random step)
 fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 k = 10  # panel size: the k most accurate models
 m = 6  # votes needed on one non-key option
 executed_dir = "../book/_executed"  # where bookbuild writes this page; the flagged-question CSV goes beside it
 curve_ks = [5, 8, 10, 12, 15, 20, 29]  # panel sizes of the threshold curves
 curve_ms = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]  # vote thresholds of the threshold curves
+signed_a_scale = 10.0  # the signed fit's a ~ Normal(0, signed_a_scale²), as in the real-leaderboard chapter
+wrong_way_z = 2.0  # flag an item when its a lies more than this many posterior SDs below 0
 
 # %% [raw] tags=["fast-parameters"]
 # curve_ks = [5, 10, 20]
@@ -47,14 +49,18 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from mmlu_audit.analyses.consensus import (exact_validation, flag_rates, panel_models, precision_recall,
-                                           threshold_curve)
+                                           threshold_curve, validation_table)
+from mmlu_audit.analyses.pipeline import calibration_spec
+from mmlu_audit.irt import fit_cached
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
-from mmlu_audit.data.pro_revisions import load_pro_revisions
+from mmlu_audit.data.pro_revisions import load_pro_fix_lists, load_pro_revisions
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, source_table
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.analyses.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
-                            flagged_questions)
+                                     fix_list_detectors, fix_list_validation, flagged_questions,
+                                     wrong_way_frame)
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner, write_download
+from mmlu_audit.features import RELATIONS, duplicate_pairs
 
 use_style()
 started = time.perf_counter()
@@ -313,6 +319,172 @@ missed = revisions.loc[corrected & ~flags["flagged"].to_numpy(),
 missed.merge(flags[["question_id", "panel_choice", "choice_votes", "key_votes"]], on="question_id")
 
 # %% [markdown]
+# ## Items that discriminate the wrong way, checked against the same corrections
+#
+# The real-leaderboard chapter's second audit rule ({ref}`chap-real-leaderboard`, §2.2) needs no
+# panel: refit the 2PL with a signed discrimination, a ~ Normal(0, {glue:text}`signed_a_scale:.0f`²),
+# and flag a question whose a lies more than {glue:text}`wrong_way_z:.0f` posterior SDs below zero,
+# one that weaker models answer correctly more often than stronger ones. Here it runs on the
+# {glue:text}`n_models` models' graded answers to the 2024 text (chapter 13's matrix and 2PL with
+# b ~ N(0, 1); only a's prior changed). It flags {glue:text}`ww_n_flagged:,` questions
+# ({glue:text}`ww_share:.1%`); {glue:text}`ww_n_hit` of the {glue:text}`n_corrected` corrected keys
+# are among them (recall {glue:text}`ww_recall:.1%` [{glue:text}`ww_recall_low:.1%`,
+# {glue:text}`ww_recall_high:.1%`], exact 95 %). In health it flags {glue:text}`ww_health_n_flagged`
+# questions, {glue:text}`ww_health_n_hit` of them corrected (precision
+# {glue:text}`ww_health_precision:.1%` [{glue:text}`ww_health_precision_low:.1%`,
+# {glue:text}`ww_health_precision_high:.1%`]; odds ratio against unflagged health questions
+# {glue:text}`ww_health_or:.1f` [{glue:text}`ww_health_or_low:.1f`, {glue:text}`ww_health_or_high:.1f`]).
+# The two rules flag {glue:text}`n_both_flagged:,` questions in common; together they catch
+# {glue:text}`either_n_hit` of the {glue:text}`n_corrected`, and {glue:text}`n_missed_both`
+# corrected keys escape both.
+#
+# **Why the wrong-way rule misses most corrected keys.** A wrong key among ten options is one
+# that few models choose at all: on {glue:text}`n_corrected_key_unchosen` of the
+# {glue:text}`n_corrected` corrected questions no model chose the 2024 key, so every model is
+# "wrong", the question looks merely very hard, and the responses do not identify its
+# discrimination (the prior is symmetric, so its sign is the fit's starting point's). The rule sees a wrong
+# key only where weak models hit it by chance and strong models avoid it; on four-option MMLU such
+# chance hits are common, on ten-option MMLU-Pro they are rare. The consensus rule reads the
+# models' choices rather than their scores, and so sees what the wrong-way rule cannot: strong
+# models agreeing on one other option.
+#
+# **What {glue:text}`n_models` models can support.** Each a rests on at most
+# {glue:text}`n_models` binary answers. The posterior SD of a has median
+# {glue:text}`ww_a_sd_median:.2f` (against a median |a| of {glue:text}`ww_abs_a_median:.2f`), and
+# P(a < 0) under the fitted guide lies between 0.1 and 0.9 for only
+# {glue:text}`ww_share_undecided:.1%` of questions. That confidence is the mean-field guide's,
+# conditional on every θ and b, and it understates the spread. A model-free check is blunter:
+# the item–rest correlation over the models that saw the question, whose Fisher 95 % interval has
+# a half-width of about 0.34 with {glue:text}`n_models` models, lies wholly below zero for
+# {glue:text}`ww_n_rest_negative:,` questions, {glue:text}`ww_n_flagged_rest_negative:,` of the
+# {glue:text}`ww_n_flagged:,` flagged ones. With so few models a wrong-way flag is a pointer for
+# review, not an estimate. The table sets the two rules side by side (source: the
+# {glue:text}`n_models` staged models' answers to the 2024 text, and
+# `mmlu_pro/revisions/diff_vs_test.parquet` for the corrections).
+
+# %%
+signed_spec = calibration_spec(fast, seed).with_(a_prior="normal", a_scale=signed_a_scale)
+signed_fit = fit_cached(panel.matrix, signed_spec, progress=False)
+ways = wrong_way_frame(signed_fit, panel.matrix.responses, z=wrong_way_z)
+rules = {"consensus rule": flags["flagged"].to_numpy(), "wrong-way a": ways["flagged"].to_numpy()}
+key_table = pd.concat({"all of MMLU-Pro": validation_table(rules, corrected, np.ones(len(items), bool),
+                                                           combine=True),
+                       "health": validation_table(rules, corrected & health, health, combine=True)},
+                      names=["questions", "rule"])
+ww_all, ww_health = key_table.loc[("all of MMLU-Pro", "wrong-way a")], key_table.loc[("health", "wrong-way a")]
+either = key_table.loc[("all of MMLU-Pro", "either")]
+glue_values({"signed_a_scale": signed_a_scale, "wrong_way_z": wrong_way_z,
+             "ww_n_flagged": int(ww_all["n_flagged"]), "ww_share": ww_all["n_flagged"] / len(items),
+             "ww_n_hit": int(ww_all["n_hit"]), "ww_recall": ww_all["recall"],
+             "ww_recall_low": ww_all["recall_low"], "ww_recall_high": ww_all["recall_high"],
+             "ww_health_n_flagged": int(ww_health["n_flagged"]), "ww_health_n_hit": int(ww_health["n_hit"]),
+             "ww_health_precision": ww_health["precision"],
+             "ww_health_precision_low": ww_health["precision_low"],
+             "ww_health_precision_high": ww_health["precision_high"], "ww_health_or": ww_health["odds_ratio"],
+             "ww_health_or_low": ww_health["odds_ratio_low"], "ww_health_or_high": ww_health["odds_ratio_high"],
+             "n_both_flagged": int(key_table.loc[("all of MMLU-Pro", "both"), "n_flagged"]),
+             "either_n_hit": int(either["n_hit"]), "n_missed_both": int(either["n_positive"] - either["n_hit"]),
+             "n_corrected_key_unchosen": int((ways["n_correct"].to_numpy()[corrected] == 0).sum()),
+             "ww_a_sd_median": float(ways["a_sd"].median()),
+             "ww_abs_a_median": float(ways["a_signed"].abs().median()),
+             "ww_share_undecided": float(ways["p_negative"].between(0.1, 0.9).mean()),
+             "ww_n_rest_negative": int((ways["item_rest_high"] < 0).sum()),
+             "ww_n_flagged_rest_negative": int((ways["flagged"] & (ways["item_rest_high"] < 0)).sum())})
+key_table[["n", "n_positive", "n_flagged", "n_hit", "recall", "recall_low", "recall_high", "precision",
+           "precision_low", "precision_high", "odds_ratio", "odds_ratio_low", "odds_ratio_high", "p"]]
+
+# %% [markdown]
+# Each corrected key under both rules: how many of the models that saw the question chose the
+# 2024 key, the consensus panel's votes, and the signed fit's a with its P(a < 0) and the
+# item–rest correlation (source: as above).
+
+# %%
+corrected_view = pd.DataFrame({
+    "question_id": items["question_id"].to_numpy(), "category": items["category"].to_numpy(),
+    "models on the 2024 key": ways["n_correct"].to_numpy(), "models that saw it": ways["n_observed"].to_numpy(),
+    "panel votes, one other option": flags["choice_votes"].to_numpy(),
+    "panel votes, key": flags["key_votes"].to_numpy(), "consensus flag": flags["flagged"].to_numpy(),
+    "signed a": ways["a_signed"].to_numpy(), "a posterior SD": ways["a_sd"].to_numpy(),
+    "P(a < 0)": ways["p_negative"].to_numpy(), "item-rest r": ways["item_rest"].to_numpy(),
+    "wrong-way flag": ways["flagged"].to_numpy()})[corrected]
+corrected_view.reset_index(drop=True)
+
+# %% [markdown]
+# ## The option-set features against the maintainers' duplicate and redundant-option lists
+#
+# The maintainers also listed {glue:text}`n_listed_dup` questions that repeat an earlier one and
+# {glue:text}`n_listed_redun` whose options are a strict subset of those of another question with
+# the same stem (the second ids of their October-2025 lists, `tiger_fixes_2025-10/fix_id_lists.csv`).
+# Both are relations *between* questions. The audit's option-set features (Appendix B's eight
+# covariates) look inside one question, and the `audit` command writes none of them and no
+# question-level similarity. Of the within-question features, two could bear on these lists at
+# all: two options with the same content words (`opt_max_overlap` = 1, a near-duplicate option)
+# and a cut-down option set (fewer than ten options). The table shows how they fare. A
+# near-duplicate option flags {glue:text}`n_overlap_flagged:,` questions, among them
+# {glue:text}`overlap_hit_dup` listed duplicates and {glue:text}`overlap_hit_redun` listed redundant
+# sets (odds ratios {glue:text}`overlap_or_dup:.2f` [{glue:text}`overlap_or_dup_low:.2f`,
+# {glue:text}`overlap_or_dup_high:.2f`] and {glue:text}`overlap_or_redun:.2f`
+# [{glue:text}`overlap_or_redun_low:.2f`, {glue:text}`overlap_or_redun_high:.2f`] against the
+# unlisted questions). Fewer than ten options catches {glue:text}`short_hit_redun`
+# of the {glue:text}`n_listed_redun` redundant sets (a subset has fewer options by construction),
+# at a precision of {glue:text}`short_precision_redun:.1%` [{glue:text}`short_precision_redun_low:.1%`,
+# {glue:text}`short_precision_redun_high:.1%`].
+#
+# A question-level detector is cheap, so the library now has one
+# (`mmlu_audit.features.duplicate_pairs`): pairs of questions with the same stem up to case and
+# whitespace, classed by whether their normalised option sets are equal, nested or otherwise
+# different. On the 2024 text it finds {glue:text}`n_pairs_same:,` same-option pairs,
+# {glue:text}`n_pairs_nested:,` nested pairs and {glue:text}`n_pairs_other:,` pairs with the same
+# stem and other options. It recovers {glue:text}`dup_pairs_found` of the
+# {glue:text}`n_listed_dup` listed duplicate pairs and {glue:text}`redun_pairs_found` of the
+# {glue:text}`n_listed_redun` listed redundant pairs (as pairs, not only as questions), at
+# precisions of {glue:text}`same_precision_dup:.1%` [{glue:text}`same_precision_dup_low:.1%`,
+# {glue:text}`same_precision_dup_high:.1%`] and {glue:text}`nested_precision_redun:.1%`
+# [{glue:text}`nested_precision_redun_low:.1%`, {glue:text}`nested_precision_redun_high:.1%`].
+# This agreement is close to circular: the maintainers found their pairs with the same kind of
+# rule (their `check_dup.py` and `check_redun.py`: the same stripped question with an equal or a
+# nested option set), so it shows only that the audit's detector reproduces theirs. The
+# {glue:text}`n_unlisted_same` same-option pairs outside their list are those the revisions README
+# names as unlisted, and the {glue:text}`n_pairs_other:,` same-stem pairs with other options are in
+# no list (whether they are near-copies is for a reader to judge). Exact comparison of text finds
+# verbatim copies only, not paraphrases. Source: the 2024 items (`mmlu_pro/test.parquet`) and the
+# maintainers' lists.
+
+# %%
+fix_lists = load_pro_fix_lists()
+detectors = fix_list_detectors(items)
+fix_table = fix_list_validation(items, fix_lists, detectors)
+pairs = duplicate_pairs(items, "question_id")
+listed_pairs = {name: {frozenset(map(int, pair)) for pair in
+                       fix_lists.loc[fix_lists["list"] == name, ["qid_first", "qid_second"]].to_numpy()}
+                for name in ("duplicate_question_pairs", "supersets_tuples")}
+found_pairs = {relation: {frozenset(map(int, pair)) for pair in
+                          pairs.loc[pairs["relation"] == relation, ["first", "second"]].to_numpy()}
+               for relation in RELATIONS}
+dup_rows, redun_rows = fix_table.loc["listed duplicate copies"], fix_table.loc["listed redundant option sets"]
+overlap, short = "two options with the same content words", "fewer than ten options"
+same, nested = "same stem, same options (later copy)", "same stem, nested options (smaller set)"
+glue_values({"n_listed_dup": int(dup_rows["n_positive"].iloc[0]),
+             "n_listed_redun": int(redun_rows["n_positive"].iloc[0]),
+             "n_overlap_flagged": int(dup_rows.loc[overlap, "n_flagged"]),
+             "overlap_hit_dup": int(dup_rows.loc[overlap, "n_hit"]),
+             "overlap_hit_redun": int(redun_rows.loc[overlap, "n_hit"]),
+             "short_hit_redun": int(redun_rows.loc[short, "n_hit"]),
+             **{f"overlap_or_{name}{end}": rows.loc[overlap, f"odds_ratio{end}"]
+                for name, rows in (("dup", dup_rows), ("redun", redun_rows)) for end in ("", "_low", "_high")},
+             **{f"short_precision_redun{end}": redun_rows.loc[short, f"precision{end}"] for end in ("", "_low", "_high")},
+             **{f"same_precision_dup{end}": dup_rows.loc[same, f"precision{end}"] for end in ("", "_low", "_high")},
+             **{f"nested_precision_redun{end}": redun_rows.loc[nested, f"precision{end}"]
+                for end in ("", "_low", "_high")},
+             "n_pairs_same": len(found_pairs[RELATIONS[0]]), "n_pairs_nested": len(found_pairs[RELATIONS[1]]),
+             "n_pairs_other": len(found_pairs[RELATIONS[2]]),
+             "dup_pairs_found": len(listed_pairs["duplicate_question_pairs"] & found_pairs[RELATIONS[0]]),
+             "redun_pairs_found": len(listed_pairs["supersets_tuples"] & found_pairs[RELATIONS[1]]),
+             "n_unlisted_same": len(found_pairs[RELATIONS[0]] - listed_pairs["duplicate_question_pairs"])})
+fix_table[["n_positive", "n_flagged", "n_hit", "recall", "recall_low", "recall_high", "precision",
+           "precision_low", "precision_high", "odds_ratio", "odds_ratio_low", "odds_ratio_high"]]
+
+# %% [markdown]
 # ## Closing note
 #
 # This page took {glue:text}`chapter_seconds:.0f` s to execute ({glue:text}`run_mode`); the
@@ -337,3 +509,6 @@ assert (table["choice_votes"] >= m).all() and (table["choice_votes"] > table["ke
 assert not panel.matrix.simulated
 assert fix_all["n_positive"] == 22 and fix_all["recall_low"] <= fix_all["recall"] <= fix_all["recall_high"]
 assert fix_health["odds_ratio_low"] > 1  # flags are associated with the later corrections
+assert key_table.loc[("all of MMLU-Pro", "either"), "n_hit"] >= fix_all["n_hit"]
+assert (key_table["recall_low"] <= key_table["recall"]).all() and (key_table["recall"] <= key_table["recall_high"]).all()
+assert dup_rows.loc[same, "recall"] == redun_rows.loc[nested, "recall"] == 1.0  # the detector reproduces both lists
