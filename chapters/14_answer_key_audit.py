@@ -416,8 +416,8 @@ corrected_view.reset_index(drop=True)
 # {glue:text}`n_listed_redun` whose options are a strict subset of those of another question with
 # the same stem (the second ids of their October-2025 lists, `tiger_fixes_2025-10/fix_id_lists.csv`).
 # Both are relations *between* questions. The audit's option-set features (Appendix B's eight
-# covariates) look inside one question, and the `audit` command writes none of them and no
-# question-level similarity. Of the within-question features, two could bear on these lists at
+# covariates) look inside one question, and until now the `audit` command had no question-level
+# similarity at all. Of the within-question features, two could bear on these lists at
 # all: two options with the same content words (`opt_max_overlap` = 1, a near-duplicate option)
 # and a cut-down option set (fewer than ten options). The table shows how they fare. A
 # near-duplicate option flags {glue:text}`n_overlap_flagged:,` questions, among them
@@ -431,7 +431,8 @@ corrected_view.reset_index(drop=True)
 # {glue:text}`short_precision_redun_high:.1%`].
 #
 # A question-level detector is cheap, so the library now has one
-# (`mmlu_audit.features.duplicate_pairs`): pairs of questions with the same stem up to case and
+# (`mmlu_audit.features.duplicate_pairs`, written by the `audit` command as `duplicate_of` and
+# `options_nested_in`): pairs of questions with the same stem up to case and
 # whitespace, classed by whether their normalised option sets are equal, nested or otherwise
 # different. On the 2024 text it finds {glue:text}`n_pairs_same:,` same-option pairs,
 # {glue:text}`n_pairs_nested:,` nested pairs and {glue:text}`n_pairs_other:,` pairs with the same

@@ -65,6 +65,7 @@ from mmlu_audit.data import load_items, load_redux
 from mmlu_audit.data.openllm import load_openllm_items
 from mmlu_audit.features import INDICATORS, build_feature_table
 from mmlu_audit.irt import fit_cached, holdout_mask, split_cohort_reliability
+from mmlu_audit.irt.evaluate import split_description
 from mmlu_audit.worlds.homogeneity import power_curve, smallest_detectable
 from mmlu_audit.worlds.simulated import WorldSpec, load_or_simulate
 from mmlu_audit.worlds.sources import load_responses
@@ -201,8 +202,8 @@ tracking.round(3)
 # (Spearman–Brown {glue:text}`split_plain_sb:.3f`) when the halves are drawn row by row, and
 # r = {glue:text}`split_distinct_r:.3f` (Spearman–Brown {glue:text}`split_distinct_sb:.3f`;
 # halves of {glue:text}`split_distinct_first:,` and {glue:text}`split_distinct_second:,` models)
-# when every distinct checkpoint goes whole to one half. The second is the honest figure: a
-# row-by-row split puts copies of one model into both halves, which then agree for a reason that
+# when every distinct checkpoint goes whole to one half ({glue:text}`split_distinct_text`). The
+# second is the honest figure: a row-by-row split puts copies of one model into both halves, which then agree for a reason that
 # is not reliability. (The paper's split-cohort r was {glue:text}`paper_split_r:.4f` on MMLU.)
 
 # %%
@@ -213,6 +214,7 @@ glue_values({"split_plain_r": split_plain["r"], "split_plain_sb": split_plain["s
              "split_distinct_r": split_distinct["r"], "split_distinct_sb": split_distinct["spearman_brown"],
              "split_distinct_first": split_distinct["cohort_size"],
              "split_distinct_second": split_distinct["second_size"],
+             "split_distinct_text": split_description(split_distinct),
              "paper_split_r": paper_value("split_cohort_r")})
 
 # %% [markdown]

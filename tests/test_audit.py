@@ -187,3 +187,18 @@ def test_full_mmlu_pro_audit_matches_the_chapter(tmp_path):
     flags = consensus_frame(items, panel, load_crosswalk(items))
     assert (table["consensus_flagged"].to_numpy() == flags["flagged"].to_numpy()).all()
     assert (table["consensus_panel_choice"].to_numpy() == flags["panel_choice"].to_numpy()).all()
+
+
+def test_the_audit_names_repeated_stems(tmp_path):
+    rows = [{"id": "a", "question": "Which is prime?", "options": ["4", "6", "7", "9"], "answer": "C"},
+            {"id": "b", "question": "which is  prime?", "options": ["9", "7", "6", "4"], "answer": "B"},
+            {"id": "c", "question": "Which is prime?", "options": ["4", "7"], "answer": "B"},
+            {"id": "d", "question": "Which is even?", "options": ["3", "4"], "answer": "B"}]
+    path = tmp_path / "dups.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = run_audit(path, tmp_path / "out", progress=False)
+    table = pd.read_csv(out / "items.csv", index_col="item_id")
+    assert table["duplicate_of"].fillna("").tolist() == ["", "a", "", ""]
+    assert table["options_nested_in"].fillna("").tolist() == ["", "", "a", ""]
+    meta = json.loads((out / "audit.json").read_text())
+    assert meta["same_stem_pairs"] == {"same options": 1, "nested options": 2, "other options": 0}

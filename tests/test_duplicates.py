@@ -55,3 +55,16 @@ def test_bad_input():
         duplicate_pairs(_items().assign(qid=1), "qid")
     with pytest.raises(ParameterError, match="relation"):
         copies_to_fix(duplicate_pairs(_items(), "qid"), np.arange(3), "other options")
+
+
+def test_duplicate_columns_name_the_earlier_copy_and_the_larger_set():
+    from mmlu_audit.features.duplicates import duplicate_columns
+
+    items = _items()
+    table = duplicate_columns(duplicate_pairs(items, "qid"), items["qid"])
+    assert table.index.tolist() == [10, 11, 12, 13, 14, 15]
+    assert table["duplicate_of"].tolist() == [None, 10, None, None, None, None]
+    assert table["options_nested_in"].tolist() == [None, None, None, 12, None, None]
+    three = pd.DataFrame({"qid": [1, 2, 3], "question": ["q"] * 3, "options": [["x", "y"]] * 3})
+    copies = duplicate_columns(duplicate_pairs(three, "qid"), three["qid"])
+    assert copies["duplicate_of"].tolist() == [None, 1, 1]  # each later copy points at the first

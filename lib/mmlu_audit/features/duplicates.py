@@ -22,7 +22,7 @@ import pandas as pd
 
 from mmlu_audit.core.errors import DataError, ParameterError
 
-__all__ = ["RELATIONS", "normalise_text", "duplicate_pairs", "copies_to_fix"]
+__all__ = ["RELATIONS", "normalise_text", "duplicate_pairs", "copies_to_fix", "duplicate_columns"]
 
 RELATIONS = ("same options", "nested options", "other options")
 
@@ -100,3 +100,33 @@ def copies_to_fix(pairs: pd.DataFrame, ids, relation: str) -> np.ndarray:
         raise ParameterError("relation", f"must be one of {RELATIONS[:2]}, not {relation!r}")
     chosen = pairs.loc[pairs["relation"] == relation, "second" if relation == RELATIONS[0] else "subset"]
     return np.isin(np.asarray(ids), chosen.to_numpy())
+
+
+def duplicate_columns(pairs: pd.DataFrame, ids) -> pd.DataFrame:
+    """Per item, the earlier item it copies and the item whose options contain its own.
+
+    Parameters
+    ----------
+    pairs : DataFrame
+        From :func:`duplicate_pairs` over the items ``ids``.
+    ids : sequence
+        The item ids, in item order.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``ids``: ``duplicate_of`` (the first id of the earliest ``"same options"``
+        pair whose later member the item is) and ``options_nested_in`` (the other id of the
+        first ``"nested options"`` pair in which the item has the smaller set); None elsewhere.
+    """
+    ids = list(ids)
+    same = pairs[pairs["relation"] == RELATIONS[0]]
+    copies = same.drop_duplicates("second").set_index("second")["first"]
+    nested = pairs[pairs["relation"] == RELATIONS[1]]
+    larger = nested["first"].where(nested["subset"] != nested["first"], nested["second"])
+    containers = pd.Series(larger.to_numpy(), index=nested["subset"].to_numpy())
+    containers = containers[~containers.index.duplicated()]
+    out = pd.DataFrame({"duplicate_of": pd.Series(ids).map(copies).to_numpy(dtype=object),
+                        "options_nested_in": pd.Series(ids).map(containers).to_numpy(dtype=object)},
+                       index=pd.Index(ids))
+    return out.where(out.notna(), None)
