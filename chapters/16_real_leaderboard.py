@@ -356,7 +356,7 @@ glue_figure("fig_simulator_vs_real", fig)
 counts = population_counts(y, models)
 pairs = near_identical_pairs(score, fits[best].theta, tolerance=0.1, labels=checkpoints)
 glue_values({**{f"pop_{k}": v for k, v in counts.items()},
-             "paper_distinct": paper_value("n_distinct_checkpoints"),
+             "paper_distinct": paper_value("n_distinct_checkpoints"), "paper_n_models": paper_value("n_models"),
              "paper_groups": paper_value("n_family_size_groups"),
              "n_close_pairs": len(pairs), "close_theta_gap_median": float(pairs["theta_gap"].median()),
              "close_theta_gap_p90": float(pairs["theta_gap"].quantile(0.9)),
@@ -368,8 +368,8 @@ pd.DataFrame({"real (this matrix)": [counts["n_models"], counts["n_distinct"], c
 
 # %% [markdown]
 # Of {glue:text}`pop_n_models:,` real models, {glue:text}`pop_n_distinct:,` are distinct
-# checkpoints in {glue:text}`pop_n_groups` known family × size groups (the paper: 869 of 1,000 in
-# 50 groups; {glue:text}`pop_share_unknown_group:.0%` of the distinct models have no family or
+# checkpoints in {glue:text}`pop_n_groups` known family × size groups (the paper:
+# {glue:text}`paper_distinct:,` of {glue:text}`paper_n_models:,` in {glue:text}`paper_groups` groups; {glue:text}`pop_share_unknown_group:.0%` of the distinct models have no family or
 # size in their name). {glue:text}`pop_share_moe:.1%` are mixture-of-experts by name and
 # {glue:text}`pop_share_merged_name:.1%` carry "merge" in their name.
 #
