@@ -172,3 +172,24 @@ def test_new_calibration_matches_the_real_scores_within_the_chapters_tolerances(
     floor = rows["5th percentile"]
     assert abs(old_stats["5th percentile"] - real["5th percentile"]) > SIMULATOR_TOLERANCES[floor]
     assert abs(old_stats["SD"] - real["SD"]) > SIMULATOR_TOLERANCES[rows["SD"]]
+
+
+def test_real_and_simulated_matrices_follow_one_item_order(items):
+    """Chapter 16 sets the real 102-item matrix beside a world over the same items, column by column.
+
+    Its item-level p-value and b correlations once agreed to three decimals; that is b being
+    nearly linear in p within each matrix, not a misalignment: both follow ``items``' order.
+    """
+    from mmlu_audit.data.openllm import load_openllm_items
+    from mmlu_audit.worlds.sources import load_responses
+
+    ids = load_openllm_items()["item_id"].to_numpy()
+    forward = items.set_index("item_id").loc[ids].reset_index()
+    backward = forward.iloc[::-1].reset_index(drop=True)
+    real, real_back = (load_responses("openllm_v1_mmlu102", items=frame) for frame in (forward, backward))
+    assert list(real_back.item_ids) == list(backward["item_id"])
+    np.testing.assert_array_equal(real_back.responses, real.responses[:, ::-1])
+    world = simulate_world(WorldSpec(n_models=50, n_distinct=50, n_groups=5, **TEXT), seed=0, items=backward)
+    assert list(world.matrix.item_ids) == list(real_back.item_ids)
+    p_real = (real.responses == 1).mean(axis=0)
+    assert not np.allclose(p_real, world.matrix.responses.mean(axis=0)[::-1])  # nothing was copied across
