@@ -238,6 +238,7 @@ def _edit_meta(folder, change):
      "checksum mismatch"),
     (lambda f: _edit_meta(f, lambda m: m.update(world_key="0" * 16)), "stored world_key 0000000000000000"),
     (lambda f: _edit_meta(f, lambda m: m.pop("world_format")), "world format None"),
+    (lambda f: _edit_meta(f, lambda m: m.update(world_format="world-2")), "world format 'world-2'"),
     (lambda f: f.joinpath("manifest.json").write_text("{"), "manifest is not valid"),
 ])
 def test_world_cache_bad_entry_warns_and_rebuilds(world_cache, small_items, tmp_path, damage, problem):

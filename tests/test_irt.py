@@ -52,7 +52,8 @@ def world_2pl():
 
     items = load_items()
     keep = np.sort(np.random.default_rng(0).choice(len(items), 1500, replace=False))
-    spec = WorldSpec(n_models=200, n_distinct=200, n_groups=50, response_model="2pl")
+    spec = WorldSpec(n_models=200, n_distinct=200, n_groups=50, response_model="2pl",
+                     calibration="paper-2024")  # engine tests: the world their bounds were set on
     return simulate_world(spec, seed=0, items=items.iloc[keep])
 
 

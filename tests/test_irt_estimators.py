@@ -54,7 +54,8 @@ def leaderboard_world():
 
     items = load_items()
     keep = np.sort(np.random.default_rng(1).choice(len(items), 1000, replace=False))
-    spec = WorldSpec(n_models=300, n_distinct=300, n_groups=50)
+    spec = WorldSpec(n_models=300, n_distinct=300, n_groups=50,
+                     calibration="paper-2024")  # engine tests: the world their bounds were set on
     return simulate_world(spec, seed=3, items=items.iloc[keep])
 
 

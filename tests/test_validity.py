@@ -23,7 +23,7 @@ from mmlu_audit.analyses.validity import (
 def world(small_items):
     """2PL world on text covariates with a large reasoning tail, 400 models × 2,280 items."""
     spec = WorldSpec(n_models=400, n_distinct=400, n_groups=40, covariates="text", response_model="2pl",
-                     tail_share=0.1, tail_shift=1.5, rho=0.9)
+                     tail_share=0.1, tail_shift=1.5, rho=0.9, calibration="paper-2024")
     return simulate_world(spec, seed=3, items=small_items)
 
 

@@ -31,7 +31,8 @@ __all__ = ["CANDIDATE_SPECS", "agreement_table", "disagreeing_items", "heldout_c
            "recommended", "signed_discrimination", "wrong_way_items", "population_counts",
            "near_identical_pairs",
            "score_tracking", "score_band_accuracy", "SIMULATOR_TOLERANCES", "RECALIBRATION_LEVERS",
-           "matrix_statistics", "simulator_comparison", "recalibration_notes", "item_frame",
+           "matrix_statistics", "simulator_comparison", "calibration_comparison", "FULL_SCORE_ROWS",
+           "recalibration_notes", "item_frame",
            "design_clusters", "item_side_tests"]
 
 #: The candidate calibrations of the chapter: the paper's 2PL, its priors widened or learned,
@@ -419,6 +420,48 @@ def simulator_comparison(simulated: Mapping[str, float], real: Mapping[str, floa
     table["tolerance"] = pd.Series(tolerances, dtype=float)
     table["verdict"] = np.where(table["difference"].abs() <= table["tolerance"], "within tolerance", "off")
     return table
+
+
+#: The rows of :func:`~mmlu_audit.worlds.calibration.accuracy_statistics` compared on the full
+#: MMLU (the simulated world's 14,042 items against the real leaderboard scores), each with the
+#: row of :data:`SIMULATOR_TOLERANCES` whose tolerance it takes.
+FULL_SCORE_ROWS: dict[str, str] = {
+    "median": "median model accuracy",
+    "SD": "SD of model accuracy",
+    "5th percentile": "5th percentile of model accuracy (guessing floor)",
+    "95th percentile": "95th percentile of model accuracy",
+}
+
+
+def calibration_comparison(simulated: Mapping[str, Mapping[str, float]], real: Mapping[str, float],
+                           tolerances: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """:func:`simulator_comparison` for several calibrations of the world, side by side.
+
+    Parameters
+    ----------
+    simulated : mapping of calibration name to statistics
+        One :func:`matrix_statistics` (or any mapping with the rows of ``tolerances``) per
+        calibration.
+    real : mapping
+        The real matrix's statistics.
+    tolerances : mapping, optional
+        As in :func:`simulator_comparison`.
+
+    Returns
+    -------
+    DataFrame
+        Index: the rows; columns ``real``, ``tolerance``, then per calibration
+        ``<name>: simulated`` and ``<name>: verdict``.
+    """
+    if not simulated:
+        raise ParameterError("simulated", "no calibration to compare")
+    tables = {name: simulator_comparison(stats, real, tolerances) for name, stats in simulated.items()}
+    first = next(iter(tables.values()))
+    out = first[["real", "tolerance"]].copy()
+    for name, table in tables.items():
+        out[f"{name}: simulated"] = table["simulated"]
+        out[f"{name}: verdict"] = table["verdict"]
+    return out
 
 
 def recalibration_notes(table: pd.DataFrame,

@@ -33,6 +33,8 @@ def banner_html(matrix: ResponseMatrix) -> str:
     j, i = matrix.shape
     body = (f"Source <code>{html.escape(matrix.source)}</code>: {j:,} models × {i:,} items. "
             f"{html.escape(matrix.description)}")
+    if matrix.calibration_note:
+        body += f" <strong>{html.escape(matrix.calibration_note)}</strong>"
     if matrix.simulated:
         body += (" Every number and figure on this page that is computed from responses "
                  "describes the simulated world and its planted truth.")

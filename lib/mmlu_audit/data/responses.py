@@ -134,7 +134,14 @@ class ResponseMatrix:
         """One-line provenance statement for the top of every page."""
         kind = "SIMULATED responses" if self.simulated else "REAL responses"
         j, i = self.shape
-        return f"{kind} — source `{self.source}`, {j:,} models × {i:,} items. {self.description}"
+        text = f"{kind} — source `{self.source}`, {j:,} models × {i:,} items. {self.description}"
+        return f"{text} {self.calibration_note}" if self.calibration_note else text
+
+    @property
+    def calibration_note(self) -> str:
+        """The sentence naming a simulated world's calibration (``meta["calibration"]``), else ""."""
+        name = self.meta.get("calibration")
+        return f"World calibration: {name}." if self.simulated and name else ""
 
 
 def _positions(which, n: int, name: str) -> np.ndarray | None:

@@ -2,12 +2,20 @@
 
 The real leaderboard matrix (1,000 models × 14,042 items) cannot be fetched on
 the machines this project runs on, so every chapter can instead run on a world
-generated over the **real** MMLU items. Its defaults are calibrated to the
-paper: 1,000 models in 50 base family × size groups with 131 duplicated
-checkpoints (869 distinct), two correlated abilities (STEM / non-STEM,
-ρ = 0.965 overall) with a small reasoning-tuned tail, positive
-discriminations, and difficulties with SD 2.24 built from a partition shift,
-subject effects, partition-specific slopes on item covariates, and noise.
+generated over the **real** MMLU items. Its item side follows the paper:
+1,000 models in 50 base family × size groups with 131 duplicated checkpoints
+(869 distinct), two correlated abilities (STEM / non-STEM, ρ = 0.965 overall)
+with a small reasoning-tuned tail, positive discriminations, and difficulties
+with SD 2.24 built from a partition shift, subject effects, partition-specific
+slopes on item covariates, and noise. Its population side (the scale of the
+discriminations, the models' mean ability and a share of near-chance models)
+comes from a named calibration, :data:`CALIBRATIONS`: ``"paper-2024"`` is the
+original world (discriminations around 1, no near-chance models), and
+``"leaderboard-2026"`` is fitted to the full-MMLU scores of the real Open LLM
+Leaderboard population by :func:`mmlu_audit.worlds.calibration.calibrate_population`.
+:data:`DEFAULT_CALIBRATION` names the one a plain ``WorldSpec()`` uses: still
+``"paper-2024"``, as the chapters' model-side recovery checks do not yet hold on
+a population with near-chance models (see chapter 16, §2.3).
 
 Everything computed on such a world is a statement about the simulation,
 never about MMLU: :attr:`ResponseMatrix.simulated` is True and every chapter
@@ -31,6 +39,9 @@ from mmlu_audit.core.scaling import standardise
 from mmlu_audit.core.seeds import check_seed, seeded
 
 __all__ = [
+    "CALIBRATIONS",
+    "CALIBRATED_FIELDS",
+    "DEFAULT_CALIBRATION",
     "COVARIATE_KINDS",
     "B_NOISES",
     "DEFAULT_SLOPES",
@@ -67,6 +78,38 @@ TEXT_SLOPES: dict[str, tuple[float, float]] = {
 }
 COVARIATE_KINDS = ("indicators", "text")
 B_NOISES = ("normal", "skewed")
+
+#: The population-side parameters a calibration sets (see :data:`CALIBRATIONS`).
+CALIBRATED_FIELDS = ("a_median", "theta_shift", "chance_share")
+
+#: Named calibrations of the population side of :class:`WorldSpec`, with what each was matched to.
+#: This is the one home of the calibrated values and of the real statistics they came from;
+#: ``matched_to`` holds the targets of :func:`mmlu_audit.worlds.calibration.calibrate_population`
+#: (full-MMLU scores as fractions; "above the floor" = scores of at least ``chance_cutoff``).
+CALIBRATIONS: dict[str, dict] = {
+    "paper-2024": {
+        "values": {"a_median": 1.0, "theta_shift": 0.0, "chance_share": 0.0},
+        "matched_to": "the paper's scales: θ ~ N(0, 1) and log a ~ N(0, 0.35²) around a = 1; no "
+                      "near-chance models (the world of format world-2)",
+    },
+    "leaderboard-2026": {
+        "values": {"a_median": 0.783, "theta_shift": 0.062, "chance_share": 0.133},
+        "matched_to": {
+            "source": "openllm_v1_mmlu102: full-MMLU leaderboard scores (lb_mmlu) of the 4,278 "
+                      "Open LLM Leaderboard v1 models (not selection-biased, unlike the 102 items); "
+                      "the 5,336 scored models of the aggregates table give the same figures to 0.004",
+            "chance_cutoff": 0.30,
+            "share near chance": 0.1332,
+            "median above the floor": 0.6387,
+            "SD above the floor": 0.0874,
+        },
+        # calibrate_population over all 14,042 MMLU items with WorldSpec(covariates="text") at its
+        # defaults otherwise and the default grids; the values rounded to three decimals
+        "fitted_with": {"seed": 0, "n_worlds": 4, "rounds": 3, "n_items": 14_042},
+    },
+}
+#: The calibration a plain ``WorldSpec()`` uses.
+DEFAULT_CALIBRATION = "paper-2024"
 
 _FAMILIES = (
     "llama", "llama-2", "llama-3", "mistral", "mixtral", "qwen", "qwen1.5", "qwen2", "yi",
@@ -118,6 +161,20 @@ class WorldSpec:
         Distribution of the item-level difficulty noise: normal, or a standardised
         log-normal (σ = 0.75: skewness ≈ 2.9, a heavy right tail), which makes the
         difficulty distribution skewed and heavy-tailed at the same SD ``b_sd``.
+    calibration : str
+        Name of the population-side calibration in :data:`CALIBRATIONS` that fills
+        ``a_median``, ``theta_shift`` and ``chance_share`` when they are not given.
+    a_median : float, optional
+        Median discrimination: a = a_median · exp(N(0, a_log_sd²)). With θ on the N(0, 1)
+        scale this sets how far apart the models' accuracies lie.
+    theta_shift : float, optional
+        Added to both abilities of every model that is not near chance (the models'
+        mean ability relative to the items, whose b are centred at 0).
+    chance_share : float, optional
+        Share of distinct checkpoints that are near chance (broken or untrained models;
+        exactly ``round(chance_share · n_distinct)`` of them, drawn at random):
+        both their abilities sit at :attr:`chance_theta`, below nearly every item, so they
+        answer at about the floor ``guessing`` (at about 0 in a 2PL world).
     """
 
     n_models: int = 1000
@@ -137,8 +194,18 @@ class WorldSpec:
     response_model: str = "3pl"
     guessing: float = 0.25
     b_noise: str = "normal"
+    calibration: str = DEFAULT_CALIBRATION
+    a_median: float | None = None
+    theta_shift: float | None = None
+    chance_share: float | None = None
 
     def __post_init__(self):
+        if self.calibration not in CALIBRATIONS:
+            raise ValueError(f"invalid WorldSpec: calibration must be one of {sorted(CALIBRATIONS)}, "
+                             f"not {self.calibration!r}")
+        for name, value in CALIBRATIONS[self.calibration]["values"].items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, float(value))
         if self.slopes is None:
             default = DEFAULT_SLOPES if self.covariates == "indicators" else TEXT_SLOPES
             object.__setattr__(self, "slopes", dict(default))
@@ -157,6 +224,12 @@ class WorldSpec:
             problems.append("guessing must lie in [0, 1)")
         if self.b_noise not in B_NOISES:
             problems.append(f"b_noise must be one of {B_NOISES}")
+        if not self.a_median > 0:
+            problems.append("a_median must be positive")
+        if not 0 <= self.chance_share < 1:
+            problems.append("chance_share must lie in [0, 1)")
+        if not np.isfinite(self.theta_shift):
+            problems.append("theta_shift must be finite")
         if problems:
             raise ValueError("invalid WorldSpec: " + "; ".join(problems))
 
@@ -165,6 +238,24 @@ class WorldSpec:
         """Correlation among non-tail models that yields :attr:`rho` overall."""
         p = self.tail_share
         return self.rho * np.sqrt(1 + self.tail_shift**2 * p * (1 - p))
+
+    @property
+    def chance_theta(self) -> float:
+        """Ability of a near-chance model: −(3 · b_sd + 4 / a_median), on both abilities.
+
+        Three difficulty SDs below the mean item and four logits further at the median
+        discrimination, so whatever the calibration such a model answers nearly every
+        item at the floor.
+        """
+        return -(3 * self.b_sd + 4 / self.a_median)
+
+    @property
+    def calibration_label(self) -> str:
+        """The calibration's name, with the population fields set away from it (for banners)."""
+        named = CALIBRATIONS[self.calibration]["values"]
+        changed = [f"{k} = {getattr(self, k):g}" for k in CALIBRATED_FIELDS
+                   if not np.isclose(getattr(self, k), named[k], rtol=1e-12, atol=1e-12)]
+        return self.calibration + (f" (modified: {', '.join(changed)})" if changed else "")
 
     def planted_slopes(self) -> pd.DataFrame:
         """Table of planted slopes per covariate and partition (null world applied)."""
@@ -197,7 +288,9 @@ class World:
     truth : dict of ndarray
         ``theta`` (J, 2) [STEM, non-STEM], ``a``, ``b``, ``c``, ``stem`` (I,),
         ``subject_effect`` (I,), ``covariates`` (I, K), ``group`` / ``checkpoint``
-        / ``tail`` (J,), ``rho`` (realised, distinct models).
+        / ``tail`` / ``chance`` (J,), ``rho`` (realised over all distinct models: ``spec.rho``
+        exactly without near-chance models, higher with them, as those sit at one point on
+        both abilities; among the working models it is ``spec.rho`` exactly).
     spec : WorldSpec
     seed : int
     """
@@ -283,8 +376,15 @@ def _scale_for_sd(fixed: np.ndarray, random_part: np.ndarray, target_sd: float) 
     return float((-cov + np.sqrt(disc)) / var_r)
 
 
-def _abilities(spec: WorldSpec, rng: np.random.Generator) -> dict:
-    """Two correlated abilities for the distinct checkpoints, grouped by family × size."""
+def _abilities(spec: WorldSpec, rng: np.random.Generator, chance_rng: np.random.Generator) -> dict:
+    """Two correlated abilities for the distinct checkpoints, grouped by family × size.
+
+    The near-chance checkpoints (drawn from ``chance_rng``, so a world without them keeps
+    the draws of earlier formats) are set at :attr:`WorldSpec.chance_theta` after the
+    correlation is made exact among the others (the working models): a point mass far below
+    them would otherwise dominate the correlation and leave the working models' abilities
+    far less alike than ``rho``. The mean shift moves the working models.
+    """
     cov = np.array([[1.0, spec.base_rho], [spec.base_rho, 1.0]])
     group_means = rng.multivariate_normal([0, 0], cov * spec.group_share, spec.n_groups)
     group = np.concatenate([np.arange(spec.n_groups),
@@ -294,8 +394,16 @@ def _abilities(spec: WorldSpec, rng: np.random.Generator) -> dict:
     theta = group_means[group] + within
     tail = rng.random(spec.n_distinct) < spec.tail_share
     theta[tail, 0] += spec.tail_shift
-    theta[:, 1] = _with_exact_correlation(theta[:, 0], theta[:, 1], spec.rho)
-    return {"theta": theta, "group": group, "tail": tail}
+    chance = np.zeros(spec.n_distinct, bool)
+    chance[chance_rng.permutation(spec.n_distinct)[:round(spec.chance_share * spec.n_distinct)]] = True
+    if (~chance).sum() < 3:
+        raise ValueError("invalid WorldSpec: chance_share leaves fewer than three working checkpoints")
+    tail &= ~chance
+    working = theta[~chance]
+    working[:, 1] = _with_exact_correlation(working[:, 0], working[:, 1], spec.rho)
+    theta[~chance] = working + spec.theta_shift
+    theta[chance] = spec.chance_theta
+    return {"theta": theta, "group": group, "tail": tail, "chance": chance}
 
 
 def _with_exact_correlation(anchor: np.ndarray, other: np.ndarray, rho: float) -> np.ndarray:
@@ -374,12 +482,12 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
     if len(covariates) != len(items):
         raise DataError("covariates", f"{len(covariates)} rows for {len(items)} items")
     x = standardise(covariates[list(spec.slopes)].to_numpy(dtype=float))
-    item_rng, model_rng, name_rng, response_rng = (
-        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))
+    item_rng, model_rng, name_rng, response_rng, chance_rng = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5))
 
     item_truth = _difficulties(spec, items, x, item_rng)
-    a = np.exp(item_rng.normal(0, spec.a_log_sd, len(items)))
-    ability = _abilities(spec, model_rng)
+    a = spec.a_median * np.exp(item_rng.normal(0, spec.a_log_sd, len(items)))
+    ability = _abilities(spec, model_rng, chance_rng)
     checkpoint = np.sort(np.concatenate([
         np.arange(spec.n_distinct),
         model_rng.choice(spec.n_distinct, spec.n_models - spec.n_distinct, replace=True)]))
@@ -393,7 +501,7 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
         "theta": ability["theta"][checkpoint], "a": a, "b": item_truth["b"], "c": np.float64(c),
         "stem": stem, "subject_effect": item_truth["subject_effect"], "covariates": x,
         "group": ability["group"][checkpoint], "checkpoint": checkpoint,
-        "tail": ability["tail"][checkpoint],
+        "tail": ability["tail"][checkpoint], "chance": ability["chance"][checkpoint],
         "rho": np.float64(np.corrcoef(ability["theta"].T)[0, 1]),
     }
     label = "null world (identical slopes)" if spec.null_world else "planted world"
@@ -401,14 +509,16 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
         distinct_y[checkpoint], models, items["item_id"].to_numpy(str), "simulated", True,
         f"Simulated leaderboard ({label}, {spec.response_model.upper()}, seed {seed}); "
         "not MMLU findings.",
-        {"seed": seed, "spec": json.loads(spec.to_json()),
+        {"seed": seed, "spec": json.loads(spec.to_json()), "calibration": spec.calibration_label,
          "covariate_names": list(spec.slopes), "b_scale": item_truth["b_scale"]},
     )
     return World(matrix, truth, spec, seed)
 
 
 #: Layout of a cached world (its arrays and meta); bump when it or the generator changes.
-WORLD_FORMAT = "world-2"
+#: world-3: WorldSpec gained a named population calibration (a_median, theta_shift, chance_share)
+#: and the truth a ``chance`` flag.
+WORLD_FORMAT = "world-3"
 
 
 def _world_key(spec: WorldSpec, seed: int, items: pd.DataFrame, covariates: pd.DataFrame | None) -> str:
