@@ -51,7 +51,7 @@ from mmlu_audit.analyses.consensus import (exact_validation, flag_rates, panel_m
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
 from mmlu_audit.data.pro_revisions import load_pro_revisions
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, source_table
-from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
                             flagged_questions)
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner, write_download
@@ -215,7 +215,7 @@ right.set(xlabel="recall of Redux wrong keys", ylabel="precision on reviewed que
 right.scatter([MMLU_PRO_SOURCES["flag_rate_wrong_key"][0]], [MMLU_PRO_SOURCES["precision_wrong_key"][0]],
               color=SOURCE_COLORS["paper"], marker="s", zorder=5, label="source, k = 10, m = 6")
 right.legend(fontsize=7, ncol=2)
-fig.suptitle(f"Consensus flags by threshold · source {panel.matrix.source}")
+figure_title(fig, f"Consensus flags by threshold · source {panel.matrix.source}")
 stamp_source(fig, panel.matrix)
 glue_figure("fig_consensus_curve", fig)
 
