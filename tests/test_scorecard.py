@@ -24,6 +24,7 @@ from mmlu_audit.book.scorecard import (
     read_chapter,
     scorecard,
     scorecard_html,
+    short_words_text,
     tolerance_for,
     verdict,
 )
@@ -319,3 +320,6 @@ def test_the_compact_table_is_made_to_fit_with_full_words_in_tooltips(tmp_path):
     assert f'title="{verdict}">{VERDICT_SHORT[verdict]}</td>' in page
     assert ">b_<wbr>sd</td>" in page and ">theta_<wbr>sd</td>" in page
     assert set(VERDICT_SHORT) == set(VERDICTS) and set(PROVENANCE_SHORT) == set(PROVENANCES)
+    legend = short_words_text()
+    assert "“as planted” for recovered as planted (simulation)" in legend
+    assert "“items” for real items" in legend and "differs" not in legend  # a word kept whole needs no legend

@@ -44,6 +44,7 @@ __all__ = [
     "read_chapter",
     "scorecard",
     "scorecard_html",
+    "short_words_text",
     "tolerance_for",
     "verdict",
 ]
@@ -526,6 +527,12 @@ def _group_rows(group: pd.DataFrame, label: str, titles: dict, columns: int) -> 
                     f'{html.escape(VERDICT_SHORT[row["verdict"]])}</td>'
                     f'<td class="sc-why">{html.escape(row["why"])}</td><td>{link}</td></tr>')
     return rows
+
+
+def short_words_text() -> str:
+    """The compact table's short words, each with what it stands for (for the page's legend)."""
+    pairs = {**VERDICT_SHORT, **PROVENANCE_SHORT}
+    return "; ".join(f"“{short}” for {full}" for full, short in pairs.items() if short != full)
 
 
 def scorecard_html(table: pd.DataFrame, titles: dict, provenances: tuple = PROVENANCES,
