@@ -53,7 +53,7 @@ from mmlu_audit.irt import (fit_cached, icc_bins, items_at_quantiles, parameter_
                             split_cohort_reliability)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
-from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner
 
 use_style()
@@ -191,7 +191,7 @@ if truth is not None:
         lims = [truth["b"].min(), truth["b"].max()]
         ax.plot(lims, lims, color="k", lw=0.8, label="identity")
         ax.set(xlabel="planted b (simulated)", ylabel=r"$\hat b$", title=label)
-    fig.suptitle("Recovery of planted difficulties")
+    figure_title(fig, "Recovery of planted difficulties")
     stamp_source(fig, matrix)
     plt.show()
     display(recovery.round(4))

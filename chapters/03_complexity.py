@@ -53,7 +53,7 @@ from mmlu_audit.analyses.instrument import (clamp_sensitivity, drawn_statistics,
                                             length_correlations, lexicon_statistics, partition_summary, tier_usage,
                                             top_tier_coverage)
 from mmlu_audit.core.paper import paper_table
-from mmlu_audit.book.plots import PARTITION_COLORS, use_style
+from mmlu_audit.book.plots import PARTITION_COLORS, figure_title, use_style
 from mmlu_audit.book.report import glue_figure, glue_values, text_banner
 
 use_style()
@@ -152,7 +152,7 @@ for ax, column in zip(axes.flat, INDICATORS, strict=True):
                 alpha=0.55, color=colour, label=part)
     ax.set_title(names[column] + (" (log x)" if column == "wscg_nodes" else ""), fontsize=9)
 axes[0, 0].legend()
-fig.suptitle("Nine complexity indicators by partition (real item texts)")
+figure_title(fig, "Nine complexity indicators by partition (real item texts)")
 fig.tight_layout()
 glue_figure("fig_indicators", fig)
 
@@ -277,7 +277,7 @@ shown = tokens <= np.quantile(tokens, 0.995)  # r uses every item; the plot drop
 for ax, (label, values) in zip(axes, panels, strict=True):
     ax.hexbin(tokens[shown], values[shown], gridsize=40, bins="log", cmap="Greys", mincnt=1)
     ax.set(xlabel="stem tokens", ylabel=label, title=f"{label}: r = {np.corrcoef(values, tokens)[0, 1]:.3f}")
-fig.suptitle("Dimension 1 against prompt length (all items in r; longest 0.5 % not drawn)")
+figure_title(fig, "Dimension 1 against prompt length (all items in r; longest 0.5 % not drawn)")
 fig.tight_layout()
 glue_figure("fig_length", fig)
 

@@ -43,7 +43,8 @@ from mmlu_audit.features import INDICATORS, encode_items
 from mmlu_audit.inference import breusch_pagan, coef_table, fit_ols, vif, wald_test
 from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.book.plots import (PARTITION_COLORS, SOURCE_COLORS, figure_title, legend_outside, stamp_source,
+                                   use_style)
 from mmlu_audit.analyses.regression import (cv_table, difficulty_reliability, estimated_items, indicator_design,
                                    planted_slopes, table2_designs, table2_ratios)
 from mmlu_audit.irt import recovery_slope
@@ -235,8 +236,8 @@ for ax, scheme in zip(axes, ["item", "subject"], strict=True):
     ax.axvline(0, color="k", lw=0.8)
     ax.set(xlabel="cross-validated R² of b̂", title=f"{scheme} folds")
 axes[0].invert_yaxis()
-axes[1].legend(loc="lower right")
-fig.suptitle(f"Table 2 by partition · source {inputs.matrix.source}")
+legend_outside(axes[1])
+figure_title(fig, f"Table 2 by partition · source {inputs.matrix.source}")
 stamp_source(fig, inputs.matrix)
 glue_figure("fig_table2", fig)
 

@@ -45,9 +45,9 @@ from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import partition_effects, standardise_within
 from mmlu_audit.analyses.regression.joint import partition_joint_tests
 from mmlu_audit.analyses.regression.stratified import contrast_statistics, effect_statistics, standardised_statistics
-from mmlu_audit.core.paper import paper_table
+from mmlu_audit.core.paper import PAPER, paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, legend_outside, stamp_source, use_style
 from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_summary, planted_truth_table)
@@ -147,7 +147,7 @@ paper_table({"holm_survivors_hc3": survivors["HC3"], "holm_survivors_cr1": survi
              "holm_survivors_boot": survivors["boot"], **contrast_keys}).round(4)
 
 # %%
-fig, ax = plt.subplots(figsize=(7.5, 3.8))
+fig, (ax, t_ax) = plt.subplots(1, 2, figsize=(9.5, 3.8), sharey=True, gridspec_kw={"width_ratios": [3, 2]})
 positions = np.arange(len(terms))
 crit = stats.t.ppf(0.975, contrasts["df_CR2"])
 ax.errorbar(contrasts["estimate"], positions, xerr=crit * contrasts["se_CR2"], fmt="o",
@@ -160,8 +160,16 @@ if planted is not None:
 ax.axvline(0, color="k", lw=0.8)
 ax.set_yticks(positions, [t.removeprefix("STEM:") for t in terms])
 ax.invert_yaxis()
-ax.set(xlabel="STEM slope − non-STEM slope (logits per SD)", title=f"Slope contrasts · source {inputs.matrix.source}")
-ax.legend(loc="lower right", fontsize=8)
+ax.set(xlabel="STEM slope − non-STEM slope (logits per SD)", title="contrast estimate")
+paper_t = {i: PAPER[f"t_cr2_{t.removeprefix('STEM:')}"][0] for i, t in enumerate(terms)
+           if f"t_cr2_{t.removeprefix('STEM:')}" in PAPER}
+t_ax.scatter(contrasts["t_CR2"], positions, color=SOURCE_COLORS["ours"], zorder=3, label="ours, t (CR2)")
+t_ax.scatter(list(paper_t.values()), list(paper_t), marker="D", facecolor="none", color=SOURCE_COLORS["paper"],
+             s=40, zorder=4, label="paper, t (CR2)")
+t_ax.axvline(0, color="k", lw=0.8)
+t_ax.set(xlabel="t (CR2, Satterthwaite df)", title="contrast t statistic")
+legend_outside(t_ax, handles=ax.get_legend_handles_labels()[0] + t_ax.get_legend_handles_labels()[0], fontsize=8)
+figure_title(fig, f"Slope contrasts · source {inputs.matrix.source}")
 stamp_source(fig, inputs.matrix)
 glue_figure("fig_slope_contrasts", fig)
 
@@ -171,8 +179,9 @@ glue_figure("fig_slope_contrasts", fig)
 # ```{glue:figure} fig_slope_contrasts
 # :name: fig-slope-contrasts
 #
-# STEM − non-STEM slope contrasts with CR2 (Satterthwaite df) and HC3 95 % intervals; crosses
-# mark the planted contrast × recovery on simulated sources. The source is named under the
+# Left: STEM − non-STEM slope contrasts with CR2 (Satterthwaite df) and HC3 95 % intervals; crosses
+# mark the planted contrast × recovery on simulated sources. Right: each contrast's CR2 t statistic,
+# with the paper's (diamonds) for the contrasts it reports. The source is named under the
 # figure.
 # ```
 

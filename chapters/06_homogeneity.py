@@ -48,11 +48,11 @@ from scipy import stats
 
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import wald_test, wild_cluster_bootstrap
-from mmlu_audit.core.paper import paper_table
+from mmlu_audit.core.paper import PAPER, paper_table
 from mmlu_audit.core.paths import project_root
 from mmlu_audit.worlds.homogeneity import size_power_rates, size_power_summary
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, legend_outside, stamp_source, use_style
 from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, declared, design_arrays, estimated_items,
                                    holm_count, indicator_names, interaction_fit, planted_slopes, planted_summary,
                                    planted_truth_table)
@@ -140,16 +140,21 @@ boot_stats = bootstrap_statistics(joint)
 glue_values(boot_stats)
 display(paper_table({"wcb_q95": boot_stats["wcb_q95"], "wcb_p": boot_stats["wcb_p"]}))
 
+paper_key = f"w9_{boot_kind.lower()}"  # the paper reports W(9) under HC3, CR1 and CR2, its bootstrap under CR2
+paper_w9 = ({f"observed W(9), {boot_kind}": (PAPER[paper_key][0], "-")} if paper_key in PAPER else {}) | {
+    "bootstrap 95th pct, CR2": (PAPER["wcb_q95"][0], "--")}
 fig, ax = plt.subplots()
-upper = max(np.quantile(joint.draws, 0.995), joint.stat) * 1.05
+upper = max(np.quantile(joint.draws, 0.995), joint.stat, *(v for v, _ in paper_w9.values())) * 1.05
 ax.hist(joint.draws[joint.draws <= upper], bins=60, density=True, color="#bbb", label=f"WCR bootstrap ({boot_kind})")
 grid = np.linspace(0, upper, 400)
 ax.plot(grid, stats.chi2.pdf(grid, len(terms)), color="k", lw=1, label="χ²(9)")
 ax.axvline(boot_stats["chi2_q95"], color="k", ls=":", lw=1, label="χ²(9) 95th pct")
-ax.axvline(boot_stats["wcb_q95"], color=SOURCE_COLORS["paper"], ls="--", lw=1, label="bootstrap 95th pct")
-ax.axvline(joint.stat, color=SOURCE_COLORS["ours"], lw=2, label="observed W(9)")
+ax.axvline(boot_stats["wcb_q95"], color=SOURCE_COLORS["ours"], ls="--", lw=1.5, label="ours: bootstrap 95th pct")
+ax.axvline(joint.stat, color=SOURCE_COLORS["ours"], lw=2, label=f"ours: observed W(9), {boot_kind}")
+for what, (value, style) in paper_w9.items():
+    ax.axvline(value, color=SOURCE_COLORS["paper"], ls=style, lw=1.5, alpha=0.8, label=f"paper: {what}")
 ax.set(xlabel="W(9)", ylabel="density", title=f"Null reference distribution of W(9) · source {inputs.matrix.source}")
-ax.legend(fontsize=8)
+legend_outside(ax, fontsize=8)
 stamp_source(fig, inputs.matrix)
 glue_figure("fig_wcb_null", fig)
 
@@ -160,7 +165,8 @@ glue_figure("fig_wcb_null", fig)
 # :name: fig-wcb-null
 #
 # The wild cluster bootstrap distribution of W(9) under the null, the χ²(9) density, both 95th
-# percentiles and the observed statistic. The source is named under the figure.
+# percentiles and the observed statistic; in grey, the paper's observed W(9) (same covariance) and
+# bootstrap 95th percentile. The source is named under the figure.
 # ```
 
 # %% [markdown]

@@ -51,7 +51,7 @@ from mmlu_audit.analyses.modelside import (EXCLUSIONS, beta_theta_correlations, 
                                   null_correlations, null_spec, null_summary, planted_gamma_target,
                                   reasoning_sensitivity, simulate_3pl, simulate_interaction)
 from mmlu_audit.inference import fisher_interval
-from mmlu_audit.core.paper import paper_table
+from mmlu_audit.core.paper import PAPER, paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner
@@ -128,9 +128,10 @@ example = simulate_3pl(fit_3pl.theta, fit_3pl.a, fit_3pl.b, 0.25, observed_cells
                        np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]))
 example_beta = reasoning_sensitivity(example, depth)["beta"]
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
-panels = [(theta_hat, betas["beta"], f"observed: r = {observed_r['all']:.3f}", SOURCE_COLORS["ours"]),
-          (fit_3pl.theta, example_beta, f"3PL null replicate: r = {null['all'].iloc[0]:.3f}",
-           SOURCE_COLORS["paper"])]
+panels = [(theta_hat, betas["beta"], f"observed: r = {observed_r['all']:.3f}\n(paper: {PAPER['rs_r_all'][0]:.3f})",
+           SOURCE_COLORS["ours"]),
+          (fit_3pl.theta, example_beta, f"3PL null replicate: r = {null['all'].iloc[0]:.3f}\n"
+           f"(paper's null mean: {PAPER['null_r_all'][0]:.3f})", "#888")]
 for ax, (x, y, title, color) in zip(axes, panels, strict=True):
     ax.scatter(x, y, s=6, alpha=0.5, color=color)
     for share in (0.25, 0.5):
@@ -147,7 +148,8 @@ glue_figure("fig_rs_beta_theta", fig)
 #
 # The Figure-1 analogue: β against ability for the observed matrix (left) and for one matrix
 # simulated from the fitted 3PL with no interaction (right). Dotted lines mark the bottom
-# quartile and bottom half of ability. The negative relation appears in both.
+# quartile and bottom half of ability; each panel's title gives the paper's value beside ours. The
+# negative relation appears in both.
 # ```
 #
 # {numref}`fig-rs-beta-theta` puts one null replicate beside the observed relation: the

@@ -57,7 +57,7 @@ from IPython.display import display
 from mmlu_audit.features import GraphBatch, default_tiers, depths, item_graphs
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.regression import estimated_items, planted_slopes
 from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
 from mmlu_audit.analyses.robustness import (CONCLUSIONS, active_tiers, conclusion_shares, estimator_sensitivity,
@@ -172,7 +172,7 @@ for ax, (column, label) in zip(axes, [("htz_p", "CR2-HTZ p of W(9)"), ("d_ner_ho
     ax.set(xticks=range(len(active)), xticklabels=active, xlabel="perturbed tier", yscale="log", title=label)
 axes[0].set_ylabel("p-value")
 axes[1].legend(fontsize=8)
-fig.suptitle(f"Tier perturbation · source {inputs.matrix.source}")
+figure_title(fig, f"Tier perturbation · source {inputs.matrix.source}")
 stamp_source(fig, inputs.matrix)
 glue_figure("fig_appendix_a_tiers", fig)
 

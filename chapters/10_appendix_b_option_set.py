@@ -51,7 +51,7 @@ from mmlu_audit.features import INDICATORS, OPTION_COVARIATES, option_covariate_
 from mmlu_audit.analyses.option_set import common_support, controlled_contrasts, option_controls
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
+from mmlu_audit.book.plots import PARTITION_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.regression import design_arrays, estimated_items, partition_fits, planted_slopes
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
@@ -196,7 +196,7 @@ for ax, column in zip(axes, ["c_bry", "d_ner"], strict=True):
                 color=PARTITION_COLORS[part], label=part)
     ax.set(xlabel=f"{column} (z-score, common support)", ylabel="fitted b̂ − value at median")
     ax.legend(fontsize=8)
-fig.suptitle(f"Restricted cubic spline fits · source {inputs.matrix.source}")
+figure_title(fig, f"Restricted cubic spline fits · source {inputs.matrix.source}")
 stamp_source(fig, inputs.matrix)
 glue_figure("fig_appendix_b_splines", fig)
 

@@ -55,7 +55,7 @@ from mmlu_audit.irt import fit_cached
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
 from mmlu_audit.data.pro_revisions import load_pro_fix_lists, load_pro_revisions
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, source_table
-from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
+from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
                                      fix_list_detectors, fix_list_validation, flagged_questions,
                                      wrong_way_frame)
@@ -221,7 +221,7 @@ right.set(xlabel="recall of Redux wrong keys", ylabel="precision on reviewed que
 right.scatter([MMLU_PRO_SOURCES["flag_rate_wrong_key"][0]], [MMLU_PRO_SOURCES["precision_wrong_key"][0]],
               color=SOURCE_COLORS["paper"], marker="s", zorder=5, label="source, k = 10, m = 6")
 right.legend(fontsize=7, ncol=2)
-fig.suptitle(f"Consensus flags by threshold · source {panel.matrix.source}")
+figure_title(fig, f"Consensus flags by threshold · source {panel.matrix.source}")
 stamp_source(fig, panel.matrix)
 glue_figure("fig_consensus_curve", fig)
 

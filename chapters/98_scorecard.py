@@ -29,7 +29,9 @@
 # was planted to resemble the paper — the pipeline recovers what was planted; never evidence
 # about MMLU (some values are copied into the simulation outright, see {ref}`page-simulated-world`).
 # *Differs*: outside tolerance. *Real data, no like-for-like published value*: a real-response
-# result on another population than the paper's. *Not computable*: with the reason.
+# result on another population than the paper's. *Not computable*: with the reason. So that a
+# row fits on one line, the tables print {glue:text}`scorecard_short_words`; hover a cell for
+# its full words.
 
 # %% tags=["parameters"]
 data_source = "simulated"  # the source the other chapters were executed with
@@ -43,7 +45,7 @@ from IPython.display import HTML, display
 
 from mmlu_audit.book.plots import use_style
 from mmlu_audit.book.report import glue_values
-from mmlu_audit.book.scorecard import VERDICTS, collect, headline, scorecard, scorecard_html
+from mmlu_audit.book.scorecard import VERDICTS, collect, headline, scorecard, scorecard_html, short_words_text
 
 use_style()
 collection = collect(executed_dir, expect={"data_source": data_source, "seed": seed, "fast": fast},
@@ -51,7 +53,7 @@ collection = collect(executed_dir, expect={"data_source": data_source, "seed": s
 table = scorecard(collection)
 titles = {c.chapter: c.title for c in collection.chapters}
 glue_values(headline(table) | {"scorecard_data_source": data_source, "scorecard_seed": seed,
-                               "scorecard_fast": fast})
+                               "scorecard_fast": fast, "scorecard_short_words": short_words_text()})
 
 # %% [markdown]
 # ## Summary

@@ -36,10 +36,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.book.performance import (chapter_times, cost_curve_figure, encoder_batch_text, feature_stages,
-                                         girth_table, multi_seed_text, not_recorded_text, numpyro_table,
-                                         quick_label, read_result, result_with, scaling_table, scaling_text,
-                                         section_absent_text, seed_table, single_seed_table, single_seed_text)
+from mmlu_audit.book.performance import (build_load_text, chapter_times, cost_curve_figure, encoder_batch_text,
+                                         feature_stages, girth_table, multi_seed_text, not_recorded_text,
+                                         numpyro_table, read_result, recorded_section, scaling_table, scaling_text,
+                                         seed_table, single_seed_table, single_seed_text)
 from mmlu_audit.book.plots import use_style
 from mmlu_audit.book.report import glue_values
 
@@ -88,11 +88,9 @@ for name in ("irt.json", "irt_gpu.json", "irt_seed0_2026-11-29.json"):
 
 # %%
 IRT_FILES = ("irt.json", "irt_quick.json")
-name, irt_peers = result_with(results, IRT_FILES, "girth")
-if irt_peers is None:
-    display(Markdown(section_absent_text("girth's MML 2PL", IRT_FILES)))
-else:
-    display(Markdown(quick_label(name, irt_peers)))
+irt_peers, line = recorded_section(results, IRT_FILES, "girth", "girth's MML 2PL")
+display(Markdown(line))
+if irt_peers is not None:
     for run in irt_peers["runs"]:
         if "girth" in run:
             display(Markdown(f"World seed {run['world']['world_seed']}, {run['world']['n_models']:,} models × "
@@ -109,11 +107,9 @@ else:
 # correct) is a truth-free yardstick: an estimate far from it and from the other fits is the odd one.
 
 # %%
-name, irt_real = result_with(results, IRT_FILES, "real")
-if irt_real is None:
-    display(Markdown(section_absent_text("the real-matrix comparison", IRT_FILES)))
-else:
-    display(Markdown(quick_label(name, irt_real)))
+irt_real, line = recorded_section(results, IRT_FILES, "real", "the real-matrix comparison")
+display(Markdown(line))
+if irt_real is not None:
     display(girth_table(irt_real["real"]))
 
 # %% [markdown]
@@ -125,11 +121,9 @@ else:
 # stopping, so a user of it would run all `max_steps`).
 
 # %%
-name, irt_numpyro = result_with(results, IRT_FILES, "ours_numpyro")
-if irt_numpyro is None:
-    display(Markdown(section_absent_text("the numpyro engine's timing", IRT_FILES)))
-else:
-    display(Markdown(quick_label(name, irt_numpyro)))
+irt_numpyro, line = recorded_section(results, IRT_FILES, "ours_numpyro", "the numpyro engine's timing")
+display(Markdown(line))
+if irt_numpyro is not None:
     display(numpyro_table(irt_numpyro).round(3))
 
 # %% [markdown]
@@ -142,11 +136,9 @@ else:
 
 # %%
 SCALING_FILES = ("scaling.json", "scaling_quick.json")
-name, scaling = result_with(results, SCALING_FILES, "irt")
-if scaling is None:
-    display(Markdown(section_absent_text("the cost curves", SCALING_FILES)))
-else:
-    display(Markdown(quick_label(name, scaling)))
+scaling, line = recorded_section(results, SCALING_FILES, "irt", "the cost curves")
+display(Markdown(line))
+if scaling is not None:
     display(Markdown(scaling_text(scaling)))
     cost_curve_figure(scaling)
     plt.show()
@@ -160,11 +152,14 @@ else:
 # How long each chapter of this build took to execute, from papermill's record in the executed
 # notebooks (cache hits included: a chapter whose fits and features were already cached runs
 # faster than from a cold start). Rows run with `fast` set are the smoke build's settings. The
-# chapters listed took {glue:text}`build_chapters_total_min:.1f` minutes in all.
+# chapters listed took {glue:text}`build_chapters_total_min:.1f` minutes in all. Each row also gives
+# the machine's CPU count and its 1-minute load average when the chapter started and ended (from the
+# build runner's record); the sentence above the table says whether the machine was loaded.
 
 # %%
 times = chapter_times(executed_dir, exclude=("99_performance",))
 glue_values({"build_chapters_total_min": times["seconds"].sum() / 60})
+display(Markdown(build_load_text(times)))
 times.round(1)
 
 # %% [markdown]

@@ -160,3 +160,19 @@ def test_every_assignment_of_a_parameters_cell_is_a_parameter(chapter):
                 for target in node.targets]
     assert list(bookbuild.chapter_parameters(chapter)) == assigned
     assert set(bookbuild.fast_values(chapter)) <= set(assigned)
+
+
+def test_the_machines_load_is_recorded_at_each_chapters_start_and_end(toy_root, monkeypatch):
+    readings = iter([[3.5, 2.0, 1.0], [5.25, 3.0, 1.5]])
+    monkeypatch.setattr(bookbuild, "load_average", lambda: next(readings))
+    out = toy_root / "executed"
+    assert bookbuild.main(["01", "--out", str(out)]) == 0
+    machine = json.loads((out / "01_toy.ipynb").read_text())["metadata"][bookbuild.MACHINE_KEY]
+    assert machine["loadavg_start"] == [3.5, 2.0, 1.0] and machine["loadavg_end"] == [5.25, 3.0, 1.5]
+    assert machine["cpus"] >= 1
+    assert sorted(p.name for p in out.iterdir()) == ["01_toy.ipynb"]  # no staging file left behind
+
+
+def test_load_average_is_three_numbers_or_none():
+    load = bookbuild.load_average()
+    assert load is None or (len(load) == 3 and all(x >= 0 for x in load))

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.book.performance import (chapter_times, encoder_batch_text, feature_stages, multi_seed_text,
-                                    not_recorded_text, read_result,
-                                    rule_text, seed_table, single_seed_table, single_seed_text)
+from mmlu_audit.book.build import MACHINE_KEY
+from mmlu_audit.book.performance import (build_load_text, chapter_times, encoder_batch_text, feature_stages,
+                                         multi_seed_text, not_recorded_text, read_result, recorded_section,
+                                         rule_text, section_absent_text, seed_table, single_seed_table,
+                                         single_seed_text)
 
 RULE = {"b_prior": "hierarchical", "learning_rate": 0.05, "window": 25, "rel_tol": 1e-4, "max_steps": 1000}
 
@@ -79,10 +81,12 @@ def test_single_seed_table_without_the_peer():
         "irt_gpu.json", result)
 
 
-def _executed(folder, stem, duration, fast):
+def _executed(folder, stem, duration, fast, machine=None):
     nb = nbformat.v4.new_notebook()
     nb.metadata["papermill"] = {"duration": duration, "start_time": "2026-12-01T12:00:00",
                                 "parameters": {"fast": fast, "data_source": "simulated"}}
+    if machine is not None:
+        nb.metadata[MACHINE_KEY] = machine
     nbformat.write(nb, folder / f"{stem}.ipynb")
 
 
@@ -99,6 +103,46 @@ def test_chapter_times_reads_papermill_durations(tmp_path):
     (tmp_path / "02_calibration.ipynb").write_text("not json")
     with pytest.raises(DataError, match="02_calibration"):
         chapter_times(tmp_path)
+
+
+def _loaded(tmp_path, loads):
+    for k, (start, end) in enumerate(loads):
+        _executed(tmp_path, f"0{k + 1}_ch", 60.0, True,
+                  {"cpus": 2, "loadavg_start": [start, 1.0, 1.0], "loadavg_end": [end, 1.0, 1.0]})
+    return chapter_times(tmp_path)
+
+
+def test_chapter_times_carry_the_machines_load_beside_each_time(tmp_path):
+    times = _loaded(tmp_path, [(0.5, 1.25), (3.0, 4.5)])
+    assert times["CPUs"].tolist() == [2, 2]
+    assert times["load at start"].tolist() == [0.5, 3.0] and times["load at end"].tolist() == [1.25, 4.5]
+    _executed(tmp_path, "09_old", 1.0, True)  # executed before the build runner kept the load
+    assert np.isnan(chapter_times(tmp_path).loc["09_old", "load at start"])
+
+
+def test_a_loaded_build_is_said_to_be_loaded(tmp_path):
+    text = build_load_text(_loaded(tmp_path, [(0.5, 1.25), (3.0, 4.5)]))
+    assert "ranged from 0.5 to 4.5" in text and "on 2 CPUs" in text
+    assert "longer than on an idle machine" in text
+
+
+def test_an_idle_build_is_said_to_be_idle(tmp_path):
+    text = build_load_text(_loaded(tmp_path, [(0.5, 1.0), (1.5, 1.75)]))
+    assert "ranged from 0.5 to 1.8" in text and "close to those of an idle machine" in text
+
+
+def test_an_unrecorded_load_is_said_to_be_unrecorded(tmp_path):
+    _executed(tmp_path, "01_data", 12.5, True)
+    assert "load was not recorded" in build_load_text(chapter_times(tmp_path))
+
+
+def test_recorded_section_gives_the_result_and_its_label_or_the_absent_sentence(tmp_path):
+    (tmp_path / "irt_quick.json").write_text(json.dumps({"quick": True, "girth": {"x": 1}}))
+    names = ("irt.json", "irt_quick.json")
+    result, line = recorded_section(tmp_path, names, "girth", "girth's MML 2PL")
+    assert result == {"quick": True, "girth": {"x": 1}} and line.startswith("**`irt_quick.json`**: **quick")
+    result, line = recorded_section(tmp_path, names, "real", "the real-matrix comparison")
+    assert result is None and line == section_absent_text("the real-matrix comparison", names)
 
 
 FEATURES = {"cold": {"total_s": 99.0, "items_per_s": 141.6, "parse_s": 91.4, "parse_items_per_s": 153.7,

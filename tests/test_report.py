@@ -45,6 +45,13 @@ def test_frame_html_formats_every_cell_and_scrolls():
     assert "14042.0000" not in page
 
 
+def test_frame_html_headers_may_break_at_underscores_and_cells_are_untouched():
+    frame = pd.DataFrame({"d_ner_survives_holm": ["a_b"]}, index=pd.Index(["clamp_T1"], name="scheme_id"))
+    page = frame_html(frame)
+    assert "<th>d_<wbr>ner_<wbr>survives_<wbr>holm</th>" in page and "<th>scheme_<wbr>id</th>" in page
+    assert "<th>clamp_<wbr>T1</th>" in page and "<td>a_b</td>" in page
+
+
 def test_use_table_format_sets_the_plain_text_format_too():
     before = pd.get_option("display.float_format")
     try:

@@ -13,6 +13,10 @@ from IPython.core.formatters import format_display_data
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REAL_RESULTS, RESULT_KEYS, ResultKey
 from mmlu_audit.book.scorecard import (
+    PROVENANCE_SHORT,
+    PROVENANCES,
+    VERDICT_SHORT,
+    VERDICTS,
     GluedValue,
     Tolerance,
     collect,
@@ -20,6 +24,7 @@ from mmlu_audit.book.scorecard import (
     read_chapter,
     scorecard,
     scorecard_html,
+    short_words_text,
     tolerance_for,
     verdict,
 )
@@ -303,3 +308,18 @@ def test_a_published_row_shows_the_real_data_values_of_the_same_quantity(tmp_pat
     assert "<th>real data</th>" in page
     assert '<td class="sc-real">0.8125 (HELM per-subject table, 79 models); 0.65 (HELM item level, ' \
            '20 models)</td>' in page
+
+
+def test_the_compact_table_is_made_to_fit_with_full_words_in_tooltips(tmp_path):
+    write_chapter(tmp_path, "02_calibration", {"b_sd": 2.2512345, "theta_sd": 1.03, "b_min": -5.0})
+    table = scorecard(collect(tmp_path))
+    page = scorecard_html(table, {}, provenances=("simulated responses",))
+    assert '<table class="scorecard fit-width">' in page  # the browser check holds it to its column
+    assert '<td class="sc-prov" title="simulated responses">simulated</td>' in page
+    verdict = table.loc["b_sd", "verdict"]
+    assert f'title="{verdict}">{VERDICT_SHORT[verdict]}</td>' in page
+    assert ">b_<wbr>sd</td>" in page and ">theta_<wbr>sd</td>" in page
+    assert set(VERDICT_SHORT) == set(VERDICTS) and set(PROVENANCE_SHORT) == set(PROVENANCES)
+    legend = short_words_text()
+    assert "“as planted” for recovered as planted (simulation)" in legend
+    assert "“items” for real items" in legend and "differs" not in legend  # a word kept whole needs no legend

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from mmlu_audit.book.sitecheck import check_pages, main
+from mmlu_audit.book.sitecheck import VIEWPORT, check_pages, main
 
 PNG = base64.b64decode(  # a valid 1×1 transparent PNG
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
@@ -136,7 +136,15 @@ def leak_reports(tmp_path_factory):
         "<table><tr><th>n</th><td>14,042</td><td>—</td></tr></table>"
         "<div style='overflow-x: auto'><table><tr>" + wide_row + "</tr></table></div>"  # scrolls: not cut
         "</main></body></html>")
-    return {r.page: r for r in check_pages(site, ["leaky.html", "wide.html", "fine.html"])}
+    (site / "scorecard.html").write_text(  # must fit: scrolling inside its own box is not enough
+        "<html><body style='width: 600px'><main><div style='overflow-x: auto'>"
+        "<table class='scorecard fit-width'><tr>" + wide_row + "</tr></table></div></main></body></html>")
+    (site / "laptop.html").write_text(  # 1,300 px fits a 1,400-px window (and would not fit 1,280 px)
+        "<html><body style='margin: 0'><main><div style='overflow-x: auto'>"
+        "<table class='fit-width' style='width: 1300px; border-spacing: 0'><tr><td>quantity</td></tr></table>"
+        "</div></main></body></html>")
+    pages = ["leaky.html", "wide.html", "fine.html", "scorecard.html", "laptop.html"]
+    return {r.page: r for r in check_pages(site, pages)}
 
 
 @pytest.mark.parametrize("expected", [
@@ -158,3 +166,13 @@ def test_a_table_wider_than_its_column_is_caught(leak_reports):
 
 def test_lookalike_values_and_code_are_not_leaks(leak_reports):
     assert leak_reports["fine.html"].problems == []
+
+
+def test_a_table_that_must_fit_is_caught_even_inside_a_scrolling_box(leak_reports):
+    (problem,) = leak_reports["scorecard.html"].problems
+    assert problem.startswith("table that must fit is wider than its column:") and "in 600 px" in problem
+
+
+def test_tables_that_must_fit_are_measured_in_a_1400_px_window(leak_reports):
+    assert VIEWPORT[0] == 1400
+    assert leak_reports["laptop.html"].problems == []

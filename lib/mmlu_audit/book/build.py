@@ -43,8 +43,11 @@ from mmlu_audit.core.errors import DeviceUnavailableError, ParameterError
 from mmlu_audit.core.paths import project_root
 from mmlu_audit.core.seeds import check_seed
 
-__all__ = ["FAST_TAG", "chapter_parameters", "chapter_paths", "execute_chapter", "fast_values", "main",
-           "parse_value", "run_parameters"]
+__all__ = ["FAST_TAG", "MACHINE_KEY", "chapter_parameters", "chapter_paths", "execute_chapter", "fast_values",
+           "load_average", "main", "parse_value", "record_machine", "run_parameters"]
+
+#: Notebook metadata key of the machine's state during a chapter's run (see :func:`record_machine`).
+MACHINE_KEY = "mmlu_audit_machine"
 
 #: Parameters set by their own options rather than ``-p``.
 COMMON = {"data_source": "--data-source", "seed": "--seed", "fast": "--fast"}
@@ -102,6 +105,31 @@ def chapter_parameters(source: Path) -> dict:
     return {name: spec["default"] for name, spec in declared.items()}
 
 
+def load_average() -> list[float] | None:
+    """The 1-, 5- and 15-minute load averages, or None where the system does not report them."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):  # Windows has no getloadavg; a container may hide /proc/loadavg
+        return None
+
+
+def record_machine(path: Path, load_start: list[float] | None, load_end: list[float] | None) -> None:
+    """Write the machine's CPU count and load averages at a chapter's start and end into its notebook.
+
+    The Performance page shows them beside the chapter's time: a time measured while other work
+    held the cores is not the time of an idle machine. The file is replaced atomically.
+    """
+    import nbformat
+
+    path = Path(path)
+    notebook = nbformat.read(path, as_version=4)
+    notebook.metadata[MACHINE_KEY] = {"cpus": os.cpu_count(), "loadavg_start": load_start,
+                                      "loadavg_end": load_end}
+    staged = path.with_name(f".{path.name}.machine")
+    nbformat.write(notebook, staged)
+    staged.replace(path)
+
+
 def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str = "python3") -> Path:
     """Execute one chapter with papermill and return the executed notebook's path.
 
@@ -110,6 +138,8 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
     notebook becomes ``NN_slug.failed.ipynb`` and the exception propagates.
     A chapter whose parameters cell declares ``executed_dir`` is told ``out_dir``, where this
     build writes the executed chapters (the scorecard reads them; a page's downloads go there).
+    The notebook's metadata records the machine's load at the start and end of the run
+    (:func:`record_machine`).
     """
     import jupytext
     import papermill
@@ -122,6 +152,7 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
     failed = out_dir / f"{source.stem}.failed.ipynb"
     fd, running = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".running.ipynb", dir=out_dir)
     os.close(fd)
+    load_start = load_average()
     try:
         with tempfile.TemporaryDirectory() as scratch:
             staged = Path(scratch) / f"{source.stem}.ipynb"
@@ -129,7 +160,9 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
             papermill.execute_notebook(str(staged), running, parameters=parameters,
                                        kernel_name=kernel, cwd=str(source.parent),
                                        progress_bar=False)
+        load_end = load_average()
         tag_notebook_file(Path(running))
+        record_machine(Path(running), load_start, load_end)
     except BaseException:
         if os.path.getsize(running):
             os.replace(running, failed)

@@ -17,6 +17,7 @@ from matplotlib.ticker import NullFormatter
 from mmlu_audit.core.errors import DataError
 
 __all__ = [
+    "build_load_text",
     "chapter_times",
     "cost_curve_figure",
     "encoder_batch_text",
@@ -30,6 +31,7 @@ __all__ = [
     "predict_power_law",
     "quick_label",
     "read_result",
+    "recorded_section",
     "result_with",
     "rule_text",
     "scaling_table",
@@ -71,6 +73,31 @@ def result_with(results_dir: str | Path, names, section: str) -> tuple[str | Non
         if result.get(section) is not None or any(section in run for run in result.get("runs", [])):
             return name, result
     return None, None
+
+
+def recorded_section(results_dir: str | Path, names, section: str, what: str) -> tuple[dict | None, str]:
+    """The first of ``names`` that records ``section``, and the line to show above its tables.
+
+    Parameters
+    ----------
+    results_dir : str or Path
+        ``bench/results``.
+    names : sequence of str
+        Result files in order of preference (say the full result, then the quick one).
+    section : str
+        As for :func:`result_with`.
+    what : str
+        The section in words, for the sentence shown when no file records it.
+
+    Returns
+    -------
+    (dict or None, str)
+        The result and its :func:`quick_label`, or None and :func:`section_absent_text`.
+    """
+    name, result = result_with(results_dir, names, section)
+    if result is None:
+        return None, section_absent_text(what, names)
+    return result, quick_label(name, result)
 
 
 def section_absent_text(what: str, names) -> str:
@@ -188,7 +215,7 @@ def encoder_batch_text(encoder: dict) -> str:
 
 
 def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame:
-    """Run time of every executed chapter in ``executed_dir``, from its papermill metadata.
+    """Run time of every executed chapter in ``executed_dir``, with the machine's load during it.
 
     Parameters
     ----------
@@ -200,24 +227,67 @@ def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame
     Returns
     -------
     DataFrame
-        Indexed by chapter stem: ``seconds``, ``fast`` and ``data_source parameter`` (what
-        it was passed; chapters on their own real sources ignore it), ``start`` (ISO time).
-        Empty when nothing was executed there.
+        Indexed by chapter stem: ``seconds`` (papermill's record), ``fast`` and ``data_source
+        parameter`` (what it was passed; chapters on their own real sources ignore it), ``start``
+        (ISO time), and from ``bookbuild``'s record of the machine
+        (:func:`mmlu_audit.book.build.record_machine`; missing for a notebook executed before it
+        kept one) ``CPUs`` and the 1-minute load average at the chapter's start and end
+        (``load at start``, ``load at end``). Empty when nothing was executed there.
     """
+    from mmlu_audit.book.build import MACHINE_KEY
+
     rows = []
     for path in sorted(Path(executed_dir).glob("[0-9][0-9]_*.ipynb")):
         if path.stem in exclude or path.stem.endswith(".failed"):
             continue
         try:
-            meta = json.loads(path.read_text())["metadata"].get("papermill", {})
+            metadata = json.loads(path.read_text())["metadata"]
         except (OSError, json.JSONDecodeError, KeyError) as exc:
             raise DataError(path, f"not a readable executed chapter ({exc})") from exc
+        meta, machine = metadata.get("papermill", {}), metadata.get(MACHINE_KEY, {})
         parameters = meta.get("parameters", {})
         rows.append({"chapter": path.stem, "seconds": meta.get("duration"),
                      "fast": parameters.get("fast"), "data_source parameter": parameters.get("data_source"),
-                     "start": meta.get("start_time")})
-    columns = ["seconds", "fast", "data_source parameter", "start"]
+                     "start": meta.get("start_time"), "CPUs": machine.get("cpus"),
+                     "load at start": _one_minute(machine.get("loadavg_start")),
+                     "load at end": _one_minute(machine.get("loadavg_end"))})
+    columns = ["seconds", "fast", "data_source parameter", "start", "CPUs", "load at start", "load at end"]
     return pd.DataFrame(rows, columns=["chapter", *columns]).set_index("chapter")
+
+
+def _one_minute(load) -> float:
+    """The 1-minute figure of a recorded ``[1, 5, 15]``-minute load average; NaN when not recorded."""
+    return float(load[0]) if load else float("nan")
+
+
+def build_load_text(times: pd.DataFrame) -> str:
+    """How busy the machine was while the chapters in ``times`` ran, and how to read their times.
+
+    Parameters
+    ----------
+    times : DataFrame
+        From :func:`chapter_times`.
+
+    Returns
+    -------
+    str
+        One sentence: the range of the 1-minute load average over the chapters' starts and
+        ends against the CPU count, and whether the times are those of a shared machine.
+    """
+    loads = pd.concat([times["load at start"], times["load at end"]]).astype(float).dropna()
+    cpus = times["CPUs"].dropna()
+    if loads.empty or cpus.empty:
+        return ("The machine's load was not recorded for these chapters (executed before the build runner "
+                "kept it), so their times cannot be told from those of an idle machine.")
+    n_cpus = int(cpus.max())
+    span = f"{loads.min():.1f}" if loads.min() == loads.max() else f"{loads.min():.1f} to {loads.max():.1f}"
+    busy = loads.max() > n_cpus
+    reading = ("more work than cores at times, so chapters waited for a CPU and these times are longer "
+               "than on an idle machine (compare the README's timings only with a build at a load below "
+               "the CPU count)" if busy else
+               "no more work than cores, so these times are close to those of an idle machine")
+    return (f"The 1-minute load average ranged from {span} at the chapters' starts and ends, "
+            f"on {n_cpus:,} CPUs: {reading}.")
 
 
 def quick_label(name: str, result: dict) -> str:

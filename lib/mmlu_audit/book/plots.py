@@ -1,13 +1,22 @@
-"""Figure style for the whole book, set in one place."""
+"""Figure style for the whole book, set in one place.
+
+Texts that belong to the whole figure (the source stamp, a figure title) are placed at draw
+time around the axes' full extent (tick labels, axis labels, titles and legends included), so
+they never cover a tick label or a panel title whatever the figure's size or layout.
+"""
 
 from __future__ import annotations
 
 import matplotlib as mpl
 
-__all__ = ["PARTITION_COLORS", "SOURCE_COLORS", "partition_legend", "stamp_source", "use_style"]
+__all__ = ["PARTITION_COLORS", "SOURCE_COLORS", "axes_extent", "figure_title", "legend_outside",
+           "partition_legend", "stamp_source", "use_style"]
 
 PARTITION_COLORS = {"STEM": "#1b6ca8", "non-STEM": "#d1495b"}
 SOURCE_COLORS = {"paper": "#6c757d", "ours": "#2a9d8f"}
+
+#: Points between the axes' extent and a text placed beside it.
+_GAP_PT = 4
 
 
 def use_style() -> None:
@@ -35,19 +44,76 @@ def use_style() -> None:
     })
 
 
-def stamp_source(fig, matrix) -> None:
+def axes_extent(fig):
+    """A function of the renderer giving the display box around everything the axes draw.
+
+    Tick labels, axis labels, titles and axis legends of every visible axes, plus the
+    figure's own legends; the figure's box when it has none. Matplotlib accepts it as an
+    annotation's ``xycoords``, which positions the text relative to that box at each draw.
+    """
+    from matplotlib.transforms import Bbox
+
+    def extent(renderer):
+        boxes = [ax.get_tightbbox(renderer) for ax in fig.axes if ax.get_visible()]
+        boxes += [legend.get_window_extent(renderer) for legend in fig.legends]
+        boxes = [box for box in boxes if box is not None and box.width > 0 and box.height > 0]
+        return Bbox.union(boxes) if boxes else fig.bbox
+
+    return extent
+
+
+def _beside_axes(fig, text: str, above: bool, **style):
+    """Add ``text`` to ``fig`` just above (centred) or just below (right-aligned) the axes' extent."""
+    from matplotlib.text import Annotation
+
+    where = dict(xy=(0.5, 1), xytext=(0, _GAP_PT), ha="center", va="bottom") if above else \
+        dict(xy=(1, 0), xytext=(0, -_GAP_PT), ha="right", va="top")
+    label = Annotation(text, xycoords=axes_extent(fig), textcoords="offset points", annotation_clip=False,
+                       **where, **style)
+    fig.add_artist(label)
+    return label
+
+
+def stamp_source(fig, matrix):
     """Write the response source on a figure, in red capitals when it is simulated.
 
     A figure copied out of the book keeps its provenance: simulated results must
-    never pass for findings about MMLU.
+    never pass for findings about MMLU. The stamp sits under the lowest tick label or
+    axis label (``savefig(bbox_inches="tight")`` grows the figure to include it).
+
+    Returns
+    -------
+    matplotlib.text.Annotation
+        The stamp.
     """
     simulated = matrix.simulated
     label = ("SIMULATED responses — not MMLU findings" if simulated else "real responses")
-    # below the canvas: savefig(bbox_inches="tight") grows the figure to include it,
-    # so it never covers an axis label
-    fig.text(0.995, -0.02, f"{label} · source: {matrix.source}", ha="right", va="top",
-             fontsize=7.5, color="#c0392b" if simulated else "#2a7f62",
-             fontweight="bold" if simulated else "normal")
+    return _beside_axes(fig, f"{label} · source: {matrix.source}", above=False, fontsize=7.5,
+                        color="#c0392b" if simulated else "#2a7f62",
+                        fontweight="bold" if simulated else "normal")
+
+
+def figure_title(fig, text: str):
+    """A title for the whole figure, above every panel title (where ``suptitle`` can collide).
+
+    Returns
+    -------
+    matplotlib.text.Annotation
+        The title.
+    """
+    return _beside_axes(fig, text, above=True, fontsize=mpl.rcParams["axes.titlesize"] + 1)
+
+
+def legend_outside(ax, **options):
+    """The axes' legend to the right of its plotting area, where it covers no data.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    **options
+        Passed to :meth:`~matplotlib.axes.Axes.legend` (e.g. ``fontsize``, ``handles``).
+    """
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, **options)
 
 
 def partition_legend(ax, loc: str = "lower right") -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -140,11 +141,22 @@ def _cell(value) -> str:
     return format_number(value)
 
 
+#: A header cell holding only text (what pandas writes for column and index labels).
+_HEADER_CELL = re.compile(r"(<th[^>]*>)([^<]*)(</th>)")
+
+
+def _breakable_header(match: re.Match) -> str:
+    start, text, end = match.groups()
+    return start + text.replace("_", "_<wbr>") + end
+
+
 def frame_html(frame) -> str:
     """A DataFrame as the book's HTML table: cells by :func:`format_number`, wide tables scroll.
 
     The notebook's row and column limits (``display.max_rows``, ``display.max_columns``)
-    apply as in pandas' own display; cell text is escaped as pandas escapes it.
+    apply as in pandas' own display; cell text is escaped as pandas escapes it. Header labels
+    may break after an underscore (``d_ner_survives_holm``), so identifiers do not widen the
+    table past the text column.
     """
     import pandas as pd
 
@@ -152,7 +164,7 @@ def frame_html(frame) -> str:
         na_rep=MISSING, formatters=[_cell] * frame.shape[1], classes="book-table", border=0,
         max_rows=pd.get_option("display.max_rows"), max_cols=pd.get_option("display.max_columns"),
         show_dimensions=False)
-    return f'<div class="table-scroll">{table}</div>'
+    return f'<div class="table-scroll">{_HEADER_CELL.sub(_breakable_header, table)}</div>'
 
 
 def use_table_format() -> None:

@@ -29,8 +29,10 @@ from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REAL_RESULTS, RESULT_
 __all__ = [
     "CHAPTER_LABELS",
     "PROVENANCES",
+    "PROVENANCE_SHORT",
     "TOLERANCE_RULES",
     "VERDICTS",
+    "VERDICT_SHORT",
     "ChapterRecord",
     "Collection",
     "GluedValue",
@@ -42,6 +44,7 @@ __all__ = [
     "read_chapter",
     "scorecard",
     "scorecard_html",
+    "short_words_text",
     "tolerance_for",
     "verdict",
 ]
@@ -51,6 +54,11 @@ VERDICTS = ("reproduced on real data", "recovered as planted (simulation)", "dif
             "real data, no like-for-like published value", "not computable")
 #: Where a value comes from.
 PROVENANCES = ("real items", "real responses", "simulated responses", "not stated")
+#: The verdicts and provenances as the compact table prints them (the full words in each cell's tooltip),
+#: so that a row fits on one line.
+VERDICT_SHORT = dict(zip(VERDICTS, ("reproduced", "as planted", "differs", "no paper value",
+                                   "not computable"), strict=True))
+PROVENANCE_SHORT = dict(zip(PROVENANCES, ("items", "responses", "simulated", "not stated"), strict=True))
 #: Short labels of the chapters (paper section first), for the compact table.
 CHAPTER_LABELS = {
     "01": "§2 Data", "02": "§3 Calibration", "03": "§3 Complexity", "04": "§4.1 Pooled",
@@ -492,6 +500,11 @@ def _value_html(row) -> str:
     return text
 
 
+def _breakable(label: str) -> str:
+    """``label`` escaped, with a line-break opportunity after each underscore of an identifier."""
+    return html.escape(label).replace("_", "_<wbr>")
+
+
 def _group_rows(group: pd.DataFrame, label: str, titles: dict, columns: int) -> list[str]:
     provenances = [p for p in group["provenance"].dropna().unique()]
     caveat = " ".join(_CAVEATS[p] for p in provenances if p in _CAVEATS)
@@ -502,20 +515,34 @@ def _group_rows(group: pd.DataFrame, label: str, titles: dict, columns: int) -> 
         link = (f'<a href="{html.escape(stem)}.html" title="{html.escape(titles.get(stem, stem))}">'
                 f'{html.escape(_given(row["group"]) or "")}</a>') if isinstance(stem, str) else "—"
         paper = "—" if _given(row["paper"]) is None else html.escape(format_number(row["paper"]))
-        name = html.escape(row["label"])
         real = "—" if _given(row["real"]) is None else html.escape(row["real"])
-        rows.append(f'<tr><td class="sc-key" title="{html.escape(str(row["section"]))}">{name}</td>'
+        provenance = _given(row["provenance"]) or "not stated"
+        rows.append(f'<tr><td class="sc-key" title="{html.escape(str(row["section"]))}">'
+                    f'{_breakable(row["label"])}</td>'
                     f'<td>{paper}</td><td>{_value_html(row)}</td><td class="sc-real">{real}</td>'
-                    f'<td class="sc-prov">{html.escape(_given(row["provenance"]) or "—")}</td>'
-                    f'<td class="sc-verdict {_VERDICT_CSS[row["verdict"]]}">'
-                    f'{html.escape(row["verdict"])}</td>'
+                    f'<td class="sc-prov" title="{html.escape(provenance)}">'
+                    f'{html.escape(PROVENANCE_SHORT.get(provenance, provenance))}</td>'
+                    f'<td class="sc-verdict {_VERDICT_CSS[row["verdict"]]}" '
+                    f'title="{html.escape(row["verdict"])}">'
+                    f'{html.escape(VERDICT_SHORT[row["verdict"]])}</td>'
                     f'<td class="sc-why">{html.escape(row["why"])}</td><td>{link}</td></tr>')
     return rows
+
+
+def short_words_text() -> str:
+    """The compact table's short words, each with what it stands for (for the page's legend)."""
+    pairs = {**VERDICT_SHORT, **PROVENANCE_SHORT}
+    return "; ".join(f"“{short}” for {full}" for full, short in pairs.items() if short != full)
 
 
 def scorecard_html(table: pd.DataFrame, titles: dict, provenances: tuple = PROVENANCES,
                    verdicts: tuple = VERDICTS) -> str:
     """The compact scorecard: rows grouped by chapter (paper section), one caveat per group.
+
+    It is made to fit a laptop-wide text column (class ``fit-width``, which the browser check
+    holds it to): verdicts and provenances in their short words (:data:`VERDICT_SHORT`,
+    :data:`PROVENANCE_SHORT`; the full words in each cell's tooltip), identifiers breakable at
+    their underscores, the reason column wrapping.
 
     Parameters
     ----------
@@ -528,13 +555,13 @@ def scorecard_html(table: pd.DataFrame, titles: dict, provenances: tuple = PROVE
     """
     chosen = table["provenance"].fillna("not stated").isin(provenances) & table["verdict"].isin(verdicts)
     shown = table[chosen]
-    head = ("<thead><tr><th>quantity</th><th>paper</th><th>ours</th><th>real data</th><th>provenance</th>"
-            "<th>verdict</th>"
-            "<th>why</th><th>ch.</th></tr></thead>")
+    head = ("<thead><tr><th>quantity</th><th>paper</th><th>ours</th><th>real data</th><th>from</th>"
+            "<th>verdict</th><th>why</th><th>ch.</th></tr></thead>")
     body = []
     for group, rows in shown.groupby("group", sort=False, dropna=False):
         label = CHAPTER_LABELS.get(group, "not computed by any chapter") if isinstance(group, str) \
             else "not computed by any chapter"
         body += _group_rows(rows, label, titles, 8)
-    table_html = f'<table class="scorecard">{head}<tbody>{"".join(body)}</tbody></table>'
+    # fit-width: the browser check fails the page if the table is wider than its column
+    table_html = f'<table class="scorecard fit-width">{head}<tbody>{"".join(body)}</tbody></table>'
     return f'<div class="table-scroll">{table_html}</div>'

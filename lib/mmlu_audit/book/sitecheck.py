@@ -19,7 +19,12 @@ fails on:
   other than 0 or 1 followed by two or more zeros), a literal ``**``, a bare ``True`` or
   ``False``, a table cell reading ``nan`` or ``inf``;
 - a table wider than the column of text it sits in and not inside a box that scrolls
-  sideways (its right-hand columns would be cut off).
+  sideways (its right-hand columns would be cut off); a table of class ``fit-width`` (the
+  scorecard, which must be read at a glance) when it is wider than what holds it, even
+  inside a box that scrolls.
+
+Pages are loaded in a window :data:`VIEWPORT` wide (1,400 px: a laptop's screen), the width
+at which a ``fit-width`` table must fit.
 
 A full-page screenshot of every page is saved, so a reviewer can look at the site
 without building it.
@@ -45,14 +50,17 @@ from typing import TextIO
 from mmlu_audit.core.errors import MissingDependencyError, cli_status
 from mmlu_audit.core.store import write_json_atomic
 
-__all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "PageReport", "check_pages", "check_site", "main",
-           "serve"]
+__all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "VIEWPORT", "PageReport", "check_pages",
+           "check_site", "main", "serve"]
 
 #: The system Chromium (Debian package ``chromium``).
 CHROMIUM = Path("/usr/bin/chromium")
 #: Flags for a quiet, offline, sandbox-free headless run (CI runs as root).
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync")
+
+#: The browser window (width, height in px): a laptop screen, where the scorecard must fit.
+VIEWPORT = (1400, 900)
 
 #: Seconds any one browser step on a page may take.
 PAGE_TIMEOUT_S = 30
@@ -118,9 +126,14 @@ _PAGE_PROBLEMS = r"""() => {
       scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX)
         && el.clientWidth <= box.clientWidth + 1;
     }
-    if (!scrolls && width > box.clientWidth + 1) {
-      const head = table.querySelector('th, td');
-      const label = head ? head.textContent.trim().slice(0, 40) : '';
+    const head = table.querySelector('th, td');
+    const label = head ? head.textContent.trim().slice(0, 40) : '';
+    // a table that must fit (the scorecard) is cut when it is wider than what holds it, scrolling or not
+    const room = Math.min(box.clientWidth, table.parentElement.clientWidth);
+    if (table.classList.contains('fit-width') && width > room + 1) {
+      problems.push(`table that must fit is wider than its column: ${width} px in ${room} px `
+                    + `(first cell: ${label})`);
+    } else if (!scrolls && width > box.clientWidth + 1) {
       problems.push(`table wider than its container: ${width} px in ${box.clientWidth} px `
                     + `(first cell: ${label})`);
     }
@@ -291,7 +304,7 @@ def check_pages(root: Path, pages: list[str], screenshots: Path | None = None,
     with serve(root) as base, sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(chromium), args=list(CHROMIUM_FLAGS))
         try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900},
+            context = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]},
                                           service_workers="block")
             reports = []
             for number, page in enumerate(pages, 1):
