@@ -30,8 +30,8 @@
 # about MMLU (some values are copied into the simulation outright, see {ref}`page-simulated-world`).
 # *Differs*: outside tolerance. *Real data, no like-for-like published value*: a real-response
 # result on another population than the paper's. *Not computable*: with the reason. So that a
-# row fits on one line, the tables print {glue:text}`scorecard_short_words`; hover a cell for
-# its full words.
+# row fits on one line, the tables print short words, listed under the summary table; hover a
+# cell for its full words.
 
 # %% tags=["parameters"]
 data_source = "simulated"  # the source the other chapters were executed with
@@ -41,7 +41,7 @@ executed_dir = "../book/_executed"  # where bookbuild wrote the executed chapter
 
 # %% tags=["hide-input"]
 import pandas as pd
-from IPython.display import HTML, display
+from IPython.display import HTML, Markdown, display
 
 from mmlu_audit.book.plots import use_style
 from mmlu_audit.book.report import glue_values
@@ -53,7 +53,7 @@ collection = collect(executed_dir, expect={"data_source": data_source, "seed": s
 table = scorecard(collection)
 titles = {c.chapter: c.title for c in collection.chapters}
 glue_values(headline(table) | {"scorecard_data_source": data_source, "scorecard_seed": seed,
-                               "scorecard_fast": fast, "scorecard_short_words": short_words_text()})
+                               "scorecard_fast": fast})
 
 # %% [markdown]
 # ## Summary
@@ -67,7 +67,9 @@ glue_values(headline(table) | {"scorecard_data_source": data_source, "scorecard_
 # {glue:text}`scorecard_seed`, fast mode {glue:text}`scorecard_fast`.
 
 # %% tags=["hide-input"]
-pd.crosstab(table["provenance"].fillna("—"), table["verdict"]).reindex(columns=list(VERDICTS), fill_value=0)
+display(pd.crosstab(table["provenance"].fillna("—"), table["verdict"])
+        .reindex(columns=list(VERDICTS), fill_value=0))
+display(Markdown(f"Short words in the tables below: {short_words_text()}."))
 
 # %% [markdown]
 # ## Real data
