@@ -11,7 +11,8 @@ Public API
 - indicators: :data:`INDICATORS`, :func:`indicator_table`, :func:`stem_indicators`
 - baselines: :func:`readability_grade`, :func:`option_covariates`,
   :data:`OPTION_COVARIATES`, :func:`option_covariate_table`, :func:`subject_one_hot`,
-  :func:`encode_items`, :func:`item_texts`
+  :func:`encode_items` (torch threads: :func:`encoder_threads`, :func:`torch_threads`),
+  :func:`item_texts`
 - table: :func:`build_feature_table`, :func:`benchmark_features` (any option count),
   :func:`compute_feature_table`, :func:`item_graphs`
 """
@@ -20,11 +21,13 @@ from mmlu_audit.features.baselines import (
     ENCODER_BATCH_SIZE,
     OPTION_COVARIATES,
     encode_items,
+    encoder_threads,
     item_texts,
     option_covariate_table,
     option_covariates,
     readability_grade,
     subject_one_hot,
+    torch_threads,
 )
 from mmlu_audit.features.indicators import DIMENSIONS, INDICATORS, indicator_table, stem_indicators
 from mmlu_audit.features.lexicon import (TOP_TIER, Lexicon, TierTable, default_tiers, lexicon_table,
@@ -56,6 +59,7 @@ __all__ = [
     "default_tiers",
     "depths",
     "encode_items",
+    "encoder_threads",
     "get_backend",
     "indicator_table",
     "item_graphs",
@@ -69,5 +73,6 @@ __all__ = [
     "readability_grade",
     "stem_indicators",
     "subject_one_hot",
+    "torch_threads",
     "wscg_depth",
 ]
