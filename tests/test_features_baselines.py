@@ -111,3 +111,34 @@ def test_an_altered_or_truncated_embedding_cache_is_recomputed_with_a_warning(tm
     other = _items(4)
     assert encode_items(other, cache_dir=tmp_path, progress=False).shape == (4, 384)
     assert len(list(tmp_path.glob("minilm-*.npy"))) == 2  # other texts, another key
+
+
+def test_torch_threads_are_pinned_while_encoding_and_restored(tmp_path, monkeypatch):
+    import os
+
+    import sentence_transformers
+    import torch
+
+    from mmlu_audit.core.errors import ParameterError
+    from mmlu_audit.features import baselines, encoder_threads, torch_threads
+
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with pytest.raises(ParameterError, match="threads"):
+        with torch_threads(0):
+            pass
+    assert torch.get_num_threads() == before and 1 <= encoder_threads() <= (os.cpu_count() or 1)
+    seen = []
+    real_encode = sentence_transformers.SentenceTransformer.encode
+
+    def spy(self, *args, **kwargs):  # records the thread count the encoder actually ran with
+        seen.append(torch.get_num_threads())
+        return real_encode(self, *args, **kwargs)
+
+    monkeypatch.setattr("sentence_transformers.SentenceTransformer.encode", spy)
+    items = _items(2)
+    baselines.encode_items(items, cache=False, progress=False, threads=1)
+    baselines.encode_items(items, cache=False, progress=False)
+    assert seen == [1, encoder_threads()] and torch.get_num_threads() == before

@@ -11,7 +11,8 @@ Public API
 - indicators: :data:`INDICATORS`, :func:`indicator_table`, :func:`stem_indicators`
 - baselines: :func:`readability_grade`, :func:`option_covariates`,
   :data:`OPTION_COVARIATES`, :func:`option_covariate_table`, :func:`subject_one_hot`,
-  :func:`encode_items`, :func:`item_texts`
+  :func:`encode_items` (torch threads: :func:`encoder_threads`, :func:`torch_threads`),
+  :func:`item_texts`
 - duplicates (between items): :func:`duplicate_pairs`, :func:`copies_to_fix`, :func:`normalise_text`
 - table: :func:`build_feature_table`, :func:`benchmark_features` (any option count),
   :func:`compute_feature_table`, :func:`item_graphs`
@@ -21,11 +22,13 @@ from mmlu_audit.features.baselines import (
     ENCODER_BATCH_SIZE,
     OPTION_COVARIATES,
     encode_items,
+    encoder_threads,
     item_texts,
     option_covariate_table,
     option_covariates,
     readability_grade,
     subject_one_hot,
+    torch_threads,
 )
 from mmlu_audit.features.duplicates import RELATIONS, copies_to_fix, duplicate_pairs, normalise_text
 from mmlu_audit.features.indicators import DIMENSIONS, INDICATORS, indicator_table, stem_indicators
@@ -61,6 +64,7 @@ __all__ = [
     "depths",
     "duplicate_pairs",
     "encode_items",
+    "encoder_threads",
     "get_backend",
     "indicator_table",
     "item_graphs",
@@ -75,5 +79,6 @@ __all__ = [
     "readability_grade",
     "stem_indicators",
     "subject_one_hot",
+    "torch_threads",
     "wscg_depth",
 ]

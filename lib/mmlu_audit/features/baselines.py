@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 from itertools import combinations
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from mmlu_audit.core.errors import DataError, MissingDependencyError
 from mmlu_audit.core.paths import cache_root
 from mmlu_audit.core.store import CacheEntry, array_digest, cache_key
 from mmlu_audit.core.taxonomy import SUBJECTS
+from mmlu_audit.core.validate import count
 
 __all__ = [
     "OPTION_COLUMNS",
@@ -37,6 +39,8 @@ __all__ = [
     "subject_one_hot",
     "item_texts",
     "encode_items",
+    "encoder_threads",
+    "torch_threads",
     "ENCODER_BATCH_SIZE",
 ]
 
@@ -253,8 +257,42 @@ def _load_embeddings(n_texts: int):
 ENCODER_BATCH_SIZE = 8
 
 
+def encoder_threads() -> int:
+    """Torch intra-op threads for the encoder: the cores this process may run on.
+
+    Why not torch's default: torch sizes its pool once, at import, and its OpenMP workers
+    spin while they wait; in a kernel that has also run JAX (whose XLA pool takes the same
+    cores) or on a machine other jobs load, the encoder then ran ~25× slower than idle.
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity API (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def torch_threads(n_threads: int):
+    """Run the block with torch's intra-op thread count at ``n_threads``, then restore it.
+
+    Raises
+    ------
+    ParameterError
+        ``n_threads`` is not a whole number ≥ 1.
+    """
+    import torch
+
+    count(n_threads, "threads")
+    before = torch.get_num_threads()
+    torch.set_num_threads(n_threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cache: bool = True,
-                 cache_dir: str | Path | None = None, progress: bool = True) -> np.ndarray:
+                 cache_dir: str | Path | None = None, progress: bool = True,
+                 threads: int | None = None) -> np.ndarray:
     """Dense all-MiniLM-L6-v2 embeddings of whole items (question + options).
 
     Runs offline (``HF_HUB_OFFLINE=1``) from the model bundled in
@@ -276,6 +314,9 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     cache_dir : str or Path, optional
         Defaults to ``cache_root() / "embeddings"``.
     progress : bool
+    threads : int, optional
+        Torch intra-op threads while encoding (default :func:`encoder_threads`); the
+        caller's setting is restored afterwards (:func:`torch_threads`).
 
     Returns
     -------
@@ -293,9 +334,10 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(model_path), device="cpu")
-    vectors = model.encode(texts, batch_size=batch_size, show_progress_bar=progress,
-                           normalize_embeddings=True, convert_to_numpy=True).astype(np.float32)
+    with torch_threads(encoder_threads() if threads is None else threads):
+        model = SentenceTransformer(str(model_path), device="cpu")
+        vectors = model.encode(texts, batch_size=batch_size, show_progress_bar=progress,
+                               normalize_embeddings=True, convert_to_numpy=True).astype(np.float32)
     if cache:
         entry.write(lambda tmp: _save_array(tmp, vectors))
     return vectors

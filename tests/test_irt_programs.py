@@ -1,0 +1,40 @@
+"""Shared compiled programs: a second fit of one model and shape compiles nothing.
+
+Sizes: 300 models × 400 items, ≤ 600 SVI steps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mmlu_audit.core.scaling import standardise
+from mmlu_audit.irt import IRTSpec, fit_irt
+from mmlu_audit.irt import engine
+
+
+@pytest.fixture(scope="module")
+def world():
+    rng = np.random.default_rng(11)
+    theta = rng.normal(size=300)
+    b, a = rng.normal(0, 1, 400), np.exp(rng.normal(0, 0.2, 400))
+    w = standardise(rng.gamma(2.0, 1.0, 400))
+    eta = a * (theta[:, None] - b) + w * (-0.4 - 0.3 * theta[:, None])
+    y = (rng.random(eta.shape) < 0.25 + 0.75 / (1 + np.exp(-eta))).astype(np.int8)
+    return y, w
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return IRTSpec(model="interaction", b_prior="hierarchical", guessing=0.25, seed=0, max_steps=600)
+
+
+def test_a_second_fit_of_the_same_shape_compiles_nothing(world, spec):
+    y, w = world
+    first = fit_irt(y, spec.with_(seed=3, max_steps=50), item_covariate=w, progress=False)
+    programs = engine._run_chunk._cache_size(), engine._scalar_curvatures._cache_size()
+    again = fit_irt(y, spec.with_(seed=4, max_steps=50), item_covariate=w, progress=False)
+    assert (engine._run_chunk._cache_size(), engine._scalar_curvatures._cache_size()) == programs
+    assert again.scalar("gamma1")["mean"] != first.scalar("gamma1")["mean"]  # the seed still acts
+    fit_irt(y[:, :200], spec.with_(seed=4, max_steps=50), item_covariate=w[:200], progress=False)
+    assert engine._run_chunk._cache_size() == programs[0] + 1  # another shape is another program
