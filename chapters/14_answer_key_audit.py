@@ -51,6 +51,7 @@ from IPython.display import Markdown, display
 from mmlu_audit.analyses.consensus import (exact_validation, flag_rates, panel_models, precision_recall,
                                            threshold_curve, validation_table)
 from mmlu_audit.analyses.pipeline import calibration_spec
+from mmlu_audit.inference import fisher_interval
 from mmlu_audit.irt import fit_cached
 from mmlu_audit.data.mmlu_pro import load_crosswalk, load_pro_items, load_pro_panel
 from mmlu_audit.data.pro_revisions import load_pro_fix_lists, load_pro_revisions
@@ -355,7 +356,7 @@ missed.merge(flags[["question_id", "panel_choice", "choice_votes", "key_votes"]]
 # {glue:text}`ww_share_undecided:.1%` of questions. That confidence is the mean-field guide's,
 # conditional on every θ and b, and it understates the spread. A model-free check is blunter:
 # the item–rest correlation over the models that saw the question, whose Fisher 95 % interval has
-# a half-width of about 0.34 with {glue:text}`n_models` models, lies wholly below zero for
+# a half-width of about {glue:text}`ww_rest_half_width:.2f` at r = 0 with {glue:text}`n_models` models, lies wholly below zero for
 # {glue:text}`ww_n_rest_negative:,` questions, {glue:text}`ww_n_flagged_rest_negative:,` of the
 # {glue:text}`ww_n_flagged:,` flagged ones. With so few models a wrong-way flag is a pointer for
 # review, not an estimate. The table sets the two rules side by side (source: the
@@ -388,6 +389,7 @@ glue_values({"signed_a_scale": signed_a_scale, "wrong_way_z": wrong_way_z,
              "ww_a_sd_median": float(ways["a_sd"].median()),
              "ww_abs_a_median": float(ways["a_signed"].abs().median()),
              "ww_share_undecided": float(ways["p_negative"].between(0.1, 0.9).mean()),
+             "ww_rest_half_width": fisher_interval(0.0, panel.matrix.shape[0])[1],
              "ww_n_rest_negative": int((ways["item_rest_high"] < 0).sum()),
              "ww_n_flagged_rest_negative": int((ways["flagged"] & (ways["item_rest_high"] < 0)).sum())})
 key_table[["n", "n_positive", "n_flagged", "n_hit", "recall", "recall_low", "recall_high", "precision",
