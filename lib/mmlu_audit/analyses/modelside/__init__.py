@@ -18,8 +18,9 @@ from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_c
                                                    null_summary, simulate_3pl)
 from mmlu_audit.analyses.modelside.ranking import (Blocks, ability_gap, displacement_bootstrap,
                                                    displacement_exact_interval,
-                                                   displacement_null, duplicate_pairs, item_blocks,
-                                                   leaderboard_rank, matched_subsample_tau, near_tie_pairs,
+                                                   displacement_null, duplicate_pairs, gap_recovery,
+                                                   item_blocks, leaderboard_rank, matched_subsample_tau,
+                                                   near_tie_pairs,
                                                    null_p_at_least, one_per_checkpoint, random_item_sets,
                                                    rank_agreement, rank_shifts, retention_table,
                                                    shift_summary, subject_block_sets, subject_blocks,
@@ -30,7 +31,8 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
 __all__ = [
     "EXCLUSIONS", "ability_gap", "beta_theta_correlations", "bootstrap_gammas", "column_submatrix",
     "construct_consistency", "displacement_bootstrap", "displacement_exact_interval",
-    "displacement_null", "duplicate_pairs", "gamma_summary", "interaction_spec", "interval_table",
+    "displacement_null", "duplicate_pairs", "gamma_summary", "gap_recovery", "interaction_spec",
+    "interval_table",
     "item_blocks", "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs",
     "null_correlations", "null_p_at_least", "null_spec", "null_summary", "one_per_checkpoint",
     "planted_gamma_target", "random_item_sets", "rank_agreement", "rank_shifts",
