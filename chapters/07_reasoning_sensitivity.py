@@ -56,6 +56,7 @@ from mmlu_audit.core.paper import PAPER, paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner
+from mmlu_audit.worlds.simulated import working_models
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -222,6 +223,18 @@ planted = {"planted_note": "On a real source there is no planted truth to compar
 gamma1_interval = (min(gamma_values["gamma1_low"], gamma_values["gamma1_boot_low"]),
                    max(gamma_values["gamma1_high"], gamma_values["gamma1_boot_high"]))
 if simulated:
+    # γ1 is planted among the working models: a model planted at chance answers at the floor whatever
+    # its θ, so its θ is not identified and the fit over all models places it where its prior lets it
+    # (γ̂1 above is that fit's). The planted-truth checks refit the same model, and its bootstrap, on
+    # the working models.
+    working = working_models(inputs.truth)
+    working_responses = stem_matrix.responses[working]
+    working_fit = fit_cached(working_responses, interaction_spec(fast, seed), item_covariate=depth, progress=False)
+    working_boot = bootstrap_gammas(working_responses, depth, boot_spec, replicates=boot_replicates, seed=seed,
+                                    item_clusters=stem_subjects, progress=not fast)
+    working_intervals = interval_table(working_fit, working_boot).loc["gamma1"]
+    working_gamma1 = (min(working_intervals["mean-field low"], working_intervals["bootstrap low"]),
+                      max(working_intervals["mean-field high"], working_intervals["bootstrap high"]))
     true_stem = inputs.truth["theta"][:, 0]
     tail = inputs.truth["tail"].astype(bool)
     true_r = beta_theta_correlations(betas["beta"], true_stem)
@@ -234,11 +247,15 @@ if simulated:
         f"Correlated with the true θ_STEM, β still gives r = {true_r['all']:.3f} over all models: "
         f"the 3PL null accounts for {summary.loc['all', 'share of observed']:.0%} of the observed value; "
         "with no interaction in the generating model, a share near 100 % is what a sound procedure "
-        "should report, and the naive correlation says nothing about sensitivity. The native model "
-        f"estimates γ1 = {gamma_values['gamma1']:.3f} (mean-field [{gamma_values['gamma1_low']:.3f}, "
-        f"{gamma_values['gamma1_high']:.3f}], bootstrap [{gamma_values['gamma1_boot_low']:.3f}, "
-        f"{gamma_values['gamma1_boot_high']:.3f}]) against a planted 0, which the wider of the two covers: "
-        f"{'yes' if gamma1_interval[0] <= 0 <= gamma1_interval[1] else 'no'}. The mean-field interval holds "
+        "should report, and the naive correlation says nothing about sensitivity. The 0 is planted among the "
+        f"{int(working.sum()):,} working models: the {int((~working).sum()):,} planted at chance answer at the "
+        "floor whatever their θ, which is therefore not identified, and the fit over all models above "
+        f"(γ1 = {gamma_values['gamma1']:.3f}) places them where its prior lets it. Refitted on the working "
+        f"models, the native model estimates γ1 = {working_intervals['estimate']:.3f} (mean-field "
+        f"[{working_intervals['mean-field low']:.3f}, {working_intervals['mean-field high']:.3f}], bootstrap "
+        f"[{working_intervals['bootstrap low']:.3f}, {working_intervals['bootstrap high']:.3f}]) against the "
+        "planted 0, which the wider of the two covers: "
+        f"{'yes' if working_gamma1[0] <= 0 <= working_gamma1[1] else 'no'}. The mean-field interval holds "
         "the items fixed, and these items' true discriminations carry a chance depth trend of "
         f"{world_target['gamma1']:+.3f}: that, not 0, is the γ1 of this item sample, and only the bootstrap "
         "over subjects speaks to the population of items. The mean β of the tail models "
@@ -323,9 +340,10 @@ assert helm_beta["beta"].notna().all() and len(helm_beta) == 20
 assert helm_r_low < helm_r < helm_r_high
 if simulated:
     # the planted γ1 is 0 here and planted_gamma1 in the second world: the intervals must cover them
-    assert gamma1_interval[0] <= 0 <= gamma1_interval[1], ("planted γ1 = 0 not covered", gamma1_interval)
+    assert working_gamma1[0] <= 0 <= working_gamma1[1], ("planted γ1 = 0 not covered", working_gamma1)
     # the mean-field interval is conditional on the items: it must cover this item sample's γ1
-    assert gamma_values["gamma1_low"] <= world_target["gamma1"] <= gamma_values["gamma1_high"], world_target
+    assert (working_intervals["mean-field low"] <= world_target["gamma1"]
+            <= working_intervals["mean-field high"]), (world_target, working_intervals)
     assert recovered_ok, ("planted γ1 not recovered within planted_tolerance", relative_error)
 if simulated and not fast:
     assert summary.loc["all", "null mean"] < 0  # the guessing floor alone produces a negative r
