@@ -140,3 +140,29 @@ def test_weights_are_a_fast_engine_option(name):
     with pytest.raises(ParameterError, match=name):
         fit_irt(_responses(6, 9, seed=0), IRTSpec(max_steps=10), **{name: weight}, engine="numpyro",
                 progress=False)
+
+
+def test_weighted_interaction_fit_matches_the_duplicated_and_dropped_fit():
+    """Rows and items drawn as in a bootstrap (some twice, some not at all), fitted as weights on the
+    full matrix and as the explicit matrix: γ agrees within the optimiser's seed-to-seed tolerance
+    (half a reported SD, :data:`test_irt_estimators.SEED_FRACTION`), and absent entries are NaN."""
+    rng = np.random.default_rng(5)
+    n_models, n_items = 300, 400
+    theta, b, a = rng.normal(size=n_models), rng.normal(size=n_items), np.exp(rng.normal(0, 0.2, n_items))
+    w = rng.gamma(2.0, 1.0, n_items)
+    z = (w - w.mean()) / w.std()
+    eta = a * (theta[:, None] - b) + z * (-0.3 - 0.1 * theta[:, None])
+    y = (rng.random(eta.shape) < 0.25 + 0.75 / (1 + np.exp(-eta))).astype(np.int8)
+    counts = np.bincount(rng.integers(0, n_models, n_models), minlength=n_models)
+    item_counts = np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
+    rows, cols = np.repeat(np.arange(n_models), counts), np.repeat(np.arange(n_items), item_counts)
+    spec = IRTSpec(model="interaction", b_prior="hierarchical", guessing=0.25, max_steps=1000, min_steps=600,
+                   average_steps=200)
+    weighted = fit_irt(y, spec, item_covariate=w, row_weight=counts, item_weight=item_counts, progress=False)
+    explicit = fit_irt(y[np.ix_(rows, cols)], spec, item_covariate=w[cols], progress=False)
+    for name in ("gamma0", "gamma1"):
+        got, want = weighted.scalar(name), explicit.scalar(name)
+        assert abs(got["mean"] - want["mean"]) < 0.5 * want["sd"], (name, got, want)
+        assert got["sd"] == pytest.approx(want["sd"], rel=0.02)
+    assert np.isnan(weighted.theta[counts == 0]).all() and np.isnan(weighted.b[item_counts == 0]).all()
+    assert np.isfinite(weighted.theta[counts > 0]).all() and np.isfinite(weighted.b[item_counts > 0]).all()
