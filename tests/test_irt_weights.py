@@ -166,3 +166,9 @@ def test_weighted_interaction_fit_matches_the_duplicated_and_dropped_fit():
         assert got["sd"] == pytest.approx(want["sd"], rel=0.02)
     assert np.isnan(weighted.theta[counts == 0]).all() and np.isnan(weighted.b[item_counts == 0]).all()
     assert np.isfinite(weighted.theta[counts > 0]).all() and np.isfinite(weighted.b[item_counts > 0]).all()
+
+
+def test_iterate_averaging_is_a_fast_engine_option():
+    with pytest.raises(ParameterError, match="average_steps"):
+        fit_irt(_responses(6, 9, seed=0), IRTSpec(max_steps=10, average_steps=25), engine="numpyro",
+                progress=False)

@@ -489,6 +489,9 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
         if value is not None and engine != "fast":
             raise ParameterError(name, f"an option of the fast engine, not of {engine!r}")
     spec = spec or IRTSpec()
+    if spec.average_steps and engine != "fast":
+        raise ParameterError("IRTSpec.average_steps",
+                             f"iterate averaging is a fast-engine option, not of {engine!r}")
     fit_data = prepare_data(data, spec.model, item_stem=item_stem, item_covariate=item_covariate,
                             holdout=holdout, row_weight=row_weight, item_weight=item_weight)
     options = {"devices": devices} if devices is not None else {}
