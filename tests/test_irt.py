@@ -338,3 +338,20 @@ def test_unreadable_cache_is_refitted_with_a_warning(tmp_path):
         again = fit_cached(y, spec, tmp_path, progress=False)
     np.testing.assert_array_equal(again.b, first.b)
     assert fit_cached(y, spec, tmp_path, progress=False).b.tolist() == first.b.tolist()
+
+
+@pytest.mark.parametrize("guessing", [0.0, 0.25])
+def test_cell_loglik_is_the_log_of_the_response_probability(guessing):
+    """Against log P written directly in float64, over η far into both tails; missing cells give 0."""
+    import jax.numpy as jnp
+
+    from mmlu_audit.irt.models import cell_loglik
+
+    eta = np.linspace(-30, 30, 601)
+    # float64 references, the tails written without cancellation: 1 − P = (1 − c)(1 − σ(η))
+    log_wrong = np.log1p(-guessing) - np.logaddexp(0, eta)
+    log_right = np.log(guessing + (1 - guessing) / (1 + np.exp(-eta)))
+    for sign, want in ((1, log_right), (-1, log_wrong), (0, np.zeros_like(eta))):
+        signs = jnp.full(eta.shape, sign, jnp.int8)
+        got = np.asarray(cell_loglik(jnp.asarray(eta, jnp.float32), signs, guessing), np.float64)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -38,3 +38,17 @@ def test_a_second_fit_of_the_same_shape_compiles_nothing(world, spec):
     assert again.scalar("gamma1")["mean"] != first.scalar("gamma1")["mean"]  # the seed still acts
     fit_irt(y[:, :200], spec.with_(seed=4, max_steps=50), item_covariate=w[:200], progress=False)
     assert engine._run_chunk._cache_size() == programs[0] + 1  # another shape is another program
+
+
+def test_bootstrap_refits_share_the_fits_program(world, spec):
+    """Every resample is weights on the full matrix: one compiled program for the fit and all refits."""
+    from mmlu_audit.analyses.modelside import bootstrap_gammas
+
+    y, w = world
+    quick = spec.with_(max_steps=50)
+    fit_irt(y, quick, item_covariate=w, progress=False)  # the unweighted fit compiles the program
+    programs = engine._run_chunk._cache_size(), engine._scalar_curvatures._cache_size()
+    subjects = np.repeat(np.arange(20), 20)
+    boot = bootstrap_gammas(y, w, quick, replicates=3, seed=1, item_clusters=subjects, progress=False)
+    assert (engine._run_chunk._cache_size(), engine._scalar_curvatures._cache_size()) == programs
+    assert boot["gamma1"].nunique() == 3

@@ -30,8 +30,9 @@ from mmlu_audit.irt.spec import IRTSpec
 __all__ = ["CACHE_FORMAT", "content_digest", "fit_key", "fit_cached"]
 
 #: Bump when the engine or the file layout changes in a way that alters a stored fit.
-#: 3: canonical keys; 4: free 2D ability SDs, identified interaction, Laplace scalar SDs
-CACHE_FORMAT = "irt-svi-4"
+#: 3: canonical keys; 4: free 2D ability SDs, identified interaction, Laplace scalar SDs;
+#: 5: the interaction model's θ location and scale set at their optimum (interaction_gauge_step)
+CACHE_FORMAT = "irt-svi-5"
 
 
 def fit_key(data, spec: IRTSpec, *, item_stem=None, item_covariate=None, holdout=None) -> str:

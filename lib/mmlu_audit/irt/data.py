@@ -42,7 +42,9 @@ class FitData:
     holdout : ndarray of bool or None
         Cells withheld from the fit.
     row_weight : ndarray of float32 or None
-        Frequency weight of each model row (None: every row once).
+        Frequency weight of each model row (None: every row once; 0: the row is absent).
+    item_weight : ndarray of float32 or None
+        Frequency weight of each item column (None: every item once; 0: the item is absent).
     """
 
     responses: np.ndarray
@@ -55,6 +57,7 @@ class FitData:
     covariate_sd: float = 1.0
     holdout: np.ndarray | None = None
     row_weight: np.ndarray | None = None
+    item_weight: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -81,14 +84,21 @@ def to_signs(responses: np.ndarray, exclude: np.ndarray | None = None) -> np.nda
     return signs
 
 
-def _check_coverage(signs: np.ndarray) -> None:
-    """Refuse an empty matrix, and models or items with no usable response at all."""
+def _check_coverage(signs: np.ndarray, row_weight=None, item_weight=None) -> None:
+    """Refuse an empty matrix, and models or items with no usable response at all.
+
+    With frequency weights only the rows and columns of positive weight count: a present
+    model must have a response among the present items, and a present item among the
+    present models (an absent one is not fitted, whatever it holds).
+    """
     if 0 in signs.shape:
         raise DataError(_SOURCE, f"the response matrix is empty ({signs.shape[0]} models × "
                         f"{signs.shape[1]} items): there is nothing to calibrate")
-    used = signs != 0
-    empty_rows = np.flatnonzero(~used.any(axis=1))
-    empty_cols = np.flatnonzero(~used.any(axis=0))
+    rows = np.ones(signs.shape[0], bool) if row_weight is None else row_weight > 0
+    cols = np.ones(signs.shape[1], bool) if item_weight is None else item_weight > 0
+    used = (signs != 0) & rows[:, None] & cols[None, :]
+    empty_rows = np.flatnonzero(rows & ~used.any(axis=1))
+    empty_cols = np.flatnonzero(cols & ~used.any(axis=0))
     if empty_rows.size:
         raise DataError(_SOURCE, f"{empty_rows.size} model row(s) have no observed response "
                         f"(first indices {empty_rows[:5].tolist()}); drop them before fitting")
@@ -106,19 +116,28 @@ def _item_vector(values, n_items: int, name: str) -> np.ndarray:
     return values
 
 
-def _prepare_covariate(covariate, n_items: int) -> tuple[np.ndarray, float, float]:
-    """Validate and standardise the interaction covariate W."""
+def _prepare_covariate(covariate, n_items: int, item_weight=None) -> tuple[np.ndarray, float, float]:
+    """Validate and standardise the interaction covariate W.
+
+    With item weights the mean and SD are the weighted ones, those of the matrix with each
+    item repeated ``item_weight`` times (absent items are standardised alongside, unused).
+    """
     w = _item_vector(covariate, n_items, "item_covariate").astype(np.float64)
     if not np.isfinite(w).all():
         raise DataError(_SOURCE, "item_covariate contains NaN or infinite values")
-    z, mean, sd = standardise(w, return_moments=True)
+    if item_weight is None:
+        z, mean, sd = standardise(w, return_moments=True)
+    else:
+        mean = float(np.average(w, weights=item_weight))
+        sd = float(np.sqrt(np.average((w - mean) ** 2, weights=item_weight)))
+        z = (w - mean) / (sd if sd > 0 else 1.0)
     if sd == 0:
         raise DataError(_SOURCE, "item_covariate is constant; it cannot be standardised")
     return z.astype(np.float32), float(mean), float(sd)
 
 
 def prepare_data(data, model: str, *, item_stem=None, item_covariate=None,
-                 holdout=None, row_weight=None) -> FitData:
+                 holdout=None, row_weight=None, item_weight=None) -> FitData:
     """Validate a calibration's inputs and encode them for the engine.
 
     Parameters
@@ -134,7 +153,9 @@ def prepare_data(data, model: str, *, item_stem=None, item_covariate=None,
     holdout : array of bool, shape (J, I), optional
         Cells to withhold from the fit (see :func:`holdout_mask`).
     row_weight : array of int, shape (J,), optional
-        Positive whole-number frequency weight of each model row.
+        Whole-number frequency weight ≥ 0 of each model row (0: absent).
+    item_weight : array of int, shape (I,), optional
+        Whole-number frequency weight ≥ 0 of each item column (0: absent).
 
     Raises
     ------
@@ -150,7 +171,10 @@ def prepare_data(data, model: str, *, item_stem=None, item_covariate=None,
             raise DataError(_SOURCE, f"shape mismatch: holdout mask {holdout.shape} vs "
                             f"responses {responses.shape}")
     signs = to_signs(responses, holdout)
-    _check_coverage(signs)
+    weight = None if row_weight is None else _frequency_weight(row_weight, responses.shape[0], "row_weight")
+    item_weight = (None if item_weight is None
+                   else _frequency_weight(item_weight, n_items, "item_weight"))
+    _check_coverage(signs, weight, item_weight)
     stem = None
     if model == "2d":
         if item_stem is None:
@@ -162,20 +186,22 @@ def prepare_data(data, model: str, *, item_stem=None, item_covariate=None,
     if model == "interaction":
         if item_covariate is None:
             raise DataError(_SOURCE, "the 'interaction' model needs item_covariate (W per item)")
-        w, w_mean, w_sd = _prepare_covariate(item_covariate, n_items)
-    weight = None if row_weight is None else _row_weight(row_weight, responses.shape[0])
-    return FitData(responses, signs, model_ids, item_ids, stem, w, w_mean, w_sd, holdout, weight)
+        w, w_mean, w_sd = _prepare_covariate(item_covariate, n_items, item_weight)
+    return FitData(responses, signs, model_ids, item_ids, stem, w, w_mean, w_sd, holdout, weight,
+                   item_weight)
 
 
-def _row_weight(values, n_models: int) -> np.ndarray:
-    """Check frequency weights: one positive whole number per model row."""
+def _frequency_weight(values, n: int, name: str) -> np.ndarray:
+    """Check frequency weights: one whole number ≥ 0 per row (or column), not all 0."""
+    what = "model" if name == "row_weight" else "item"
     weight = np.asarray(values)
-    if weight.shape != (n_models,):
-        raise DataError(_SOURCE, f"row_weight must have one entry per model ({n_models}), "
-                        f"got shape {weight.shape}")
+    if weight.shape != (n,):
+        raise DataError(_SOURCE, f"{name} must have one entry per {what} ({n}), got shape {weight.shape}")
     if not np.issubdtype(weight.dtype, np.number) or not np.isfinite(weight).all() \
-            or (weight < 1).any() or (weight != np.round(weight)).any():
-        raise DataError(_SOURCE, "row_weight must hold whole numbers ≥ 1 (drop rows of weight 0)")
+            or (weight < 0).any() or (weight != np.round(weight)).any():
+        raise DataError(_SOURCE, f"{name} must hold whole numbers ≥ 0")
+    if not (weight > 0).any():
+        raise DataError(_SOURCE, f"{name} is 0 everywhere: no {what} is left to fit")
     return weight.astype(np.float32)
 
 

@@ -35,21 +35,24 @@ from mmlu_audit.irt.models import (ITEM_SITES, SCALAR_SITES, cell_loglik, initia
 from mmlu_audit.irt.numpyro_svi import run_numpyro_svi
 from mmlu_audit.irt.result import IRTFit, SVIRun, summarise_fit
 from mmlu_audit.irt.spec import IRTSpec
-from mmlu_audit.irt.transforms import constrain, log_det_jacobian, unconstrain
+from mmlu_audit.irt.transforms import constrain, log_det_jacobian, log_det_jacobian_terms, unconstrain
 
-__all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "interaction_ridge_step",
-           "model_axis_placement", "run_svi", "scalar_laplace_scales"]
+__all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "interaction_gauge_step",
+           "interaction_ridge_step", "model_axis_placement", "run_svi", "scalar_laplace_scales"]
 
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
 
-def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate, row_weight=None):
+def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate, row_weight=None,
+                  item_weight=None):
     """Single-draw ELBO: log p(y, x) + log|J| at x ~ q, plus the guide's entropy.
 
     The entropy of the mean-field normal is exact (Σ log σ + const), so only the
     model terms carry Monte-Carlo noise. With ``row_weight`` every term of model j
     (likelihood, θ prior, θ entropy) counts ``row_weight[j]`` times, so a row of weight k
-    has the ELBO of k identical rows whose guide factors are equal.
+    has the ELBO of k identical rows whose guide factors are equal; ``item_weight`` does the
+    same for item i's terms (likelihood, a and b priors, a's Jacobian, a and b entropies).
+    A weight of 0 leaves the element out: its factors get no gradient and keep their start.
     """
     loc, log_scale = guide
     keys = jax.random.split(key, len(sites))
@@ -58,10 +61,10 @@ def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate,
         noise = jax.random.normal(site_key, site.shape)
         z = loc[site.name] + jnp.exp(log_scale[site.name]) * noise
         values[site.name] = constrain(site, z)
-        # θ, the only model-indexed site, is real: its Jacobian term is 0, so only its entropy is weighted
-        total += log_det_jacobian(site, z) + site_sum(site.name, log_scale[site.name], row_weight)
-    total += log_prior(spec, values, row_weight)
-    return total + log_likelihood(spec, values, signs, item_stem, covariate, row_weight)
+        terms = log_det_jacobian_terms(site, z) + log_scale[site.name]
+        total += site_sum(site.name, terms, row_weight, item_weight)
+    total += log_prior(spec, values, row_weight, item_weight)
+    return total + log_likelihood(spec, values, signs, item_stem, covariate, row_weight, item_weight)
 
 
 def _adam_update(params, grads, moments, step, learning_rate):
@@ -79,34 +82,38 @@ def _adam_update(params, grads, moments, step, learning_rate):
 
 
 @partial(jax.jit, static_argnames=("spec", "sites"))
-def _run_chunk(spec: IRTSpec, sites: tuple, state, signs, item_stem, covariate, row_weight):
-    """``spec.chunk`` SVI steps in one scan; returns (state, elbo per step).
+def _run_chunk(spec: IRTSpec, sites: tuple, state, signs, item_stem, covariate, row_weight, item_weight):
+    """``spec.chunk`` SVI steps in one scan; returns (state, elbo per step, mean guide over the steps).
 
     A module-level program with the data as arguments (not baked-in constants), keyed on the
     spec with its seed set to 0 (the seed lives in the state's key): every fit of one model,
     optimiser setting and data shape (a held-out refit beside the full fit, a planted world of
     the same shape, a seed-to-seed comparison) reuses one compiled program instead of paying
-    XLA's compile again (5–20 s on 2 cores for a 1,000 × 3,153 matrix).
+    XLA's compile again (5–20 s on 2 cores for a 1,000 × 3,153 matrix). The frequency weights
+    are always arrays (ones when not given), so an unweighted fit and its bootstrap refits of one
+    shape (resamples as weights, :func:`fit_irt`) share the program too.
     """
     objective = jax.value_and_grad(partial(elbo_estimate, spec, list(sites)))
 
     def one_step(carry, _):
-        guide, moments, step, key = carry
+        (guide, moments, step, key), total = carry
         step_key = jax.random.fold_in(key, step)
-        value, grads = objective(guide, step_key, signs, item_stem, covariate, row_weight)
+        value, grads = objective(guide, step_key, signs, item_stem, covariate, row_weight, item_weight)
         rate = spec.learning_rate * spec.lr_decay**step
         guide, moments = _adam_update(guide, grads, moments, step, rate)
-        return (guide, moments, step + 1, key), value
+        return ((guide, moments, step + 1, key), jax.tree.map(jnp.add, total, guide)), value
 
-    return jax.lax.scan(one_step, state, None, length=spec.chunk)
+    zeros = jax.tree.map(jnp.zeros_like, state[0])
+    (state, total), elbo = jax.lax.scan(one_step, (state, zeros), None, length=spec.chunk)
+    return state, elbo, jax.tree.map(lambda x: x / spec.chunk, total)
 
 
-def _make_chunk_runner(spec: IRTSpec, sites, item_stem, covariate, row_weight=None):
+def _make_chunk_runner(spec: IRTSpec, sites, item_stem, covariate, row_weight, item_weight):
     """``run_chunk(state, signs)`` over the shared compiled :func:`_run_chunk`."""
     program_spec, site_key = spec.with_(seed=0), tuple(sites)
 
     def run_chunk(state, signs):
-        return _run_chunk(program_spec, site_key, state, signs, item_stem, covariate, row_weight)
+        return _run_chunk(program_spec, site_key, state, signs, item_stem, covariate, row_weight, item_weight)
 
     return run_chunk
 
@@ -177,10 +184,10 @@ def _shard(state, signs, extras, place):
                      for part in pair)
 
     state = (by_site(guide), tuple(by_site(m) for m in moments), place(step, False), place(key, False))
-    stem, covariate, weight = extras
+    stem, covariate, weight, item_weight = extras
     return (state, place(signs, True), None if stem is None else place(stem, False),
-            None if covariate is None else place(covariate, False),
-            None if weight is None else place(weight, True))
+            None if covariate is None else place(covariate, False), place(weight, True),
+            place(item_weight, False))
 
 
 def run_svi(spec: IRTSpec, data: FitData, progress: bool = True, devices: int | None = None) -> SVIRun:
@@ -199,20 +206,20 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True, devices: int | 
     """
     start = time.perf_counter()
     sites = model_sites(spec, *data.shape)
-    stem = None if data.item_stem is None else jnp.asarray(data.item_stem)
-    covariate = None if data.covariate is None else jnp.asarray(data.covariate)
-    weight = None if data.row_weight is None else jnp.asarray(data.row_weight, jnp.float32)
+    stem, covariate, weight, item_weight = _data_arrays(data)
     state, signs = _initial_state(spec, sites, data), jnp.asarray(data.signs)
     if devices is not None and devices != 1:
         place = model_axis_placement(devices, data.shape[0])
-        state, signs, stem, covariate, weight = _shard(state, signs, (stem, covariate, weight), place)
-    run_chunk = _make_chunk_runner(spec, sites, stem, covariate, weight)
+        state, signs, stem, covariate, weight, item_weight = _shard(
+            state, signs, (stem, covariate, weight, item_weight), place)
+    run_chunk = _make_chunk_runner(spec, sites, stem, covariate, weight, item_weight)
     n_chunks = math.ceil(spec.max_steps / spec.chunk)
+    n_average = math.ceil(spec.average_steps / spec.chunk)
     chunks, converged, compile_s = [], False, 0.0
-    with tqdm(total=n_chunks * spec.chunk, disable=not progress, desc=f"SVI {spec.model}",
+    with tqdm(total=(n_chunks + n_average) * spec.chunk, disable=not progress, desc=f"SVI {spec.model}",
               unit="step") as bar:
         for _ in range(n_chunks):
-            state, chunk_elbo = run_chunk(state, signs)
+            state, chunk_elbo, _mean = run_chunk(state, signs)
             chunks.append(np.asarray(chunk_elbo, dtype=np.float64))
             compile_s = compile_s or time.perf_counter() - start
             elbo = np.concatenate(chunks)
@@ -221,20 +228,41 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True, devices: int | 
             if elbo.size >= spec.min_steps and elbo_converged(elbo, spec.window, spec.rel_tol):
                 converged = True
                 break
-    loc, log_scale = jax.tree.map(np.asarray, state[0])
+        guide, means = state[0], []
+        for _ in range(n_average):  # Polyak-Ruppert: the mean iterate of the steps after the rule fired
+            state, chunk_elbo, chunk_mean = run_chunk(state, signs)
+            chunks.append(np.asarray(chunk_elbo, dtype=np.float64))
+            means.append(chunk_mean)
+            bar.update(spec.chunk)
+        if means:
+            guide = jax.tree.map(lambda *parts: sum(parts) / len(parts), *means)
+    loc, log_scale = jax.tree.map(np.asarray, guide)
     return SVIRun(sites, loc, log_scale, np.concatenate(chunks), converged,
                   time.perf_counter() - start, compile_s)
 
 
+def _data_arrays(data: FitData):
+    """(item_stem, covariate, row_weight, item_weight) as JAX arrays; weights are ones when not given.
+
+    Always passing weight arrays makes a weighted and an unweighted fit of one shape the same
+    compiled program (multiplying by 1.0 changes no value).
+    """
+    stem = None if data.item_stem is None else jnp.asarray(data.item_stem)
+    covariate = None if data.covariate is None else jnp.asarray(data.covariate, jnp.float32)
+    n_models, n_items = data.shape
+    weight = jnp.ones(n_models, jnp.float32) if data.row_weight is None else jnp.asarray(data.row_weight,
+                                                                                          jnp.float32)
+    item_weight = (jnp.ones(n_items, jnp.float32) if data.item_weight is None
+                   else jnp.asarray(data.item_weight, jnp.float32))
+    return stem, covariate, weight, item_weight
+
+
 def _plain_log_joint(spec: IRTSpec, values: dict, data: FitData):
     """log p(y, x) by plain autodiff-able code (no custom VJP), for second derivatives."""
-    stem = None if data.item_stem is None else jnp.asarray(data.item_stem)
-    covariate = None if data.covariate is None else jnp.asarray(data.covariate)
-    weight = None if data.row_weight is None else jnp.asarray(data.row_weight, jnp.float32)
-    return _plain_log_joint_of(spec, values, jnp.asarray(data.signs), stem, covariate, weight)
+    return _plain_log_joint_of(spec, values, jnp.asarray(data.signs), *_data_arrays(data))
 
 
-def _plain_log_joint_of(spec: IRTSpec, values: dict, signs, stem, covariate, weight):
+def _plain_log_joint_of(spec: IRTSpec, values: dict, signs, stem, covariate, weight, item_weight=None):
     """:func:`_plain_log_joint` on the data arrays themselves (traceable inside ``jax.jit``)."""
     gammas = {k: values[k] for k in ("gamma0", "gamma1") if k in values}
     eta = linear_predictor(values["theta"], values["b"], values.get("a", 1.0), item_stem=stem,
@@ -242,12 +270,14 @@ def _plain_log_joint_of(spec: IRTSpec, values: dict, signs, stem, covariate, wei
     cells = cell_loglik(eta, signs, spec.guessing if spec.has_guessing else 0.0)
     if weight is not None:
         cells = cells * weight[:, None]
-    return log_prior(spec, values, weight) + cells.sum()
+    if item_weight is not None:
+        cells = cells * item_weight[None, :]
+    return log_prior(spec, values, weight, item_weight) + cells.sum()
 
 
 @partial(jax.jit, static_argnames=("spec", "sites", "scalar_names"))
 def _scalar_curvatures(spec: IRTSpec, sites: tuple, scalar_names: tuple, loc: dict, signs, stem,
-                       covariate, weight):
+                       covariate, weight, item_weight):
     """∂² log p(y, x) / ∂z² of each scalar site (unconstrained), the other sites at their means.
 
     Compiled once per model and data shape (the spec enters with its seed set to 0, which the
@@ -263,7 +293,7 @@ def _scalar_curvatures(spec: IRTSpec, sites: tuple, scalar_names: tuple, loc: di
         for k, name in enumerate(scalar_names):
             values[name] = constrain(by_name[name], z[k])
             jacobian = jacobian + log_det_jacobian(by_name[name], z[k])
-        return jacobian + _plain_log_joint_of(spec, values, signs, stem, covariate, weight)
+        return jacobian + _plain_log_joint_of(spec, values, signs, stem, covariate, weight, item_weight)
 
     z0 = jnp.stack([loc[name] for name in scalar_names])
     return jnp.diag(jax.hessian(log_joint)(z0))
@@ -284,16 +314,48 @@ def scalar_laplace_scales(spec: IRTSpec, data: FitData, run: SVIRun) -> SVIRun:
     if not scalars:
         return run
     loc = {name: jnp.asarray(value, jnp.float32) for name, value in run.loc.items()}
-    stem = None if data.item_stem is None else jnp.asarray(data.item_stem)
-    covariate = None if data.covariate is None else jnp.asarray(data.covariate, jnp.float32)
-    weight = None if data.row_weight is None else jnp.asarray(data.row_weight, jnp.float32)
     curvatures = np.asarray(_scalar_curvatures(spec.with_(seed=0), tuple(run.sites), scalars, loc,
-                                               jnp.asarray(data.signs), stem, covariate, weight))
+                                               jnp.asarray(data.signs), *_data_arrays(data)))
     log_scale = dict(run.log_scale)
     for name, curvature in zip(scalars, curvatures, strict=True):
         if curvature < 0:
             log_scale[name] = np.asarray(-0.5 * np.log(-curvature), dtype=np.float32)
     return SVIRun(run.sites, run.loc, log_scale, run.elbo, run.converged, run.wall_s, run.compile_s)
+
+
+def interaction_gauge_step(spec: IRTSpec, data: FitData, run: SVIRun) -> SVIRun:
+    """Move the interaction model's guide to the optimum of θ's location and scale (unseen by the likelihood).
+
+    θ → kθ + c with a → a / k, b → k b + c, γ1 → γ1 / k and γ0 → γ0 − γ1 c / k leaves every η
+    unchanged, and with the guide moved alike (θ's and b's SDs × k, log a − log k) the expected
+    log-likelihood too (up to c² Var_q(γ1), negligible). Along that direction the hierarchical
+    item priors are invariant after their hyperparameters follow (μ_b → k μ_b + c, σ_b → k σ_b,
+    μ_log a → μ_log a − log k, with the b entropy's I log k cancelling b's prior), so only
+    θ ~ N(0, 1) and θ's entropy move, by J log k − ½ Σ_j [(k μ_j + c)² + k² s_j²]: maximal at the
+    (weighted) mean of μ_j equal to 0 and the mean of μ_j² + s_j² equal to 1, set here in closed
+    form (the γ and hyperpriors' O(1)-nat pull is left out). Why: every coordinate of the scale
+    moves at once on a nearly flat ELBO, so SVI crawls along it (θ's SD was still rising from
+    0.91 to 0.93 between steps 450 and 1,600 of a 1,000 × 3,153 fit), and γ1 scales as 1 / k.
+    """
+    if spec.model != "interaction":
+        return run
+    weight = np.ones(data.shape[0]) if data.row_weight is None else data.row_weight.astype(np.float64)
+    mu = np.asarray(run.loc["theta"], np.float64)
+    var = np.exp(2 * np.asarray(run.log_scale["theta"], np.float64))
+    centre = np.average(mu, weights=weight)
+    k = 1.0 / np.sqrt(np.average((mu - centre) ** 2 + var, weights=weight))
+    c = -k * centre
+    loc, log_scale = dict(run.loc), dict(run.log_scale)
+    gamma1 = float(loc["gamma1"])
+    loc |= {"theta": k * mu + c, "b": k * np.asarray(loc["b"], np.float64) + c,
+            "a": np.asarray(loc["a"], np.float64) - np.log(k), "gamma1": gamma1 / k,
+            "gamma0": float(loc["gamma0"]) - gamma1 * c / k, "mu_b": k * float(loc["mu_b"]) + c,
+            "sigma_b": float(loc["sigma_b"]) + np.log(k), "mu_log_a": float(loc["mu_log_a"]) - np.log(k)}
+    log_scale |= {name: np.asarray(log_scale[name], np.float64) + shift
+                  for name, shift in (("theta", np.log(k)), ("b", np.log(k)), ("gamma1", -np.log(k)))}
+    as_float32 = {name: np.asarray(value, np.float32) for name, value in loc.items()}
+    scales32 = {name: np.asarray(value, np.float32) for name, value in log_scale.items()}
+    return SVIRun(run.sites, as_float32, scales32, run.elbo, run.converged, run.wall_s, run.compile_s)
 
 
 def _ridge_items(loc: dict, w: np.ndarray, deltas) -> tuple[np.ndarray, np.ndarray]:
@@ -303,8 +365,17 @@ def _ridge_items(loc: dict, w: np.ndarray, deltas) -> tuple[np.ndarray, np.ndarr
     return a_new, (a * b + deltas[0] * w) / a_new
 
 
-def _ridge_log_prior(loc: dict, w: np.ndarray, deltas) -> float:
-    """Log prior of the items and γ after a ridge move, hyperparameters at their profile optimum."""
+def _weighted_moments(x: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
+    """Mean and SD (ddof 0) of ``x`` with each element counted ``weight`` times."""
+    mean = np.average(x, weights=weight)
+    return float(mean), float(np.sqrt(np.average((x - mean) ** 2, weights=weight)))
+
+
+def _ridge_log_prior(loc: dict, w: np.ndarray, weight: np.ndarray, deltas) -> float:
+    """Log prior of the items and γ after a ridge move, hyperparameters at their profile optimum.
+
+    Items count ``weight`` times each (as in the ELBO).
+    """
     from scipy import stats
 
     a, b = _ridge_items(loc, w, deltas)
@@ -312,8 +383,9 @@ def _ridge_log_prior(loc: dict, w: np.ndarray, deltas) -> float:
         return -np.inf
     log_a = np.log(a)
     gammas = np.array([loc["gamma0"], loc["gamma1"]], dtype=np.float64) + np.asarray(deltas)
-    return float(stats.norm.logpdf(log_a, log_a.mean(), log_a.std()).sum() - log_a.sum()
-                 + stats.norm.logpdf(b, b.mean(), b.std()).sum() + stats.norm.logpdf(gammas).sum())
+    terms = (stats.norm.logpdf(log_a, *_weighted_moments(log_a, weight)) - log_a
+             + stats.norm.logpdf(b, *_weighted_moments(b, weight)))
+    return float(weight @ terms + stats.norm.logpdf(gammas).sum())
 
 
 def interaction_ridge_step(spec: IRTSpec, data: FitData, run: SVIRun) -> SVIRun:
@@ -327,32 +399,40 @@ def interaction_ridge_step(spec: IRTSpec, data: FitData, run: SVIRun) -> SVIRun:
     The ridge is exactly flat for the likelihood, so its optimum is that of the item prior
     (hyperparameters profiled at their sample moments) and the N(0, 1) prior on γ: found here
     by a two-dimensional search, then written back to the guide's means of a, b, γ and the
-    hyperparameters. The guide's SDs are left to :func:`scalar_laplace_scales`.
+    hyperparameters. The guide's SDs are left to :func:`scalar_laplace_scales`. With item
+    weights the moments are weighted, and absent items (weight 0) neither move nor count.
     """
     from scipy.optimize import minimize
 
     if spec.model != "interaction":
         return run
+    present = np.ones(data.shape[1], bool) if data.item_weight is None else data.item_weight > 0
+    weight = (np.ones(int(present.sum())) if data.item_weight is None
+              else data.item_weight[present].astype(np.float64))
     loc = {k: np.asarray(v) for k, v in run.loc.items()}
-    w = np.asarray(data.covariate, np.float64)
-    best = minimize(lambda d: -_ridge_log_prior(loc, w, d), np.zeros(2), method="Nelder-Mead",
+    items = {k: loc[k][present] for k in ("a", "b")} | {k: loc[k] for k in ("gamma0", "gamma1")}
+    w = np.asarray(data.covariate, np.float64)[present]
+    best = minimize(lambda d: -_ridge_log_prior(items, w, weight, d), np.zeros(2), method="Nelder-Mead",
                     options={"xatol": 1e-6, "fatol": 1e-6, "maxiter": 2000})
     if not np.isfinite(best.fun):
         return run
-    a, b = _ridge_items(loc, w, best.x)
+    a, b = _ridge_items(items, w, best.x)
     log_a = np.log(a)
+    (mu_b, sd_b), (mu_log_a, sd_log_a) = _weighted_moments(b, weight), _weighted_moments(log_a, weight)
+    new_a, new_b = loc["a"].astype(np.float64), loc["b"].astype(np.float64)
+    new_a[present], new_b[present] = log_a, b
     moved = dict(run.loc) | {
-        "a": log_a.astype(np.float32), "b": b.astype(np.float32),
+        "a": new_a.astype(np.float32), "b": new_b.astype(np.float32),
         "gamma0": np.float32(loc["gamma0"] + best.x[0]), "gamma1": np.float32(loc["gamma1"] + best.x[1]),
-        "mu_b": np.float32(b.mean()), "sigma_b": np.float32(np.log(b.std())),
-        "mu_log_a": np.float32(log_a.mean()), "sigma_a": np.float32(np.log(log_a.std())),
+        "mu_b": np.float32(mu_b), "sigma_b": np.float32(np.log(sd_b)),
+        "mu_log_a": np.float32(mu_log_a), "sigma_a": np.float32(np.log(sd_log_a)),
     }
     return SVIRun(run.sites, moved, run.log_scale, run.elbo, run.converged, run.wall_s, run.compile_s)
 
 
 def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate=None,
-            holdout=None, row_weight=None, progress: bool = True, engine: str = "fast",
-            devices: int | None = None) -> IRTFit:
+            holdout=None, row_weight=None, item_weight=None, progress: bool = True,
+            engine: str = "fast", devices: int | None = None) -> IRTFit:
     """Calibrate an IRT model by stochastic variational inference.
 
     Parameters
@@ -368,10 +448,15 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
     holdout : array of bool, shape (J, I), optional
         Cells withheld from the fit, for :func:`mmlu_audit.irt.heldout_loglik`.
     row_weight : array of int, shape (J,), optional
-        Frequency weights of the model rows (fast engine only): a row of weight k enters the
-        ELBO as k identical rows would at their common optimum. A bootstrap over models
-        passes each distinct resampled row once with its count, fitting only the ~63 % of
-        rows a resample holds.
+        Frequency weights ≥ 0 of the model rows (fast engine only): a row of weight k enters
+        the ELBO as k identical rows would at their common optimum, a row of weight 0 not at
+        all (its θ keeps its starting value and is reported as NaN).
+    item_weight : array of int, shape (I,), optional
+        Frequency weights ≥ 0 of the item columns (fast engine only), in the same sense: an
+        item's likelihood cells, a and b prior terms, Jacobian and guide entropy count
+        ``item_weight`` times, and an item of weight 0 is absent, from the hierarchical prior
+        too (its a and b are reported as NaN). A bootstrap passes each resample as weights on
+        the full matrix, so every refit has the fit's shape and reuses its compiled program.
     progress : bool
         Show a tqdm progress bar with the ELBO.
     engine : {"fast", "numpyro"}
@@ -400,14 +485,18 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
     """
     if engine not in ENGINES:
         raise ParameterError("engine", f"unknown engine {engine!r}; choose one of {tuple(ENGINES)}")
-    for name, value in (("row_weight", row_weight), ("devices", devices)):
+    for name, value in (("row_weight", row_weight), ("item_weight", item_weight), ("devices", devices)):
         if value is not None and engine != "fast":
             raise ParameterError(name, f"an option of the fast engine, not of {engine!r}")
     spec = spec or IRTSpec()
+    if spec.average_steps and engine != "fast":
+        raise ParameterError("IRTSpec.average_steps",
+                             f"iterate averaging is a fast-engine option, not of {engine!r}")
     fit_data = prepare_data(data, spec.model, item_stem=item_stem, item_covariate=item_covariate,
-                            holdout=holdout, row_weight=row_weight)
+                            holdout=holdout, row_weight=row_weight, item_weight=item_weight)
     options = {"devices": devices} if devices is not None else {}
     run = ENGINES[engine](spec, fit_data, progress=progress, **options)
+    run = interaction_gauge_step(spec, fit_data, run)
     run = interaction_ridge_step(spec, fit_data, run)
     run = scalar_laplace_scales(spec, fit_data, run)
     return summarise_fit(spec, fit_data, run, backend=backend_name(), engine=engine)

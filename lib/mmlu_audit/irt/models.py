@@ -76,8 +76,11 @@ def cell_loglik(eta, signs, guessing: float = 0.0):
     if guessing == 0.0:
         return -jax.nn.softplus(-s * eta) * jnp.abs(s)
     log_c, log_1mc = np.log(guessing), np.log1p(-guessing)
-    log_right = jnp.logaddexp(log_c, log_1mc - jax.nn.softplus(-eta))
-    log_wrong = log_1mc - jax.nn.softplus(eta)
+    # one softplus serves both branches (softplus(η) = η + softplus(−η)): every cell evaluates both,
+    # and this halves the cost of the value and gradient (102 → 46 ms on a 1,000 × 3,153 matrix)
+    minus = jax.nn.softplus(-eta)
+    log_right = jnp.logaddexp(log_c, log_1mc - minus)
+    log_wrong = log_1mc - eta - minus
     return jnp.where(s > 0, log_right, jnp.where(s < 0, log_wrong, 0.0))
 
 
@@ -105,42 +108,48 @@ def factor_form(theta, b, a, *, item_stem=None, covariate=None, gamma0=0.0, gamm
     return theta, jnp.stack([alpha * stem, alpha * (1.0 - stem)]), offsets
 
 
-def total_loglik(abilities, loadings, offsets, signs, guessing, row_weight=None):
+def total_loglik(abilities, loadings, offsets, signs, guessing, row_weight=None, item_weight=None):
     """Σ over cells of :func:`cell_loglik` at η = abilities @ loadings + offsets.
 
     Its gradient materialises ∂ℓ/∂η once and reduces it with two matrix products,
     instead of letting autodiff re-evaluate the elementwise chain once per reduction.
-    ``row_weight`` (J,), optional, multiplies each model row's log-likelihood: a row of
-    weight k counts as k identical rows.
+    ``row_weight`` (J,) and ``item_weight`` (I,), optional, multiply each model row's and
+    each item column's log-likelihood: a row (column) of weight k counts as k identical
+    rows (columns), weight 0 as none.
     """
-    return _weighted_loglik(abilities, loadings, offsets, signs, row_weight, guessing)
+    return _weighted_loglik(abilities, loadings, offsets, signs, row_weight, item_weight, guessing)
 
 
-def _row_cells(eta, signs, row_weight, guessing):
+def _weighted_cells(eta, signs, row_weight, item_weight, guessing):
     cells = cell_loglik(eta, signs, guessing)
-    return cells if row_weight is None else cells * row_weight[:, None]
+    if row_weight is not None:
+        cells = cells * row_weight[:, None]
+    return cells if item_weight is None else cells * item_weight[None, :]
 
 
-@partial(jax.custom_vjp, nondiff_argnums=(5,))
-def _weighted_loglik(abilities, loadings, offsets, signs, row_weight, guessing):
+@partial(jax.custom_vjp, nondiff_argnums=(6,))
+def _weighted_loglik(abilities, loadings, offsets, signs, row_weight, item_weight, guessing):
     eta = abilities @ loadings + offsets
-    return _row_cells(eta, signs, row_weight, guessing).sum()
+    return _weighted_cells(eta, signs, row_weight, item_weight, guessing).sum()
 
 
-def _weighted_loglik_fwd(abilities, loadings, offsets, signs, row_weight, guessing):
+def _weighted_loglik_fwd(abilities, loadings, offsets, signs, row_weight, item_weight, guessing):
     eta = abilities @ loadings + offsets
-    value, pullback = jax.vjp(lambda e: _row_cells(e, signs, row_weight, guessing).sum(), eta)
+    value, pullback = jax.vjp(lambda e: _weighted_cells(e, signs, row_weight, item_weight, guessing).sum(),
+                              eta)
     (grad_eta,) = pullback(jnp.ones_like(value))
-    return value, (abilities, loadings, grad_eta, row_weight)
+    return value, (abilities, loadings, grad_eta, row_weight, item_weight)
 
 
 def _weighted_loglik_bwd(guessing, residuals, cotangent):
-    abilities, loadings, grad_eta, row_weight = residuals
+    abilities, loadings, grad_eta, row_weight, item_weight = residuals
     grad_eta = grad_eta * cotangent
     with_ones = jnp.concatenate([abilities, jnp.ones_like(abilities[:, :1])], axis=1)
     reduced = with_ones.T @ grad_eta
-    weight_cotangent = None if row_weight is None else jnp.zeros_like(row_weight)  # weights are data
-    return grad_eta @ loadings.T, reduced[:-1], reduced[-1], None, weight_cotangent
+    # weights are data: zero cotangents
+    row_cotangent = None if row_weight is None else jnp.zeros_like(row_weight)
+    item_cotangent = None if item_weight is None else jnp.zeros_like(item_weight)
+    return grad_eta @ loadings.T, reduced[:-1], reduced[-1], None, row_cotangent, item_cotangent
 
 
 _weighted_loglik.defvjp(_weighted_loglik_fwd, _weighted_loglik_bwd)
@@ -262,36 +271,40 @@ def site_priors(spec: IRTSpec, values: dict, names=None) -> dict:
     return {name: builders[name]() for name in names}
 
 
-def site_sum(name: str, terms, row_weight=None):
-    """Σ of a site's per-element ``terms``; a model-indexed site's rows count ``row_weight`` times.
+def site_sum(name: str, terms, row_weight=None, item_weight=None):
+    """Σ of a site's per-element ``terms``, each model's counted ``row_weight`` times and each item's
+    ``item_weight`` times.
 
-    The one place frequency weights reach the per-model terms (θ's prior and entropy);
-    the likelihood takes them in :func:`total_loglik`.
+    The one place frequency weights reach the per-model and per-item terms (priors, Jacobians,
+    entropies); the likelihood takes them in :func:`total_loglik`. A weight of 0 removes the
+    element, including from the hierarchical prior its hyperparameters are learned from.
     """
-    if row_weight is not None and ITEM_SITES.get(name) == "model":
-        terms = terms * row_weight.reshape((-1,) + (1,) * (terms.ndim - 1))
+    weight = {"model": row_weight, "item": item_weight}.get(ITEM_SITES.get(name))
+    if weight is not None:
+        terms = terms * weight.reshape((-1,) + (1,) * (terms.ndim - 1))
     return terms.sum()
 
 
-def log_prior(spec: IRTSpec, values: dict, row_weight=None):
+def log_prior(spec: IRTSpec, values: dict, row_weight=None, item_weight=None):
     """Σ log p(parameter) over every site, in the constrained space (priors: :func:`site_priors`).
 
-    ``row_weight`` (J,), optional, weights each model's θ prior term (see :func:`site_sum`).
+    ``row_weight`` (J,) and ``item_weight`` (I,), optional, weight each model's θ prior term
+    and each item's a and b prior terms (see :func:`site_sum`).
     """
     total = 0.0
     for name, prior in site_priors(spec, values).items():
-        total = total + site_sum(name, prior.log_prob(values[name]), row_weight)
+        total = total + site_sum(name, prior.log_prob(values[name]), row_weight, item_weight)
     return total
 
 
 def log_likelihood(spec: IRTSpec, values: dict, signs, item_stem=None, covariate=None,
-                   row_weight=None):
+                   row_weight=None, item_weight=None):
     """Σ over used cells of log P(y | parameters) (see :func:`total_loglik`)."""
     guessing = spec.guessing if spec.has_guessing else 0.0
     gammas = {k: values[k] for k in ("gamma0", "gamma1") if k in values}
     parts = factor_form(values["theta"], values["b"], values.get("a", 1.0),
                         item_stem=item_stem, covariate=covariate, **gammas)
-    return total_loglik(*parts, signs, guessing, row_weight)
+    return total_loglik(*parts, signs, guessing, row_weight, item_weight)
 
 
 def _logit_of_rate(correct: np.ndarray, seen: np.ndarray, guessing: float) -> np.ndarray:
@@ -310,6 +323,15 @@ def _orientation(right: np.ndarray, seen: np.ndarray, theta: np.ndarray) -> np.n
     return np.where(covariance < 0, -1.0, 1.0)
 
 
+def _weighted_z(values: np.ndarray, row_weight) -> np.ndarray:
+    """z-scores over the rows, each counted ``row_weight`` times (plain z-scores without weights)."""
+    if row_weight is None:
+        return standardise(values)
+    mean = np.average(values, weights=row_weight)
+    sd = np.sqrt(np.average((values - mean) ** 2, weights=row_weight))
+    return (values - mean) / (sd if sd > 0 else 1.0)
+
+
 def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     """Starting values of the guide's means (constrained space).
 
@@ -324,6 +346,7 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     right = (data.signs > 0).astype(np.float64)
     seen = (data.signs != 0).astype(np.float64)
     weight = np.ones(n_models) if data.row_weight is None else data.row_weight.astype(np.float64)
+    columns = np.ones(n_items) if data.item_weight is None else data.item_weight.astype(np.float64)
     values = {}
     if spec.init == "neutral":
         theta = np.zeros((n_models, 2) if spec.model == "2d" else n_models)
@@ -332,10 +355,10 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
         b = -_logit_of_rate(weight @ right, weight @ seen, guessing) * np.sqrt(1 + np.pi / 8)
         if spec.model == "2d":
             cols = [data.item_stem, ~data.item_stem]
-            theta = np.stack([standardise(_logit_of_rate(right[:, c].sum(1), seen[:, c].sum(1),
-                                                          guessing)) for c in cols], axis=1)
+            theta = np.stack([_weighted_z(_logit_of_rate(right[:, c] @ columns[c], seen[:, c] @ columns[c],
+                                                         guessing), data.row_weight) for c in cols], axis=1)
         else:
-            theta = standardise(_logit_of_rate(right.sum(1), seen.sum(1), guessing))
+            theta = _weighted_z(_logit_of_rate(right @ columns, seen @ columns, guessing), data.row_weight)
     a = np.ones(n_items)
     if spec.a_prior == "normal" and spec.init == "data" and spec.model != "2d":
         # a signed fit starts each item on the side its item–ability covariance points to; from
@@ -350,7 +373,9 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     if spec.model == "interaction":
         values["gamma0"], values["gamma1"] = np.array(0.0), np.array(0.0)
     if spec.b_prior == "hierarchical":
-        values["mu_b"], values["sigma_b"] = np.array(b.mean()), np.array(max(b.std(), 0.1))
+        mean_b = np.average(b, weights=columns)
+        sd_b = np.sqrt(np.average((b - mean_b) ** 2, weights=columns))
+        values["mu_b"], values["sigma_b"] = np.array(mean_b), np.array(max(sd_b, 0.1))
         if spec.model == "interaction":
             values["mu_log_a"], values["sigma_a"] = np.array(0.0), np.array(0.5)
         elif spec.model != "rasch":

@@ -42,7 +42,7 @@ import xarray as xr
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.store import atomic_write
 from mmlu_audit.core.seeds import child_seed
-from mmlu_audit.irt.models import ABILITY_SITES, SCALAR_SITES
+from mmlu_audit.irt.models import ABILITY_SITES, ITEM_SITES, SCALAR_SITES
 from mmlu_audit.irt.spec import IRTSpec
 from mmlu_audit.irt.transforms import constrain
 
@@ -168,6 +168,15 @@ def _scalar_draws(run, site, n_draws: int, seed: int) -> np.ndarray:
     return np.asarray(constrain(site, latent), dtype=np.float64)
 
 
+def _absent_as_nan(moments, data, dim: str):
+    """NaN for the models (``dim="model"``) or items of frequency weight 0: they were not fitted."""
+    weight = data.row_weight if dim == "model" else data.item_weight
+    if weight is None or (weight > 0).all():
+        return moments
+    absent = weight == 0
+    return tuple(np.where(absent.reshape((-1,) + (1,) * (m.ndim - 1)), np.nan, m) for m in moments)
+
+
 def _parameter_variables(spec: IRTSpec, data, run) -> dict:
     """Data variables for θ, b, a and the scalar sites."""
     theta_dims = ("model", "ability") if spec.model == "2d" else ("model",)
@@ -176,7 +185,7 @@ def _parameter_variables(spec: IRTSpec, data, run) -> dict:
         if site == "a" and spec.model == "rasch":
             mean, sd = np.ones(data.shape[1]), np.zeros(data.shape[1])
         else:
-            mean, sd = _vector_moments(run, site)
+            mean, sd = _absent_as_nan(_vector_moments(run, site), data, ITEM_SITES[site])
         out[f"{site}_mean"], out[f"{site}_sd"] = (dims, mean), (dims, sd)
     for site in run.sites:
         if site.name in ABILITY_SITES:
@@ -201,6 +210,16 @@ def _input_variables(data) -> dict:
     return out
 
 
+def _used_cells(data) -> np.ndarray:
+    """Cells that entered the likelihood: observed, not held out, in a row and column of weight > 0."""
+    used = data.signs != 0
+    if data.row_weight is not None:
+        used = used & (data.row_weight > 0)[:, None]
+    if data.item_weight is not None:
+        used = used & (data.item_weight > 0)[None, :]
+    return used
+
+
 def summarise_fit(spec: IRTSpec, data, run, backend: str, engine: str = "fast") -> IRTFit:
     """Build the :class:`IRTFit` of an optimiser run (see the module docstring).
 
@@ -217,7 +236,7 @@ def summarise_fit(spec: IRTSpec, data, run, backend: str, engine: str = "fast") 
         "spec": json.loads(spec.to_json()), "steps": run.steps, "converged": run.converged,
         "wall_s": run.wall_s, "compile_s": run.compile_s, "backend": backend, "engine": engine,
         "n_models": data.shape[0], "n_items": data.shape[1],
-        "n_cells_used": int((data.signs != 0).sum()),
+        "n_cells_used": int(_used_cells(data).sum()),
         "covariate_mean": data.covariate_mean, "covariate_sd": data.covariate_sd,
         "versions": {"jax": jax.__version__, "numpyro": numpyro.__version__},
     }

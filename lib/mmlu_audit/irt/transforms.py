@@ -13,7 +13,7 @@ import numpy as np
 
 from mmlu_audit.irt.models import Site
 
-__all__ = ["constrain", "unconstrain", "log_det_jacobian"]
+__all__ = ["constrain", "unconstrain", "log_det_jacobian", "log_det_jacobian_terms"]
 
 
 def constrain(site: Site, z):
@@ -34,10 +34,17 @@ def unconstrain(site: Site, x):
     return x
 
 
+def log_det_jacobian_terms(site: Site, z):
+    """log |dx/dz| of :func:`constrain`, element by element (0 for a real site)."""
+    if site.support == "positive":
+        return z
+    if site.support == "correlation":  # log(1 − tanh²z), written stably
+        return 2.0 * (np.log(2.0) - z - jax.nn.softplus(-2.0 * z))
+    return jnp.zeros_like(z)
+
+
 def log_det_jacobian(site: Site, z):
     """log |dx/dz| of :func:`constrain`, summed over the site."""
-    if site.support == "positive":
-        return z.sum()
-    if site.support == "correlation":  # log(1 − tanh²z), written stably
-        return (2.0 * (np.log(2.0) - z - jax.nn.softplus(-2.0 * z))).sum()
-    return 0.0
+    if site.support == "real":
+        return 0.0
+    return log_det_jacobian_terms(site, z).sum()

@@ -11,9 +11,10 @@
   noise floor and the 2D-IRT ability gap.
 """
 
-from mmlu_audit.analyses.modelside.interaction import (bootstrap_gammas, gamma_summary, interaction_spec,
-                                                       interval_table, planted_gamma_target,
-                                                       simulate_interaction)
+from mmlu_audit.analyses.modelside.interaction import (bootstrap_gammas, bootstrap_note, bootstrap_spec,
+                                                       gamma_summary, interaction_spec, interval_table,
+                                                       null_world_note, planted_gamma_target,
+                                                       planted_interaction_note, simulate_interaction)
 from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_correlations, null_spec,
                                                    null_summary, simulate_3pl)
 from mmlu_audit.analyses.modelside.ranking import (Blocks, ability_gap, displacement_bootstrap,
@@ -28,7 +29,8 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
                                                        reasoning_sensitivity)
 
 __all__ = [
-    "EXCLUSIONS", "ability_gap", "beta_theta_correlations", "bootstrap_gammas", "column_submatrix",
+    "EXCLUSIONS", "ability_gap", "beta_theta_correlations", "bootstrap_gammas", "bootstrap_note",
+    "bootstrap_spec", "column_submatrix", "null_world_note", "planted_interaction_note",
     "construct_consistency", "displacement_bootstrap", "displacement_exact_interval",
     "displacement_null", "duplicate_pairs", "gamma_summary", "interaction_spec", "interval_table",
     "item_blocks", "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs",
