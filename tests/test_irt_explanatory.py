@@ -4,8 +4,6 @@ itself, the restart diagnostics, and input checks."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -141,20 +139,3 @@ def test_fit_equals_numpyros_own_svi_run(world):
 def test_spec_refuses_non_positive_or_non_integer_counts(field, value):
     with pytest.raises(ParameterError, match=field):
         ExplanatorySpec(**{field: value})
-
-
-def test_until_converged_stops_at_the_rule_on_the_fixed_runs_path(world):
-    """Stopping early takes the first steps of the fixed-length run (same stream) and stops at
-    the first chunk boundary where the engine's ELBO rule holds."""
-    from mmlu_audit.irt.engine import elbo_converged
-
-    tiny = _tiny(world)
-    spec = ExplanatorySpec(guessing=0.0, steps=600, window=20, rel_tol=1e-3, chunk=20)
-    full = fit_explanatory(*tiny, seed=4, spec=spec, progress=False)
-    early = fit_explanatory(*tiny, seed=4, spec=replace(spec, until_converged=True), progress=False)
-    n = early.elbo.size
-    assert n < spec.steps and n % spec.chunk == 0 and early.converged
-    assert elbo_converged(early.elbo, spec.window, spec.rel_tol)
-    boundaries = range(spec.chunk, n, spec.chunk)
-    assert not any(elbo_converged(early.elbo[:k], spec.window, spec.rel_tol) for k in boundaries)
-    np.testing.assert_allclose(early.elbo, full.elbo[:n], rtol=1e-5)

@@ -67,16 +67,11 @@ class ExplanatorySpec:
     guessing : float
         Lower asymptote c (0 gives a 2PL likelihood).
     steps : int
-        SVI steps (Adam with step size ``learning_rate · lr_decay^step``); the most taken
-        when ``until_converged``.
+        SVI steps (Adam with step size ``learning_rate · lr_decay^step``).
     learning_rate, lr_decay : float
     window, rel_tol : int, float
         The engine's convergence rule (:func:`~mmlu_audit.irt.engine.elbo_converged`),
-        reported, and with ``until_converged`` used to stop.
-    until_converged : bool
-        Stop a restart at the first chunk boundary where the rule holds, as the engine's
-        calibrations do (default False: always ``steps`` steps). The steps taken are those of
-        the fixed-length run up to that point (same updates, same random stream).
+        reported, not used to stop.
     init_scale : float
         Initial SD of every guide factor.
     chunk : int
@@ -93,7 +88,6 @@ class ExplanatorySpec:
     rel_tol: float = 2e-5
     init_scale: float = 0.1
     chunk: int = 50
-    until_converged: bool = False
 
     def __post_init__(self):
         if not 0.0 <= self.guessing < 1.0:
@@ -265,11 +259,8 @@ def fit_explanatory_restarts(data, X, item_stem, subjects, *, seeds, spec: Expla
                 state, chunk_losses = runners[length](state, *arrays)
                 losses.append(np.asarray(chunk_losses, dtype=np.float64))
                 bar.update(length)
-                elbo = -np.concatenate(losses)
-                if spec.until_converged and elbo_converged(elbo, spec.window, spec.rel_tol):
-                    break
-        fits.append(_summarise(guide, svi.get_params(state), X.columns, names, stem, codes, elbo, spec,
-                               seed, time.perf_counter() - start, draw))
+        fits.append(_summarise(guide, svi.get_params(state), X.columns, names, stem, codes,
+                               -np.concatenate(losses), spec, seed, time.perf_counter() - start, draw))
     return fits
 
 
