@@ -220,7 +220,8 @@ X_items = design_arrays(inputs.frame)[0]  # standardised indicators, all items
 c_used = float(np.asarray(truth["c"]).mean()) if truth is not None else guessing  # the world's fixed c
 explanatory_spec = ExplanatorySpec(guessing=c_used, steps=explanatory_steps)
 restarts = fit_explanatory_restarts(matrix.responses[rows], X_items, stem, inputs.items["subject"].to_numpy(),
-                                    seeds=[seed + k for k in range(explanatory_restarts)], spec=explanatory_spec)
+                                    seeds=[seed + k for k in range(explanatory_restarts)], spec=explanatory_spec,
+                                    progress=False)
 identification = identification_table(restarts)
 gamma_rows = [f"gamma[{name}]" for name in X_items.columns]
 identified = is_identified(restarts)

@@ -80,3 +80,62 @@ def test_same_seed_same_fit_and_bad_inputs(world, fits):
         fit_explanatory(world["y"], world["X"], np.zeros_like(world["stem"]), world["subjects"], seed=0)
     with pytest.raises(DataError, match="two restarts"):
         identification_table(fits[:1])
+
+
+def _tiny(world):
+    rows, columns = slice(0, 60), np.r_[0:120, 600:720]  # two STEM and three non-STEM subjects
+    return (world["y"][rows, columns], world["X"].iloc[columns], world["stem"][columns],
+            world["subjects"][columns])
+
+
+def test_compiled_chunks_equal_python_stepped_updates(world):
+    """The scan over ``chunk`` updates is the stepwise loop (``chunk=1``: one update per Python
+    step, as the module ran before), remainder chunk included."""
+    tiny = _tiny(world)
+    fits = {chunk: fit_explanatory(*tiny, seed=5, progress=False,
+                                   spec=ExplanatorySpec(guessing=0.25, steps=130, window=20, chunk=chunk))
+            for chunk in (1, 50)}
+    for chunk in (50,):  # 50 + 50 + a 30-step remainder
+        np.testing.assert_allclose(fits[chunk].elbo, fits[1].elbo, rtol=1e-5)
+        pd.testing.assert_frame_equal(fits[chunk].scalars, fits[1].scalars, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(fits[chunk].b, fits[1].b, rtol=1e-4, atol=1e-5)
+    assert fits[1].elbo.size == 130
+
+
+def test_fit_equals_numpyros_own_svi_run(world):
+    """An independent reference: NumPyro's ``SVI.run`` (its own compiled loop) on the same
+    model, guide, optimiser and seed ends at the same guide parameters."""
+    import jax
+    import numpyro
+    from numpyro.infer import SVI, Trace_ELBO
+    from numpyro.infer.autoguide import AutoNormal
+    from numpyro.infer.initialization import init_to_value
+
+    from mmlu_audit.core.seeds import child_seed
+    from mmlu_audit.irt.explanatory import _initial_values, _inputs, explanatory_model
+
+    tiny = _tiny(world)
+    spec = ExplanatorySpec(guessing=0.25, steps=120, window=20, chunk=40)
+    fit = fit_explanatory(*tiny, seed=8, spec=spec, progress=False)
+    signs, X, stem, names, codes = _inputs(*tiny)
+    guide = AutoNormal(explanatory_model, init_loc_fn=init_to_value(values=_initial_values(signs, 0.25)),
+                       init_scale=spec.init_scale)
+    svi = SVI(explanatory_model, guide, numpyro.optim.Adam(lambda step: 0.05 * 0.998**step), Trace_ELBO(),
+              n_subjects=len(names), guessing=0.25)
+    result = svi.run(jax.random.PRNGKey(8), spec.steps, signs, X.to_numpy(np.float32),
+                     stem.astype(np.float32), codes, progress_bar=False)
+    np.testing.assert_allclose(-np.asarray(result.losses), fit.elbo, rtol=1e-5)
+    median = guide.median(result.params)
+    np.testing.assert_allclose(np.asarray(median["b"]), fit.b, rtol=1e-4, atol=1e-5)
+    gamma = fit.scalars.loc[[f"gamma[{c}]" for c in X.columns], "mean"]
+    np.testing.assert_allclose(np.asarray(median["gamma"]), gamma, rtol=1e-4, atol=1e-5)
+    draws = guide.sample_posterior(jax.random.PRNGKey(child_seed(8, 1)), result.params, sample_shape=(1000,))
+    for name in ("tau", "sigma_b"):
+        values = np.asarray(draws[name])
+        np.testing.assert_allclose(fit.scalars.loc[name], [values.mean(), values.std()], rtol=1e-4)
+
+
+@pytest.mark.parametrize("field, value", [("chunk", 0), ("chunk", 2.5), ("steps", True), ("window", -1)])
+def test_spec_refuses_non_positive_or_non_integer_counts(field, value):
+    with pytest.raises(ParameterError, match=field):
+        ExplanatorySpec(**{field: value})

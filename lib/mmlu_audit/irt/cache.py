@@ -34,15 +34,23 @@ __all__ = ["CACHE_FORMAT", "content_digest", "fit_key", "fit_cached"]
 #: 5: the interaction model's θ location and scale set at their optimum (interaction_gauge_step)
 CACHE_FORMAT = "irt-svi-5"
 
+#: Version of the likelihood with a guessing floor (3PL, interaction), keyed only into those
+#: fits so the 2PL, Rasch and 2D fits, whose arithmetic did not change, keep their keys.
+#: 2: its gradient in closed form (the estimates move at float rounding).
+GUESSING_LIKELIHOOD = 2
+
 
 def fit_key(data, spec: IRTSpec, *, item_stem=None, item_covariate=None, holdout=None) -> str:
     """SHA-256 hex digest identifying a fit's inputs."""
     responses, model_ids, item_ids = _as_response_array(data)
     holdout = None if holdout is None else np.asarray(holdout, bool)
-    return cache_key({"format": CACHE_FORMAT, "spec": json.loads(spec.to_json()),
-                      "responses": array_digest(responses), "model_ids": array_digest(model_ids),
-                      "item_ids": array_digest(item_ids), "item_stem": array_digest(item_stem),
-                      "item_covariate": array_digest(item_covariate), "holdout": array_digest(holdout)})
+    inputs = {"format": CACHE_FORMAT, "spec": json.loads(spec.to_json()),
+              "responses": array_digest(responses), "model_ids": array_digest(model_ids),
+              "item_ids": array_digest(item_ids), "item_stem": array_digest(item_stem),
+              "item_covariate": array_digest(item_covariate), "holdout": array_digest(holdout)}
+    if spec.has_guessing:
+        inputs["guessing_likelihood"] = GUESSING_LIKELIHOOD
+    return cache_key(inputs)
 
 
 def content_digest(dataset) -> str:

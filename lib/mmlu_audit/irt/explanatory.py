@@ -26,6 +26,7 @@ spread across restarts is of the order of its posterior SD.
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import dataclass
 
@@ -73,6 +74,10 @@ class ExplanatorySpec:
         reported, not used to stop.
     init_scale : float
         Initial SD of every guide factor.
+    chunk : int
+        SVI steps compiled into one ``jax.lax.scan`` (Python is visited once per chunk).
+        The steps and their random stream do not depend on it: any ``chunk`` gives the same
+        fit up to float rounding, ``chunk=1`` steps from Python one update at a time.
     """
 
     guessing: float = 0.25
@@ -82,11 +87,16 @@ class ExplanatorySpec:
     window: int = 50
     rel_tol: float = 2e-5
     init_scale: float = 0.1
+    chunk: int = 50
 
     def __post_init__(self):
         if not 0.0 <= self.guessing < 1.0:
             raise ParameterError("ExplanatorySpec", f"guessing must lie in [0, 1), got {self.guessing}")
-        if self.steps < 2 * self.window or self.window < 1:
+        for name in ("steps", "window", "chunk"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ParameterError("ExplanatorySpec", f"{name} must be a positive integer, got {value!r}")
+        if self.steps < 2 * self.window:
             raise ParameterError("ExplanatorySpec", f"steps must be at least 2 × window ({2 * self.window})")
 
 
@@ -122,8 +132,13 @@ class ExplanatoryFit:
     wall_s: float
 
 
-def explanatory_model(signs, X, stem, subject_index, *, n_subjects: int, guessing: float):
-    """NumPyro model of the module docstring (``signs``: +1 / −1 / 0 per cell)."""
+def explanatory_model(signs, X, stem, subject_index, *, n_subjects: int, guessing: float,
+                      likelihood: bool = True):
+    """NumPyro model of the module docstring (``signs``: +1 / −1 / 0 per cell).
+
+    With ``likelihood=False`` the data term is left out (``signs`` then gives only the shape):
+    the prior alone, which has every latent site the guide needs.
+    """
     n_models, n_items = signs.shape
     n_features = X.shape[1]
     theta = numpyro.sample("theta", dist.Normal(0.0, 1.0).expand([n_models]).to_event(1))
@@ -137,7 +152,8 @@ def explanatory_model(signs, X, stem, subject_index, *, n_subjects: int, guessin
     sigma_b = numpyro.sample("sigma_b", dist.HalfNormal(2.0))
     mean_b = beta0 + delta * stem + X @ beta + stem * (X @ gamma) + tau * z[subject_index]
     b = numpyro.sample("b", dist.Normal(mean_b, sigma_b).to_event(1))
-    numpyro.factor("responses", total_loglik(*factor_form(theta, b, a), signs, guessing))
+    if likelihood:
+        numpyro.factor("responses", total_loglik(*factor_form(theta, b, a), signs, guessing))
 
 
 def _inputs(data, X, item_stem, subjects):
@@ -227,21 +243,68 @@ def fit_explanatory_restarts(data, X, item_stem, subjects, *, seeds, spec: Expla
     arrays = (jnp.asarray(signs), jnp.asarray(X.to_numpy(np.float32)), jnp.asarray(stem.astype(np.float32)),
               jnp.asarray(codes))
     static = {"n_subjects": len(names), "guessing": spec.guessing}
-    update = jax.jit(lambda state, *a: svi.update(state, *a, **static))
+    runners = {}  # one compiled program per chunk length, shared by the restarts
+    draw = _posterior_draws(guide)
     fits = []
     for seed in seeds:
         start = time.perf_counter()
-        state = svi.init(jax.random.PRNGKey(seed), *arrays, **static)
-        losses = np.empty(spec.steps)
-        for step in tqdm(range(spec.steps), disable=not progress, desc=f"explanatory SVI seed {seed}"):
-            state, loss = update(state, *arrays)
-            losses[step] = float(loss)
-        fits.append(_summarise(guide, svi.get_params(state), X.columns, names, stem, codes, -losses, spec,
-                               seed, time.perf_counter() - start))
+        # The initial state is the guide's starting parameters, which the likelihood does not
+        # enter; without it the guide's set-up (run eagerly, the first time) skips ~10⁷ cells.
+        state = svi.init(jax.random.PRNGKey(seed), *arrays, **static, likelihood=False)
+        losses = []
+        with tqdm(total=spec.steps, disable=not progress, desc=f"explanatory SVI seed {seed}") as bar:
+            for length in _chunk_lengths(spec.steps, spec.chunk):
+                if length not in runners:
+                    runners[length] = _chunk_runner(svi, static, length)
+                state, chunk_losses = runners[length](state, *arrays)
+                losses.append(np.asarray(chunk_losses, dtype=np.float64))
+                bar.update(length)
+        fits.append(_summarise(guide, svi.get_params(state), X.columns, names, stem, codes,
+                               -np.concatenate(losses), spec, seed, time.perf_counter() - start, draw))
     return fits
 
 
-def _summarise(guide, params, features, names, stem, codes, elbo, spec, seed, wall_s) -> ExplanatoryFit:
+def _chunk_lengths(steps: int, chunk: int) -> list[int]:
+    """``steps`` split into runs of ``chunk`` and one shorter remainder."""
+    return [chunk] * (steps // chunk) + ([steps % chunk] if steps % chunk else [])
+
+
+def _chunk_runner(svi, static: dict, length: int):
+    """``run(state, *arrays) → (state, losses)``: ``length`` SVI updates in one compiled scan.
+
+    Why: stepped from Python, every update is a separate dispatch and a device-to-host
+    read of its loss; in one scan XLA sees the whole loop. Each update is ``svi.update``
+    itself, so the steps, their order and the random stream are those of the stepwise loop.
+    """
+    def run(state, *arrays):
+        def one_step(carry, _):
+            return svi.update(carry, *arrays, **static)
+
+        return jax.lax.scan(one_step, state, None, length=length)
+
+    return jax.jit(run)
+
+
+#: Sites whose posterior draws the summary uses (the others are summarised by their medians).
+_DRAWN_SITES = ("delta", "tau", "sigma_b", "z_subject")
+
+
+def _posterior_draws(guide):
+    """``draw(key, params)``: 1,000 guide draws of :data:`_DRAWN_SITES`, as one compiled program.
+
+    The same draws as ``guide.sample_posterior`` (same key, same order), but compiled once for
+    all restarts, with the draws of the unused item and model vectors left out by XLA; eager,
+    each restart compiled its ~30 operations one by one.
+    """
+    def draw(key, params):
+        draws = guide.sample_posterior(key, params, sample_shape=(1000,))
+        return {name: draws[name] for name in _DRAWN_SITES}
+
+    return jax.jit(draw)
+
+
+def _summarise(guide, params, features, names, stem, codes, elbo, spec, seed, wall_s,
+               draw=None) -> ExplanatoryFit:
     """Posterior means / SDs of the scalar parameters; medians of the item and model vectors."""
     median = {k: np.asarray(v) for k, v in guide.median(params).items()}
     scale = {k.removesuffix("_auto_scale"): np.asarray(v) for k, v in params.items()
@@ -249,7 +312,7 @@ def _summarise(guide, params, features, names, stem, codes, elbo, spec, seed, wa
     rows = {"beta0": (median["beta0"], scale["beta0"]), "delta": (median["delta"], scale["delta"])}
     for name in ("beta", "gamma"):
         rows |= {f"{name}[{f}]": (m, s) for f, m, s in zip(features, median[name], scale[name], strict=True)}
-    draws = guide.sample_posterior(jax.random.PRNGKey(child_seed(seed, 1)), params, sample_shape=(1000,))
+    draws = (draw or _posterior_draws(guide))(jax.random.PRNGKey(child_seed(seed, 1)), params)
     for name in ("tau", "sigma_b"):
         values = np.asarray(draws[name])
         rows[name] = (values.mean(), values.std())

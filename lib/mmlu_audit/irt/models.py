@@ -84,6 +84,22 @@ def cell_loglik(eta, signs, guessing: float = 0.0):
     return jnp.where(s > 0, log_right, jnp.where(s < 0, log_wrong, 0.0))
 
 
+def _guessing_cells_and_slopes(eta, signs, guessing: float):
+    """:func:`cell_loglik` with c > 0 and its derivative in η, in closed form.
+
+    ∂/∂η log P = (1 − c) σ(η) σ(−η) / P for a right answer and −σ(η) for a wrong one. Written
+    out, the two share one σ(η); the autodiff pullback of :func:`cell_loglik` re-evaluated the
+    exp/log chain of each branch and made a 3PL step cost ~3× a 2PL step on 2 CPU cores.
+    """
+    s = signs.astype(eta.dtype)
+    up, down = jax.nn.sigmoid(eta), jax.nn.sigmoid(-eta)
+    right = guessing + (1.0 - guessing) * up
+    cells = jnp.where(s > 0, jnp.log(right),
+                      jnp.where(s < 0, np.log1p(-guessing) - jax.nn.softplus(eta), 0.0))
+    slopes = jnp.where(s > 0, (1.0 - guessing) * up * down / right, jnp.where(s < 0, -up, 0.0))
+    return cells, slopes
+
+
 def factor_form(theta, b, a, *, item_stem=None, covariate=None, gamma0=0.0, gamma1=0.0):
     """Write η as ``abilities @ loadings + offsets`` (the engine's fast path).
 
@@ -135,10 +151,19 @@ def _weighted_loglik(abilities, loadings, offsets, signs, row_weight, item_weigh
 
 def _weighted_loglik_fwd(abilities, loadings, offsets, signs, row_weight, item_weight, guessing):
     eta = abilities @ loadings + offsets
-    value, pullback = jax.vjp(lambda e: _weighted_cells(e, signs, row_weight, item_weight, guessing).sum(),
-                              eta)
-    (grad_eta,) = pullback(jnp.ones_like(value))
-    return value, (abilities, loadings, grad_eta, row_weight, item_weight)
+    if guessing == 0.0:
+        def total(e):
+            return _weighted_cells(e, signs, row_weight, item_weight, guessing).sum()
+
+        value, pullback = jax.vjp(total, eta)
+        (grad_eta,) = pullback(jnp.ones_like(value))
+        return value, (abilities, loadings, grad_eta, row_weight, item_weight)
+    cells, grad_eta = _guessing_cells_and_slopes(eta, signs, guessing)
+    if row_weight is not None:
+        cells, grad_eta = cells * row_weight[:, None], grad_eta * row_weight[:, None]
+    if item_weight is not None:
+        cells, grad_eta = cells * item_weight[None, :], grad_eta * item_weight[None, :]
+    return cells.sum(), (abilities, loadings, grad_eta, row_weight, item_weight)
 
 
 def _weighted_loglik_bwd(guessing, residuals, cotangent):
