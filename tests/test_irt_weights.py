@@ -172,3 +172,19 @@ def test_iterate_averaging_is_a_fast_engine_option():
     with pytest.raises(ParameterError, match="average_steps"):
         fit_irt(_responses(6, 9, seed=0), IRTSpec(max_steps=10, average_steps=25), engine="numpyro",
                 progress=False)
+
+
+def test_weighted_standardise_is_the_standardise_of_the_repeated_sample():
+    """Frequency weights in core.scaling: the z-scores and moments of each element repeated w times
+    (weight 0 drops it), so the engine's weighted starts and covariate match a duplicated matrix."""
+    from mmlu_audit.core.scaling import standardise, weighted_moments
+
+    rng = np.random.default_rng(3)
+    x, w = rng.normal(2.0, 3.0, 40), rng.integers(0, 4, 40)
+    repeated = np.repeat(x, w)
+    assert weighted_moments(x, w) == pytest.approx((repeated.mean(), repeated.std()), rel=1e-12)
+    z, mean, sd = standardise(x, weights=w, return_moments=True)
+    np.testing.assert_allclose(np.repeat(z, w), standardise(repeated), rtol=1e-12, atol=1e-12)
+    assert (mean, sd) == pytest.approx((repeated.mean(), repeated.std()), rel=1e-12)
+    with pytest.raises(ValueError, match="1-D"):
+        standardise(np.ones((4, 2)), weights=np.ones(4))

@@ -1,14 +1,24 @@
-"""The one z-score helper of the package."""
+"""The one z-score helper of the package, and its (frequency-)weighted moments."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["standardise"]
+__all__ = ["standardise", "weighted_moments"]
 
 
-def standardise(values, *, ddof: int = 0, return_moments: bool = False):
+def weighted_moments(values, weights) -> tuple[float, float]:
+    """Mean and SD (ddof 0) of a 1-D ``values`` with element i counted ``weights[i]`` times.
+
+    Frequency weights: the moments of the sample with each element repeated (weight 0 drops it).
+    """
+    values = np.asarray(values, dtype=float)
+    mean = float(np.average(values, weights=weights))
+    return mean, float(np.sqrt(np.average((values - mean) ** 2, weights=weights)))
+
+
+def standardise(values, *, ddof: int = 0, return_moments: bool = False, weights=None):
     """z-scores of ``values`` along the first axis, ignoring missing values.
 
     Parameters
@@ -21,6 +31,9 @@ def standardise(values, *, ddof: int = 0, return_moments: bool = False):
     return_moments : bool
         Also return the means and SDs that were used (e.g. to standardise new data
         the same way).
+    weights : array of float, optional
+        Frequency weights of a 1-D ``values`` (:func:`weighted_moments`; ``ddof`` must be 0,
+        and missing values are not allowed).
 
     Returns
     -------
@@ -30,8 +43,12 @@ def standardise(values, *, ddof: int = 0, return_moments: bool = False):
         Only with ``return_moments``.
     """
     array = np.asarray(values, dtype=float)
-    mean = np.nanmean(array, axis=0)
-    sd = np.nanstd(array, axis=0, ddof=ddof)
+    if weights is None:
+        mean, sd = np.nanmean(array, axis=0), np.nanstd(array, axis=0, ddof=ddof)
+    elif ddof == 0 and array.ndim == 1:
+        mean, sd = weighted_moments(array, weights)
+    else:
+        raise ValueError("standardise: weights are for a 1-D variable with ddof=0")
     divisor = np.where(sd > 0, sd, 1.0)
     z = (array - mean) / divisor
     if isinstance(values, pd.DataFrame):

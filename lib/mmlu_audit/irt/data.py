@@ -125,12 +125,7 @@ def _prepare_covariate(covariate, n_items: int, item_weight=None) -> tuple[np.nd
     w = _item_vector(covariate, n_items, "item_covariate").astype(np.float64)
     if not np.isfinite(w).all():
         raise DataError(_SOURCE, "item_covariate contains NaN or infinite values")
-    if item_weight is None:
-        z, mean, sd = standardise(w, return_moments=True)
-    else:
-        mean = float(np.average(w, weights=item_weight))
-        sd = float(np.sqrt(np.average((w - mean) ** 2, weights=item_weight)))
-        z = (w - mean) / (sd if sd > 0 else 1.0)
+    z, mean, sd = standardise(w, return_moments=True, weights=item_weight)
     if sd == 0:
         raise DataError(_SOURCE, "item_covariate is constant; it cannot be standardised")
     return z.astype(np.float32), float(mean), float(sd)

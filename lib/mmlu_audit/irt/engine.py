@@ -29,9 +29,10 @@ from tqdm import tqdm
 
 from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.core.errors import ParameterError
+from mmlu_audit.core.scaling import weighted_moments
 from mmlu_audit.irt.data import FitData, prepare_data
 from mmlu_audit.irt.models import (ITEM_SITES, SCALAR_SITES, cell_loglik, initial_values, linear_predictor,
-                                   log_likelihood, log_prior, model_sites, site_sum)
+                                   log_likelihood, log_prior, model_sites, site_sum, weight_cells)
 from mmlu_audit.irt.numpyro_svi import run_numpyro_svi
 from mmlu_audit.irt.result import IRTFit, SVIRun, summarise_fit
 from mmlu_audit.irt.spec import IRTSpec
@@ -267,11 +268,8 @@ def _plain_log_joint_of(spec: IRTSpec, values: dict, signs, stem, covariate, wei
     gammas = {k: values[k] for k in ("gamma0", "gamma1") if k in values}
     eta = linear_predictor(values["theta"], values["b"], values.get("a", 1.0), item_stem=stem,
                            covariate=covariate, **gammas)
-    cells = cell_loglik(eta, signs, spec.guessing if spec.has_guessing else 0.0)
-    if weight is not None:
-        cells = cells * weight[:, None]
-    if item_weight is not None:
-        cells = cells * item_weight[None, :]
+    guessing = spec.guessing if spec.has_guessing else 0.0
+    cells = weight_cells(cell_loglik(eta, signs, guessing), weight, item_weight)
     return log_prior(spec, values, weight, item_weight) + cells.sum()
 
 
@@ -342,8 +340,8 @@ def interaction_gauge_step(spec: IRTSpec, data: FitData, run: SVIRun) -> SVIRun:
     weight = np.ones(data.shape[0]) if data.row_weight is None else data.row_weight.astype(np.float64)
     mu = np.asarray(run.loc["theta"], np.float64)
     var = np.exp(2 * np.asarray(run.log_scale["theta"], np.float64))
-    centre = np.average(mu, weights=weight)
-    k = 1.0 / np.sqrt(np.average((mu - centre) ** 2 + var, weights=weight))
+    centre, spread = weighted_moments(mu, weight)
+    k = 1.0 / np.sqrt(spread**2 + np.average(var, weights=weight))
     c = -k * centre
     loc, log_scale = dict(run.loc), dict(run.log_scale)
     gamma1 = float(loc["gamma1"])
@@ -365,12 +363,6 @@ def _ridge_items(loc: dict, w: np.ndarray, deltas) -> tuple[np.ndarray, np.ndarr
     return a_new, (a * b + deltas[0] * w) / a_new
 
 
-def _weighted_moments(x: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
-    """Mean and SD (ddof 0) of ``x`` with each element counted ``weight`` times."""
-    mean = np.average(x, weights=weight)
-    return float(mean), float(np.sqrt(np.average((x - mean) ** 2, weights=weight)))
-
-
 def _ridge_log_prior(loc: dict, w: np.ndarray, weight: np.ndarray, deltas) -> float:
     """Log prior of the items and γ after a ridge move, hyperparameters at their profile optimum.
 
@@ -383,8 +375,8 @@ def _ridge_log_prior(loc: dict, w: np.ndarray, weight: np.ndarray, deltas) -> fl
         return -np.inf
     log_a = np.log(a)
     gammas = np.array([loc["gamma0"], loc["gamma1"]], dtype=np.float64) + np.asarray(deltas)
-    terms = (stats.norm.logpdf(log_a, *_weighted_moments(log_a, weight)) - log_a
-             + stats.norm.logpdf(b, *_weighted_moments(b, weight)))
+    terms = (stats.norm.logpdf(log_a, *weighted_moments(log_a, weight)) - log_a
+             + stats.norm.logpdf(b, *weighted_moments(b, weight)))
     return float(weight @ terms + stats.norm.logpdf(gammas).sum())
 
 
@@ -418,7 +410,7 @@ def interaction_ridge_step(spec: IRTSpec, data: FitData, run: SVIRun) -> SVIRun:
         return run
     a, b = _ridge_items(items, w, best.x)
     log_a = np.log(a)
-    (mu_b, sd_b), (mu_log_a, sd_log_a) = _weighted_moments(b, weight), _weighted_moments(log_a, weight)
+    (mu_b, sd_b), (mu_log_a, sd_log_a) = weighted_moments(b, weight), weighted_moments(log_a, weight)
     new_a, new_b = loc["a"].astype(np.float64), loc["b"].astype(np.float64)
     new_a[present], new_b[present] = log_a, b
     moved = dict(run.loc) | {

@@ -16,14 +16,14 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro.distributions as dist
 
-from mmlu_audit.core.scaling import standardise
+from mmlu_audit.core.scaling import standardise, weighted_moments
 from mmlu_audit.irt.data import FitData
 from mmlu_audit.irt.spec import IRTSpec
 
 __all__ = [
     "ABILITY_SITES", "ITEM_SITES", "SCALAR_SITES", "Site", "cell_loglik", "factor_form", "initial_values",
     "linear_predictor", "log_likelihood", "log_prior", "model_sites", "site_priors", "site_sum",
-    "total_loglik",
+    "total_loglik", "weight_cells",
 ]
 
 #: Vector-valued latent sites and the dimension they index.
@@ -136,11 +136,16 @@ def total_loglik(abilities, loadings, offsets, signs, guessing, row_weight=None,
     return _weighted_loglik(abilities, loadings, offsets, signs, row_weight, item_weight, guessing)
 
 
-def _weighted_cells(eta, signs, row_weight, item_weight, guessing):
-    cells = cell_loglik(eta, signs, guessing)
+def weight_cells(cells, row_weight=None, item_weight=None):
+    """A (J, I) array of per-cell terms with row j counted ``row_weight[j]`` and column i
+    ``item_weight[i]`` times (the frequency weights of :func:`total_loglik`)."""
     if row_weight is not None:
         cells = cells * row_weight[:, None]
     return cells if item_weight is None else cells * item_weight[None, :]
+
+
+def _weighted_cells(eta, signs, row_weight, item_weight, guessing):
+    return weight_cells(cell_loglik(eta, signs, guessing), row_weight, item_weight)
 
 
 @partial(jax.custom_vjp, nondiff_argnums=(6,))
@@ -159,11 +164,9 @@ def _weighted_loglik_fwd(abilities, loadings, offsets, signs, row_weight, item_w
         (grad_eta,) = pullback(jnp.ones_like(value))
         return value, (abilities, loadings, grad_eta, row_weight, item_weight)
     cells, grad_eta = _guessing_cells_and_slopes(eta, signs, guessing)
-    if row_weight is not None:
-        cells, grad_eta = cells * row_weight[:, None], grad_eta * row_weight[:, None]
-    if item_weight is not None:
-        cells, grad_eta = cells * item_weight[None, :], grad_eta * item_weight[None, :]
-    return cells.sum(), (abilities, loadings, grad_eta, row_weight, item_weight)
+    grad_eta = weight_cells(grad_eta, row_weight, item_weight)
+    return weight_cells(cells, row_weight, item_weight).sum(), (abilities, loadings, grad_eta, row_weight,
+                                                                item_weight)
 
 
 def _weighted_loglik_bwd(guessing, residuals, cotangent):
@@ -348,15 +351,6 @@ def _orientation(right: np.ndarray, seen: np.ndarray, theta: np.ndarray) -> np.n
     return np.where(covariance < 0, -1.0, 1.0)
 
 
-def _weighted_z(values: np.ndarray, row_weight) -> np.ndarray:
-    """z-scores over the rows, each counted ``row_weight`` times (plain z-scores without weights)."""
-    if row_weight is None:
-        return standardise(values)
-    mean = np.average(values, weights=row_weight)
-    sd = np.sqrt(np.average((values - mean) ** 2, weights=row_weight))
-    return (values - mean) / (sd if sd > 0 else 1.0)
-
-
 def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     """Starting values of the guide's means (constrained space).
 
@@ -380,10 +374,12 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
         b = -_logit_of_rate(weight @ right, weight @ seen, guessing) * np.sqrt(1 + np.pi / 8)
         if spec.model == "2d":
             cols = [data.item_stem, ~data.item_stem]
-            theta = np.stack([_weighted_z(_logit_of_rate(right[:, c] @ columns[c], seen[:, c] @ columns[c],
-                                                         guessing), data.row_weight) for c in cols], axis=1)
+            logits = [_logit_of_rate(right[:, c] @ columns[c], seen[:, c] @ columns[c], guessing)
+                      for c in cols]
+            theta = np.stack([standardise(x, weights=data.row_weight) for x in logits], axis=1)
         else:
-            theta = _weighted_z(_logit_of_rate(right @ columns, seen @ columns, guessing), data.row_weight)
+            logit = _logit_of_rate(right @ columns, seen @ columns, guessing)
+            theta = standardise(logit, weights=data.row_weight)
     a = np.ones(n_items)
     if spec.a_prior == "normal" and spec.init == "data" and spec.model != "2d":
         # a signed fit starts each item on the side its item–ability covariance points to; from
@@ -398,8 +394,7 @@ def initial_values(spec: IRTSpec, data: FitData) -> dict[str, np.ndarray]:
     if spec.model == "interaction":
         values["gamma0"], values["gamma1"] = np.array(0.0), np.array(0.0)
     if spec.b_prior == "hierarchical":
-        mean_b = np.average(b, weights=columns)
-        sd_b = np.sqrt(np.average((b - mean_b) ** 2, weights=columns))
+        mean_b, sd_b = weighted_moments(b, columns)
         values["mu_b"], values["sigma_b"] = np.array(mean_b), np.array(max(sd_b, 0.1))
         if spec.model == "interaction":
             values["mu_log_a"], values["sigma_a"] = np.array(0.0), np.array(0.5)
