@@ -170,9 +170,9 @@ glue_figure("fig_rs_beta_theta", fig)
 # discrimination and γ0 that of the item intercept, as in a random-effects regression; the scalar
 # SDs are the mean-field optimum (a Laplace step at the fitted means), not the optimiser's last
 # iterate. The means are converged, not the last iterate either: a single-draw gradient keeps every
-# iterate jittering (fresh fits with different seeds spread γ1 over about four of its SDs), so the
-# fit runs at least 1,000 steps and reports the mean of 300 further iterates (Polyak–Ruppert
-# averaging), then sets the two directions the likelihood cannot see at their optimum: θ's location
+# iterate jittering (fresh fits with different seeds spread γ1 over several of its SDs), so the
+# fit runs at least {glue:text}`int_min_steps:,` steps and reports the mean of
+# {glue:text}`int_average_steps:,` further iterates (Polyak–Ruppert averaging), then sets the two directions the likelihood cannot see at their optimum: θ's location
 # and scale (θ → kθ + c with a → a / k, b → kb + c, γ1 → γ1 / k leaves every η unchanged; only
 # θ's prior decides them) and the ridge that moves γ into the items. Seeds then agree within a
 # fraction of the reported SD (tested). γ0 = {glue:text}`gamma0:.3f` (mean-field 95 % interval
@@ -181,16 +181,17 @@ glue_figure("fig_rs_beta_theta", fig)
 # {glue:text}`gamma1_high:.3f`]) the interaction. Mean-field intervals hold every other parameter
 # at its fit and the items fixed, so the table also refits the model on
 # {glue:text}`boot_replicates` bootstrap resamples of the models and of the subjects jointly
-# (rows, and whole subjects with all their items, drawn with replacement; each refit averages 100
-# iterates after the ELBO rule, within a tenth of a bootstrap SD of the converged estimator on a
-# test resample): γ1's bootstrap interval
+# (rows, and whole subjects with all their items, drawn with replacement; each refit averages
+# {glue:text}`boot_average_steps:,` iterates after the ELBO rule, within a tenth of a bootstrap SD
+# of the converged estimator on a test resample): γ1's bootstrap interval
 # is [{glue:text}`gamma1_boot_low:.3f`, {glue:text}`gamma1_boot_high:.3f`],
 # {glue:text}`gamma1_boot_ratio:.1f` times as wide as the mean-field one
 # (γ0: {glue:text}`gamma0_boot_ratio:.1f`), which puts a number on the paper's remark that
 # mean-field understates the spread. {glue:text}`boot_note`
 
 # %%
-fit_int = fit_cached(stem_matrix, interaction_spec(fast, seed), item_covariate=depth, progress=False)
+int_spec = interaction_spec(fast, seed)
+fit_int = fit_cached(stem_matrix, int_spec, item_covariate=depth, progress=False)
 boot_spec = bootstrap_spec(fast, seed)
 if boot_max_steps:
     boot_spec = boot_spec.with_(max_steps=boot_max_steps, min_steps=min(boot_spec.min_steps, boot_max_steps))
@@ -205,7 +206,9 @@ for name in ("gamma0", "gamma1"):
                      f"{name}_boot_low": intervals.loc[name, "bootstrap low"],
                      f"{name}_boot_high": intervals.loc[name, "bootstrap high"],
                      f"{name}_boot_ratio": intervals.loc[name, "width ratio"]}
-glue_values(gamma_values | {"boot_replicates": boot_replicates, "boot_note": bootstrap_note(boot, boot_max_steps)})
+glue_values(gamma_values | {"boot_replicates": boot_replicates, "boot_note": bootstrap_note(boot, boot_max_steps),
+                            "int_min_steps": int_spec.min_steps, "int_average_steps": int_spec.average_steps,
+                            "boot_average_steps": boot_spec.average_steps})
 gamma_table = paper_table({k: gamma_values[k] for k in ("gamma0", "gamma0_low", "gamma0_high",
                                                        "gamma1", "gamma1_low", "gamma1_high")})
 display(gamma_table.round(3))
@@ -237,7 +240,7 @@ if simulated:
     int_theta, int_a, int_b = fit_int.theta, fit_int.a, fit_int.b
     planted_y = simulate_interaction(int_theta, int_a, int_b, depth, gamma_values["gamma0"], planted_gamma1, 0.25,
                                      observed_cells, seed=seed + 1)
-    planted_fit = fit_cached(planted_y, interaction_spec(fast, seed), item_covariate=depth, progress=False)
+    planted_fit = fit_cached(planted_y, int_spec, item_covariate=depth, progress=False)
     target = planted_gamma_target(int_a, int_b, depth, gamma_values["gamma0"], planted_gamma1)
     recovered = gamma_summary(planted_fit)
     planted_interaction = {"planted_gamma1": planted_gamma1, "planted_gamma1_target": target["gamma1"],

@@ -304,7 +304,7 @@ def _posterior_draws(guide):
 
 
 def _summarise(guide, params, features, names, stem, codes, elbo, spec, seed, wall_s,
-               draw=None) -> ExplanatoryFit:
+               draw) -> ExplanatoryFit:
     """Posterior means / SDs of the scalar parameters; medians of the item and model vectors."""
     median = {k: np.asarray(v) for k, v in guide.median(params).items()}
     scale = {k.removesuffix("_auto_scale"): np.asarray(v) for k, v in params.items()
@@ -312,7 +312,7 @@ def _summarise(guide, params, features, names, stem, codes, elbo, spec, seed, wa
     rows = {"beta0": (median["beta0"], scale["beta0"]), "delta": (median["delta"], scale["delta"])}
     for name in ("beta", "gamma"):
         rows |= {f"{name}[{f}]": (m, s) for f, m, s in zip(features, median[name], scale[name], strict=True)}
-    draws = (draw or _posterior_draws(guide))(jax.random.PRNGKey(child_seed(seed, 1)), params)
+    draws = draw(jax.random.PRNGKey(child_seed(seed, 1)), params)
     for name in ("tau", "sigma_b"):
         values = np.asarray(draws[name])
         rows[name] = (values.mean(), values.std())
