@@ -62,3 +62,23 @@ def test_recovery_table_matches_recovery_stats_and_averages_theta_dimensions():
     assert table.loc["noisy", "r(b̂, b)"] == pytest.approx(recovery_stats(fits["noisy"].b, b)["r"])
     one_dim = recovery_table(fits, {"b": b, "theta": theta.mean(axis=1)})
     pd.testing.assert_frame_equal(one_dim, table)
+
+
+def test_recovery_table_measures_theta_among_the_given_models_only():
+    """Rows planted at a stand-in θ (near-chance models) spoil r over all models, not among the rest."""
+    rng = np.random.default_rng(5)
+    b, theta = rng.normal(size=40), rng.normal(size=60)
+    working = np.arange(60) >= 10
+    estimate = theta.copy()
+    estimate[~working] = rng.normal(0, 3, 10)  # unidentified: the fit puts them anywhere
+    planted = theta.copy()
+    planted[~working] = -12.0  # the world's stand-in
+    fits = {"fit": SimpleNamespace(b=b, theta=estimate)}
+    among = recovery_table(fits, {"b": b, "theta": planted}, models=working)
+    assert among.loc["fit", "r(θ̂, θ)"] == pytest.approx(1.0)
+    assert recovery_table(fits, {"b": b, "theta": planted}).loc["fit", "r(θ̂, θ)"] < 0.9
+    assert among.loc["fit", "r(b̂, b)"] == pytest.approx(1.0)  # items are unaffected
+    with pytest.raises(DataError, match="one bool per model"):
+        recovery_table(fits, {"b": b, "theta": planted}, models=working[:-1])
+    with pytest.raises(DataError, match="at least three"):
+        recovery_table(fits, {"b": b, "theta": planted}, models=np.arange(60) < 2)

@@ -262,7 +262,7 @@ def recovery_stats(estimate, truth) -> dict:
             "intercept": intercept, "rmse": float(np.sqrt(np.mean((est - true) ** 2)))}
 
 
-def recovery_table(fits, truth: dict) -> pd.DataFrame:
+def recovery_table(fits, truth: dict, models=None) -> pd.DataFrame:
     """Recovery of the planted b and θ by each of several fits.
 
     Parameters
@@ -271,21 +271,37 @@ def recovery_table(fits, truth: dict) -> pd.DataFrame:
         Label → fit of the same simulated matrix.
     truth : dict
         The world's planted ``b`` (items) and ``theta`` (models × dimensions or models).
+    models : array of bool, optional
+        The models (rows) over which θ recovery is measured, e.g. the working models of a
+        world with near-chance ones (:func:`mmlu_audit.worlds.simulated.working_models`),
+        whose planted θ no fit can recover; every model when omitted. The fits themselves
+        are whatever was passed (typically over all models).
 
     Returns
     -------
     DataFrame
         Index ``fit`` (the labels); columns ``r(b̂, b)`` and ``slope`` from
         :func:`recovery_stats` of b, and ``r(θ̂, θ)``, the correlation of θ̂ with the
-        models' planted ability (averaged over dimensions when there are several).
+        models' planted ability (averaged over dimensions when there are several) over
+        ``models``.
+
+    Raises
+    ------
+    DataError
+        If ``models`` is not one flag per model, or selects fewer than three.
     """
     theta = np.asarray(truth["theta"], float)
     theta = theta.mean(axis=1) if theta.ndim == 2 else theta
+    keep = np.ones(len(theta), bool) if models is None else np.asarray(models)
+    if keep.dtype != bool or keep.shape != theta.shape:
+        raise DataError("models", f"needs one bool per model ({len(theta)}), got {keep.dtype} {keep.shape}")
+    if keep.sum() < 3:
+        raise DataError("models", f"selects {int(keep.sum())} models; θ recovery needs at least three")
     rows = []
     for label, fit in fits.items():
         stats = recovery_stats(fit.b, truth["b"])
         rows.append({"fit": label, "r(b̂, b)": stats["r"], "slope": stats["slope"],
-                     "r(θ̂, θ)": np.corrcoef(np.asarray(fit.theta), theta)[0, 1]})
+                     "r(θ̂, θ)": np.corrcoef(np.asarray(fit.theta)[keep], theta[keep])[0, 1]})
     return pd.DataFrame(rows).set_index("fit")
 
 

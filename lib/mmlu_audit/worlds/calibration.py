@@ -98,7 +98,9 @@ def calibrate_population(target: Mapping[str, float], items: pd.DataFrame, *, se
     seed : int
         Seed of the trial worlds' seeds (common random numbers: every trial uses the same).
     base : WorldSpec, optional
-        The spec whose other fields are kept; defaults to ``WorldSpec(covariates="text")``.
+        The spec whose other fields are kept and whose population fields start the search;
+        defaults to ``WorldSpec(calibration="paper-2024", covariates="text")``, the start
+        ``"leaderboard-2026"`` was fitted from (it is now the default calibration itself).
     covariates : DataFrame, optional
         Passed to :func:`simulate_world`.
     chance_cutoff : float
@@ -134,7 +136,7 @@ def calibrate_population(target: Mapping[str, float], items: pd.DataFrame, *, se
         raise ParameterError("target", f"missing statistic(s) {missing}")
     if rounds < 1 or n_worlds < 1:
         raise ParameterError("rounds", f"need at least one round and one world, got {rounds}, {n_worlds}")
-    spec = base or WorldSpec(covariates="text")
+    spec = base or WorldSpec(calibration="paper-2024", covariates="text")
     seeds = ([int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n_worlds)]
              if world_seeds is None else [check_seed(s) for s in world_seeds])
     counter = {"trials": 0}
