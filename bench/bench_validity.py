@@ -40,6 +40,7 @@ WORLDS = {
     "3PL (chapters' world), 2PL fit": {},
 }
 QUICK = {"n_models": 300, "n_distinct": 300, "n_groups": 30}
+CALIBRATION = "paper-2024"  # the population calibration of every world here (recorded in validity.json)
 
 
 def world_rows(name: str, changes: dict, args, items) -> tuple[list, list, list]:
@@ -54,7 +55,7 @@ def world_rows(name: str, changes: dict, args, items) -> tuple[list, list, list]
         tail_detection_auc,
     )
 
-    spec = WorldSpec(**changes, **(QUICK if args.quick else {}), calibration="paper-2024")
+    spec = WorldSpec(**changes, **(QUICK if args.quick else {}), calibration=CALIBRATION)
     world = simulate_world(spec, seed=args.seed, items=items)
     recovery, contrasts, tail = [], [], []
     for prior in B_PRIORS:
@@ -91,7 +92,8 @@ def main() -> None:
     for stem, rows in zip(("validity_recovery", "validity_contrasts", "validity_tail"), tables, strict=False):
         table = pd.DataFrame(rows)
         atomic_write(args.out / f"{stem}.csv", lambda tmp, table=table: table.to_csv(tmp, index=False))
-    meta = {"seed": args.seed, "quick": args.quick, "worlds": WORLDS, "seconds": time.perf_counter() - start,
+    meta = {"seed": args.seed, "quick": args.quick, "worlds": WORLDS, "calibration": CALIBRATION,
+            "seconds": time.perf_counter() - start,
             "n_items": len(items), "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
     write_json_atomic(args.out / "validity.json", meta, sort_keys=False)
     print(json.dumps(meta, indent=2))
