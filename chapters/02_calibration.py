@@ -195,7 +195,7 @@ if matrix.shape[0] < 100:
 # the paper's prior and {glue:text}`recovery_slope_hier:.3f` under the hierarchical one. Refitted on
 # the working models alone, r = {glue:text}`recovery_r_working:.3f` and the slopes are
 # {glue:text}`recovery_slope_working:.3f` and {glue:text}`recovery_slope_hier_working:.3f`: the
-# hierarchical prior removes the compression only where every model answers on the 2PL's scale.
+# hierarchical prior reduces the compression only where every model answers on the 2PL's scale.
 # So the two priors are compared on the working-model fits, and the fit every later chapter uses
 # is the one over all models, which is what the paper's specification gives on a leaderboard that
 # holds broken models.
