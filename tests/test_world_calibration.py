@@ -11,7 +11,8 @@ from mmlu_audit import ParameterError, WorldSpec, load_or_simulate, simulate_wor
 from mmlu_audit.analyses.real_leaderboard import SIMULATOR_TOLERANCES
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.data.openllm import load_openllm_aggregates, load_openllm_mmlu102
-from mmlu_audit.worlds.calibration import CALIBRATION_TARGETS, accuracy_statistics, calibrate_population
+from mmlu_audit.worlds.calibration import (CALIBRATION_TARGETS, CHANCE_CUTOFF, above_floor,
+                                           accuracy_statistics, calibrate_population)
 from mmlu_audit.worlds.simulated import (CALIBRATED_FIELDS, CALIBRATIONS, DEFAULT_CALIBRATION, WORLD_FORMAT,
                                          working_correlation, working_models, working_rho)
 
@@ -58,6 +59,7 @@ def test_working_models_are_the_ones_not_planted_at_chance(small_items):
     assert 0.05 < 1 - working.mean() < 0.25  # 69 of 520 checkpoints at chance, duplicates drawn at random
     accuracy = world.matrix.responses.mean(axis=1)
     assert accuracy[working].min() > accuracy[~working].max()  # the floor separates them here
+    np.testing.assert_array_equal(above_floor(world.matrix.responses), working)  # the observable rule
     # ρ among the working distinct checkpoints is the spec's exactly; over all of them it is higher
     assert working_rho(world.truth) == pytest.approx(world.spec.rho, abs=1e-12)
     assert float(world.truth["rho"]) > world.spec.rho + 0.01
@@ -77,6 +79,41 @@ def test_working_models_are_the_ones_not_planted_at_chance(small_items):
         working_models({"theta": world.truth["theta"]})
     with pytest.raises(DataError, match="one flag per model"):
         working_models({"theta": world.truth["theta"], "chance": world.truth["chance"][:-1]})
+
+
+def test_above_floor_by_hand():
+    # accuracies 3/4, 1/4 (one cell missing: 1/3 ≥ 0.30 once it is dropped), 0/4 and 2/4
+    y = np.array([[1, 1, 1, 0], [1, 0, 0, -1], [0, 0, 0, 0], [1, 0, 1, 0]], np.int8)
+    np.testing.assert_array_equal(above_floor(y), [True, True, False, True])
+    np.testing.assert_array_equal(above_floor(np.where(y < 0, 0, y)), [True, False, False, True])
+    np.testing.assert_array_equal(above_floor(y, chance_cutoff=0.6), [True, False, False, False])
+    assert CHANCE_CUTOFF == 0.30
+    with pytest.raises(ParameterError, match="chance_cutoff"):
+        above_floor(y, chance_cutoff=1.0)
+    with pytest.raises(DataError, match="matching observed"):
+        above_floor(y, observed=np.ones((4, 3), bool))
+    with pytest.raises(DataError, match="answered no item"):
+        above_floor(np.array([[1, 0], [-1, -1]], np.int8))
+
+
+@pytest.mark.slow  # simulates the full 1,000 × 14,042 world when no cached copy is at hand (~3 min)
+def test_above_floor_finds_the_planted_chance_models_of_the_default_world(items):
+    """The observable rule a fit restricted to working models uses: on the default world (the
+    chapters' seed) it flags exactly the 130 models planted at chance."""
+    from scipy import stats
+
+    world = load_or_simulate(WorldSpec(), seed=20240601, items=items)
+    y = world.matrix.responses
+    found = above_floor(y)
+    np.testing.assert_array_equal(found, world.working)
+    assert int((~found).sum()) == 130 and found.size == 1000
+    accuracy = (y == 1).mean(axis=1)
+    assert accuracy[found].min() > 0.40 and accuracy[~found].max() < 0.27  # a wide gap at the cutoff
+    # why a threshold and not a test against 0.25: the near-chance models still know the easiest
+    # items, and an uncorrected one-sided binomial test calls some of them distinguishable
+    p_value = stats.binom.sf((y == 1).sum(axis=1) - 1, y.shape[1], 0.25)
+    assert np.sum((p_value < 0.05) & ~world.working) > 0
+    np.testing.assert_array_equal(p_value < 0.05 / y.shape[0], world.working)  # Bonferroni agrees here
 
 
 def test_bad_calibration_fields():
