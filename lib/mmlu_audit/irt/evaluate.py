@@ -331,8 +331,10 @@ def ability_correlation(fit: IRTFit, rows, *, seed: int, n_draws: int = 2000, le
     Returns
     -------
     dict
-        ``r`` (of the posterior-mean abilities), ``median``, ``low`` and ``high`` (of the
-        draws' correlations), ``n`` (rows used).
+        ``median``, ``low`` and ``high`` of the draws' correlations (the median is the estimate
+        of the rows' correlation), ``r`` (the correlation of the posterior-mean abilities, which
+        the prior's shrinkage pulls towards the prior's own correlation, so it is shown, not used
+        as the estimate), ``n`` (rows used).
 
     Raises
     ------
