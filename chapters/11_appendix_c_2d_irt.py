@@ -319,12 +319,12 @@ assert np.isfinite([by_model["z"], by_subject["z"]]).all() and by_model["n_clust
 assert subscales.shape[0] == n_splits and subscales["r"].between(-1, 1).all()
 assert identification.shape[0] == 2 * len(INDICATORS) + 5 and len(restarts) == explanatory_restarts
 if truth is not None and not matrix.meta["spec"]["null_world"]:
-    # the planted correlation of the working checkpoints lies inside the posterior interval of the
-    # fitted one, over the same checkpoints (the observable floor rule finds the planted ones here)
+    # the observable floor rule finds the planted working checkpoints, and the estimate is near ρ
     assert rho_working["n"] == np.unique(truth["checkpoint"][~truth["chance"].astype(bool)]).size
-    assert rho_stats["rho_working_low"] <= working_rho(truth) <= rho_stats["rho_working_high"], (
-        "planted ρ not covered", working_rho(truth), rho_stats)
     assert abs(rho_stats["rho_bias"]) < 0.01, rho_stats["rho_bias"]
+    if not fast:  # a capped fit's guide is not the posterior, so only a full fit's draws make an interval
+        assert rho_stats["rho_working_low"] <= working_rho(truth) <= rho_stats["rho_working_high"], (
+            "planted ρ not covered", working_rho(truth), rho_stats)
 if truth is not None and not fast and not matrix.meta["spec"]["null_world"]:
     assert by_model["z"] > 2, "the planted second dimension should improve held-out prediction"
     assert summary["mean"] < 1
