@@ -80,11 +80,12 @@ def simulate_matrix(quick: bool, seed: int, path: Path) -> dict:
     from mmlu_audit.worlds.simulated import WorldSpec, simulate_world
 
     items = load_items()
-    spec = WorldSpec(response_model="2pl")
+    spec = WorldSpec(response_model="2pl", calibration="paper-2024")  # the world the stored targets are about
     if quick:
         keep = np.sort(np.random.default_rng(seed).choice(len(items), 1500, replace=False))
         items = items.iloc[keep]
-        spec = WorldSpec(n_models=200, n_distinct=200, n_groups=50, response_model="2pl")
+        spec = WorldSpec(n_models=200, n_distinct=200, n_groups=50, response_model="2pl",
+                         calibration="paper-2024")
     world = simulate_world(spec, seed=seed, items=items)
     np.savez(path, Y=world.matrix.responses, b_true=world.truth["b"], a_true=world.truth["a"])
     return {"n_models": world.matrix.shape[0], "n_items": world.matrix.shape[1],

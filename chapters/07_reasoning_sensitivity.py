@@ -22,7 +22,8 @@
 # artefact of the guessing floor of a four-option test {cite}`birnbaum1968`, using a 3PL
 # generative null, and replaces it by an interaction estimated inside the response model.
 # This chapter recomputes all three on the source selected below, and adds an honest
-# interval for the interaction: a bootstrap over models and subjects beside the mean-field one.
+# interval for the interaction: a bootstrap over models and subjects beside the mean-field one,
+# on the models whose responses rise above the guessing floor.
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
@@ -56,6 +57,7 @@ from mmlu_audit.core.paper import PAPER, paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner
+from mmlu_audit.worlds.calibration import CHANCE_CUTOFF, above_floor
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -178,8 +180,20 @@ glue_figure("fig_rs_beta_theta", fig)
 # fraction of the reported SD (tested). γ0 = {glue:text}`gamma0:.3f` (mean-field 95 % interval
 # [{glue:text}`gamma0_low:.3f`, {glue:text}`gamma0_high:.3f`]) is the effect of depth at mean
 # ability and γ1 = {glue:text}`gamma1:.3f` ([{glue:text}`gamma1_low:.3f`,
-# {glue:text}`gamma1_high:.3f`]) the interaction. Mean-field intervals hold every other parameter
-# at its fit and the items fixed, so the table also refits the model on
+# {glue:text}`gamma1_high:.3f`]) the interaction, fitted as the paper does, over every model.
+#
+# **Models at the guessing floor.** {glue:text}`n_floor_models:,` of the
+# {glue:text}`n_models_total:,` models answer below {glue:text}`chance_cutoff:.2f` of all items, at
+# or near the floor of a four-option test. Their responses are flat in depth and in ability alike,
+# so their abilities are not identified; the prior holds them at finite values where the model still
+# has to predict floor responses, and γ1 can absorb part of that. This is the paper's warning that
+# reasoning sensitivity is confounded by the guessing floor, here inside the response model. The
+# same model fitted on the {glue:text}`n_working_models:,` models above the floor (a rule that needs
+# only the responses) gives γ1 = {glue:text}`gamma1_working:.3f` (mean-field
+# [{glue:text}`gamma1_working_low:.3f`, {glue:text}`gamma1_working_high:.3f`]).
+#
+# Mean-field intervals hold every other parameter at its fit and the items fixed, so the table
+# also refits the working-model fit on
 # {glue:text}`boot_replicates` bootstrap resamples of the models and of the subjects jointly
 # (rows, and whole subjects with all their items, drawn with replacement; each refit averages
 # {glue:text}`boot_average_steps:,` iterates after the ELBO rule, within a tenth of a bootstrap SD
@@ -192,17 +206,26 @@ glue_figure("fig_rs_beta_theta", fig)
 # %%
 int_spec = interaction_spec(fast, seed)
 fit_int = fit_cached(stem_matrix, int_spec, item_covariate=depth, progress=False)
+all_models = gamma_summary(fit_int)
+# the observable rule (accuracy over all items), so a real source gets the same working fit
+working = above_floor(inputs.matrix.responses, inputs.matrix.observed)
+working_stem = stem_matrix.take(rows=np.flatnonzero(working))
+fit_working = fit_cached(working_stem, int_spec, item_covariate=depth, progress=False)
 boot_spec = bootstrap_spec(fast, seed)
 if boot_max_steps:
     boot_spec = boot_spec.with_(max_steps=boot_max_steps, min_steps=min(boot_spec.min_steps, boot_max_steps))
 stem_subjects = inputs.frame.loc[stem, "subject"].to_numpy()
-boot = bootstrap_gammas(stem_matrix.responses, depth, boot_spec, replicates=boot_replicates, seed=seed,
+boot = bootstrap_gammas(working_stem.responses, depth, boot_spec, replicates=boot_replicates, seed=seed,
                         item_clusters=stem_subjects, progress=not fast)
-intervals = interval_table(fit_int, boot)
-gamma_values = {}
+intervals = interval_table(fit_working, boot)
+gamma_values = {"n_models_total": int(working.size), "n_working_models": int(working.sum()),
+                "n_floor_models": int((~working).sum()), "chance_cutoff": CHANCE_CUTOFF}
 for name in ("gamma0", "gamma1"):
-    gamma_values |= {name: intervals.loc[name, "estimate"], f"{name}_low": intervals.loc[name, "mean-field low"],
-                     f"{name}_high": intervals.loc[name, "mean-field high"],
+    gamma_values |= {name: all_models.loc[name, "estimate"], f"{name}_low": all_models.loc[name, "low"],
+                     f"{name}_high": all_models.loc[name, "high"],
+                     f"{name}_working": intervals.loc[name, "estimate"],
+                     f"{name}_working_low": intervals.loc[name, "mean-field low"],
+                     f"{name}_working_high": intervals.loc[name, "mean-field high"],
                      f"{name}_boot_low": intervals.loc[name, "bootstrap low"],
                      f"{name}_boot_high": intervals.loc[name, "bootstrap high"],
                      f"{name}_boot_ratio": intervals.loc[name, "width ratio"]}
@@ -212,7 +235,8 @@ glue_values(gamma_values | {"boot_replicates": boot_replicates, "boot_note": boo
 gamma_table = paper_table({k: gamma_values[k] for k in ("gamma0", "gamma0_low", "gamma0_high",
                                                        "gamma1", "gamma1_low", "gamma1_high")})
 display(gamma_table.round(3))
-intervals.round(3)
+pd.concat({"all models (mean-field)": all_models.rename(columns={"low": "mean-field low", "high": "mean-field high"}),
+           "above the floor": intervals}, names=["fitted on", "parameter"]).round(3)
 
 # %% [markdown]
 # ## The planted worlds (simulated sources only)
@@ -224,8 +248,8 @@ intervals.round(3)
 # %%
 planted = {"planted_note": "On a real source there is no planted truth to compare with.",
            "planted_interaction_note": ""}
-gamma1_intervals = {"estimate": gamma_values["gamma1"], "low": gamma_values["gamma1_low"],
-                    "high": gamma_values["gamma1_high"], "boot_low": gamma_values["gamma1_boot_low"],
+gamma1_intervals = {"estimate": gamma_values["gamma1_working"], "low": gamma_values["gamma1_working_low"],
+                    "high": gamma_values["gamma1_working_high"], "boot_low": gamma_values["gamma1_boot_low"],
                     "boot_high": gamma_values["gamma1_boot_high"]}
 if simulated:
     true_stem = inputs.truth["theta"][:, 0]
@@ -235,13 +259,18 @@ if simulated:
     planted["planted_note"] = null_world_note(
         true_r=true_r["all"], null_share=summary.loc["all", "share of observed"], n_tail=int(tail.sum()),
         gamma1=gamma1_intervals, item_target=world_target["gamma1"], tail_beta=betas["beta"][tail].mean(),
-        rest_beta=betas["beta"][~tail].mean())
+        rest_beta=betas["beta"][~tail].mean(),
+        all_models={"estimate": gamma_values["gamma1"], "low": gamma_values["gamma1_low"],
+                    "high": gamma_values["gamma1_high"], "n_floor": gamma_values["n_floor_models"],
+                    "n_planted_chance": int(inputs.truth["chance"].sum()),
+                    "rule_matches": bool(np.array_equal(working, ~inputs.truth["chance"].astype(bool)))})
     # a second world: the fitted interaction model's own parameters with a planted γ1 ≠ 0
-    int_theta, int_a, int_b = fit_int.theta, fit_int.a, fit_int.b
-    planted_y = simulate_interaction(int_theta, int_a, int_b, depth, gamma_values["gamma0"], planted_gamma1, 0.25,
-                                     observed_cells, seed=seed + 1)
+    # (the working fit's: the floor models' abilities are not identified, so not a truth to plant)
+    int_theta, int_a, int_b = fit_working.theta, fit_working.a, fit_working.b
+    planted_y = simulate_interaction(int_theta, int_a, int_b, depth, gamma_values["gamma0_working"], planted_gamma1,
+                                     0.25, observed_cells[working], seed=seed + 1)
     planted_fit = fit_cached(planted_y, int_spec, item_covariate=depth, progress=False)
-    target = planted_gamma_target(int_a, int_b, depth, gamma_values["gamma0"], planted_gamma1)
+    target = planted_gamma_target(int_a, int_b, depth, gamma_values["gamma0_working"], planted_gamma1)
     recovered = gamma_summary(planted_fit)
     planted_interaction = {"planted_gamma1": planted_gamma1, "planted_gamma1_target": target["gamma1"],
                            "planted_gamma1_hat": recovered.loc["gamma1", "estimate"],
@@ -252,14 +281,14 @@ if simulated:
         low=planted_interaction["planted_gamma1_low"], high=planted_interaction["planted_gamma1_high"])
     display(pd.DataFrame({"planted": [0.0, target["gamma1"], np.nan],
                           "item-sample target": [world_target["gamma1"], target["gamma1"], np.nan],
-                          "estimate": [gamma_values["gamma1"], planted_interaction["planted_gamma1_hat"],
+                          "estimate": [gamma_values["gamma1_working"], planted_interaction["planted_gamma1_hat"],
                                        observed_r["all"]],
                           "interval": [f"[{gamma_values['gamma1_boot_low']:.3f}, {gamma_values['gamma1_boot_high']:.3f}]"
                                        " bootstrap",
                                        f"[{planted_interaction['planted_gamma1_low']:.3f}, "
                                        f"{planted_interaction['planted_gamma1_high']:.3f}] mean-field", ""],
                           "3PL null": [np.nan, np.nan, summary.loc["all", "null mean"]]},
-                         index=["γ1, simulated world", "γ1, planted-interaction world",
+                         index=["γ1, simulated world (above the floor)", "γ1, planted-interaction world",
                                 "r(β, θ̂), all models"]).round(3))
     glue_values(planted_interaction)
 glue_values(planted)
@@ -308,17 +337,20 @@ assert intervals.loc["gamma1", "mean-field low"] <= intervals.loc["gamma1", "est
 assert helm_beta["beta"].notna().all() and len(helm_beta) == 20
 assert helm_r_low < helm_r < helm_r_high
 if simulated:
-    # coverage, not a range: the population γ1 is 0 here, and the bootstrap over models and subjects
-    # (the interval for a population of items) must cover it; a fast run's two capped refits make
-    # no interval, so there the wider of the two must
-    population = ((gamma1_intervals["boot_low"], gamma1_intervals["boot_high"]) if not fast else
-                  (min(gamma1_intervals["low"], gamma1_intervals["boot_low"]),
-                   max(gamma1_intervals["high"], gamma1_intervals["boot_high"])))
-    assert population[0] <= 0 <= population[1], ("planted γ1 = 0 not covered", population)
+    # coverage, not a range: the population γ1 is 0 among the working models, and the bootstrap over
+    # them and the subjects (the interval for a population of items) must cover it. A fast run's
+    # two capped refits make no interval, and the mean-field one is conditional on the items (it
+    # covers this item sample's γ1, checked next), so a fast run has no population check.
+    if not fast:
+        population = (gamma1_intervals["boot_low"], gamma1_intervals["boot_high"])
+        assert population[0] <= 0 <= population[1], ("planted γ1 = 0 not covered", population)
     # the mean-field interval is conditional on the items: it must cover this item sample's γ1
-    assert gamma_values["gamma1_low"] <= world_target["gamma1"] <= gamma_values["gamma1_high"], world_target
+    assert gamma_values["gamma1_working_low"] <= world_target["gamma1"] <= gamma_values["gamma1_working_high"], (
+        world_target, gamma_values)
     # the planted-interaction world keeps its items, so the mean-field interval must cover its target
     assert planted_interaction["planted_gamma1_low"] <= target["gamma1"] <= planted_interaction["planted_gamma1_high"], (
         "planted γ1 target not covered", target, planted_interaction)
 if simulated and not fast:
     assert summary.loc["all", "null mean"] < 0  # the guessing floor alone produces a negative r
+    if (~working).any():  # the floor models pull the all-model γ1 off the planted 0, as the prose says
+        assert not gamma_values["gamma1_low"] <= 0 <= gamma_values["gamma1_high"], gamma_values

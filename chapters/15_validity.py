@@ -60,7 +60,9 @@ simulation_banner(
     f"Recorded engine simulations: {meta['n_items']:,} real MMLU items, "
     f"{'quick settings (300 models, fast-mode fits)' if meta['quick'] else '1,000 models, full fits'}, "
     f"world seed {meta['seed']}, recorded {meta['created']}; size and power over "
-    f"{size_power['n_reps'].iloc[0]} replicates per world. No response data are read.")
+    f"{size_power['n_reps'].iloc[0]} replicates per world. No response data are read. "
+    # records made before worlds had named calibrations are of the paper-2024 world, the only one then
+    f"World calibration: {meta.get('calibration', 'paper-2024')}.")
 
 # %% [markdown]
 # ## Calibration: b, a, θ and the scale, by world and prior

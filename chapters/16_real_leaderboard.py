@@ -70,7 +70,7 @@ from mmlu_audit.irt.evaluate import split_description
 from mmlu_audit.worlds.homogeneity import power_curve, smallest_detectable
 from mmlu_audit.worlds.calibration import accuracy_statistics
 from mmlu_audit.worlds.simulated import (CALIBRATIONS, DEFAULT_CALIBRATION, WorldSpec, load_or_simulate,
-                                         simulate_world)
+                                         simulate_world, working_rho)
 from mmlu_audit.worlds.sources import load_responses
 
 use_style()
@@ -314,6 +314,7 @@ glue_values({"old_calibration": old_calibration, "new_calibration": new_calibrat
              "n_versus_within": int((versus["verdict"] == "within tolerance").sum()),
              "n_versus_within_old": int((versus_old["verdict"] == "within tolerance").sum()),
              "sim_rho_truth": float(worlds[new_calibration].truth["rho"]),
+             "sim_rho_working": working_rho(worlds[new_calibration].truth),
              "sim_floor_old": sim_stats[old_calibration]["5th percentile of model accuracy (guessing floor)"],
              "sim_floor": sim_stats[new_calibration]["5th percentile of model accuracy (guessing floor)"],
              "real_floor": real_stats["5th percentile of model accuracy (guessing floor)"],
@@ -335,7 +336,7 @@ versus_all.round(3)
 # against the keys of items chosen for information), which no floor at 0.25 reproduces. The
 # new world has {glue:text}`n_sim_models:,` models with a realised ability correlation of
 # {glue:text}`sim_rho_truth:.3f` over all of them (its near-chance models sit at one point on
-# both abilities); the correlation of STEM and non-STEM proportions correct in the table is
+# both abilities) and {glue:text}`sim_rho_working:.3f` among its working models; the correlation of STEM and non-STEM proportions correct in the table is
 # lower on both sides because {glue:text}`n_stem_items` STEM items measure little.
 #
 # Item by item, the new world's and the real p-values correlate at

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.irt import icc_bins, items_at_quantiles, parameter_ranges, recovery_stats, recovery_table
+from mmlu_audit.irt import (ability_correlation, icc_bins, items_at_quantiles, parameter_ranges,
+                             recovery_stats, recovery_table)
 
 
 def test_parameter_ranges_ignore_unanswered_items():
@@ -62,3 +63,49 @@ def test_recovery_table_matches_recovery_stats_and_averages_theta_dimensions():
     assert table.loc["noisy", "r(b̂, b)"] == pytest.approx(recovery_stats(fits["noisy"].b, b)["r"])
     one_dim = recovery_table(fits, {"b": b, "theta": theta.mean(axis=1)})
     pd.testing.assert_frame_equal(one_dim, table)
+
+
+def test_recovery_table_measures_theta_among_the_given_models_only():
+    """Rows planted at a stand-in θ (near-chance models) spoil r over all models, not among the rest."""
+    rng = np.random.default_rng(5)
+    b, theta = rng.normal(size=40), rng.normal(size=60)
+    working = np.arange(60) >= 10
+    estimate = theta.copy()
+    estimate[~working] = rng.normal(0, 3, 10)  # unidentified: the fit puts them anywhere
+    planted = theta.copy()
+    planted[~working] = -12.0  # the world's stand-in
+    fits = {"fit": SimpleNamespace(b=b, theta=estimate)}
+    among = recovery_table(fits, {"b": b, "theta": planted}, models=working)
+    assert among.loc["fit", "r(θ̂, θ)"] == pytest.approx(1.0)
+    assert recovery_table(fits, {"b": b, "theta": planted}).loc["fit", "r(θ̂, θ)"] < 0.9
+    assert among.loc["fit", "r(b̂, b)"] == pytest.approx(1.0)  # items are unaffected
+    with pytest.raises(DataError, match="one bool per model"):
+        recovery_table(fits, {"b": b, "theta": planted}, models=working[:-1])
+    with pytest.raises(DataError, match="at least three"):
+        recovery_table(fits, {"b": b, "theta": planted}, models=np.arange(60) < 2)
+
+
+def _two_dim_fit(mean, sd):
+    return SimpleNamespace(theta=mean, dataset={"theta_sd": np.full_like(mean, sd)})
+
+
+def test_ability_correlation_of_posterior_draws():
+    rng = np.random.default_rng(8)
+    mean = rng.multivariate_normal([0, 0], [[1, 0.9], [0.9, 1]], 400)
+    rows = np.arange(400) >= 50
+    exact = ability_correlation(_two_dim_fit(mean, 0.0), rows, seed=1, n_draws=50)
+    assert exact["r"] == pytest.approx(np.corrcoef(mean[rows].T)[0, 1]) and exact["n"] == 350
+    assert exact["low"] == pytest.approx(exact["r"]) and exact["high"] == pytest.approx(exact["r"])
+    noisy = ability_correlation(_two_dim_fit(mean, 0.3), rows, seed=1)
+    assert noisy["r"] == exact["r"]  # the point is the posterior means' correlation
+    # independent draw noise of variance s² attenuates the correlation by var / (var + s²)
+    var = mean[rows].var(axis=0).mean()
+    assert noisy["median"] == pytest.approx(exact["r"] * var / (var + 0.09), abs=0.005)
+    assert noisy["low"] < noisy["median"] < noisy["high"] < exact["r"]
+    assert ability_correlation(_two_dim_fit(mean, 0.3), rows, seed=1) == noisy
+    with pytest.raises(DataError, match="two-dimensional"):
+        ability_correlation(_two_dim_fit(mean[:, 0], 0.1), rows, seed=1)
+    with pytest.raises(DataError, match="one bool per model"):
+        ability_correlation(_two_dim_fit(mean, 0.1), rows[:-1], seed=1)
+    with pytest.raises(ParameterError, match="n_draws"):
+        ability_correlation(_two_dim_fit(mean, 0.1), rows, seed=1, n_draws=1)

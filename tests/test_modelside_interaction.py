@@ -6,6 +6,7 @@ import pytest
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.analyses.modelside import bootstrap_gammas, gamma_summary, interval_table
+from mmlu_audit.analyses.modelside.interaction import null_world_note
 from mmlu_audit.core.scaling import standardise
 
 GAMMA0, GAMMA1 = -0.4, -0.3
@@ -93,3 +94,20 @@ def test_planted_interaction_world_and_its_target():
                   item_covariate=w, progress=False)
     g1 = fit.scalar("gamma1")
     assert abs(g1["mean"] - target["gamma1"]) < max(3 * g1["sd"], 0.02), (g1, target)
+
+
+def test_null_world_note_states_the_all_model_fit_where_the_world_has_floor_models():
+    gamma1 = {"estimate": -0.006, "low": -0.012, "high": -0.001, "boot_low": -0.02, "boot_high": 0.01}
+    common = {"true_r": -0.2, "null_share": 0.9, "n_tail": 50, "item_target": 0.004, "tail_beta": 0.1,
+              "rest_beta": 0.2, "gamma1": gamma1}
+    plain = null_world_note(**common)
+    assert "covers it: yes" in plain and "guessing floor" not in plain
+    assert null_world_note(**common, all_models={"n_floor": 0, "estimate": 0.0, "low": -1, "high": 1,
+                                                 "n_planted_chance": 0, "rule_matches": True}) == plain
+    floor = {"n_floor": 130, "estimate": -0.019, "low": -0.026, "high": -0.013, "n_planted_chance": 130,
+             "rule_matches": True}
+    note = null_world_note(**common, all_models=floor)
+    assert note.startswith(plain) and "130 models below the floor rule, exactly the models planted" in note
+    assert "γ1 = -0.019 (mean-field [-0.026, -0.013]), which excludes the planted 0: yes" in note
+    covering = null_world_note(**common, all_models=floor | {"high": 0.002, "rule_matches": False})
+    assert "excludes the planted 0: no" in covering and "not exactly the 130 models" in covering

@@ -8,7 +8,7 @@ import pytest
 
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.analyses.modelside import (ability_gap, displacement_bootstrap, displacement_null,
-                                           duplicate_pairs, item_blocks, leaderboard_rank,
+                                           duplicate_pairs, gap_recovery, item_blocks, leaderboard_rank,
                                            matched_subsample_tau, near_tie_pairs, one_per_checkpoint,
                                            random_item_sets, rank_shifts, retention_table, subject_block_sets,
                                            subject_blocks, subscores, top_k_retention, weighted_tau)
@@ -147,6 +147,28 @@ def test_ability_gap_is_standardised_and_sorted():
     gap = ability_gap(theta, [f"m{k}" for k in range(200)])
     assert gap["gap"].index[0] == "m0" and gap["gap"].iloc[0] > 1
     assert gap["share_within"] > 0.9 and gap["sd"] < 0.3
+
+
+def test_gap_recovery_standardises_both_over_the_models_compared():
+    """Near-chance rows planted at one far point shrink the planted gap SD; among the rest it is exact."""
+    rng = np.random.default_rng(1)
+    theta = rng.multivariate_normal([0, 0], [[1, 0.9], [0.9, 1]], size=300)
+    working = np.arange(300) >= 40
+    planted = theta.copy()
+    planted[~working] = -12.0
+    estimate = 2 * theta + 0.5  # a rescaled fit of the working models, standardising removes it
+    estimate[~working] = rng.normal(-3, 1, size=(40, 2))  # unidentified rows land anywhere
+    names = [f"m{k}" for k in range(300)]
+    among = gap_recovery(estimate, planted, names, among=working)
+    expected = ability_gap(theta[working], np.array(names)[working])["sd"]
+    assert among["sd"] == pytest.approx(expected) and among["planted_sd"] == pytest.approx(expected)
+    assert among["r"] == pytest.approx(1.0) and among["n"] == 260
+    everyone = gap_recovery(estimate, planted, names)
+    assert everyone["planted_sd"] < 0.5 * expected < everyone["sd"]  # the all-model comparison is off
+    with pytest.raises(DataError, match="shape"):
+        gap_recovery(estimate, planted[:-1], names)
+    with pytest.raises(DataError, match="at least three"):
+        gap_recovery(estimate, planted, names, among=np.arange(300) < 2)
 
 
 def test_inconsistent_blocks_are_refused():

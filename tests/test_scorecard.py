@@ -323,3 +323,19 @@ def test_the_compact_table_is_made_to_fit_with_full_words_in_tooltips(tmp_path):
     legend = short_words_text()
     assert "“as planted” for recovered as planted (simulation)" in legend
     assert "“items” for real items" in legend and "differs" not in legend  # a word kept whole needs no legend
+
+
+def test_a_planted_subpopulation_value_is_read_on_a_simulated_source_only(tmp_path):
+    """ρ is planted among the working models: on a simulated source the scorecard compares the
+    working models' correlation (rho_2d_working), not the all-model fitted ρ, and says so."""
+    write_chapter(tmp_path, "11_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969})
+    row = scorecard(collect(tmp_path)).loc["rho_2d"]
+    assert (row["ours"], row["glue"]) == (0.969, "rho_2d_working")
+    assert row["verdict"] == "recovered as planted (simulation)"
+    assert "WorldSpec.rho" in row["why"] and "`rho_2d_working`, where it is planted" in row["why"]
+    real = tmp_path / "real"
+    real.mkdir()
+    write_chapter(real, "11_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969},
+                  banner="real-banner", params={"data_source": "leaderboard", "seed": 1, "fast": True})
+    row = scorecard(collect(real)).loc["rho_2d"]
+    assert (row["ours"], row["glue"], row["verdict"]) == (0.990, "rho_2d", "differs")

@@ -11,8 +11,10 @@ from mmlu_audit import ParameterError, WorldSpec, load_or_simulate, simulate_wor
 from mmlu_audit.analyses.real_leaderboard import SIMULATOR_TOLERANCES
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.data.openllm import load_openllm_aggregates, load_openllm_mmlu102
-from mmlu_audit.worlds.calibration import CALIBRATION_TARGETS, accuracy_statistics, calibrate_population
-from mmlu_audit.worlds.simulated import CALIBRATED_FIELDS, CALIBRATIONS, DEFAULT_CALIBRATION
+from mmlu_audit.worlds.calibration import (CALIBRATION_TARGETS, CHANCE_CUTOFF, above_floor,
+                                           accuracy_statistics, calibrate_population)
+from mmlu_audit.worlds.simulated import (CALIBRATED_FIELDS, CALIBRATIONS, DEFAULT_CALIBRATION, WORLD_FORMAT,
+                                         working_correlation, working_models, working_rho)
 
 TEXT = {"covariates": "text"}
 SMALL = {"n_models": 600, "n_distinct": 520, "n_groups": 30, **TEXT}
@@ -36,6 +38,82 @@ def test_named_calibrations_fill_the_population_fields():
     modified = WorldSpec(calibration=NEW, a_median=2.0)
     assert modified.calibration_label == f"{NEW} (modified: a_median = 2)"
     assert json.loads(modified.to_json())["calibration"] == NEW
+
+
+def test_the_default_world_is_the_recalibrated_one():
+    """Issue 17 §2.3: WorldSpec's defaults come from the real leaderboard (format world-4 on)."""
+    assert DEFAULT_CALIBRATION == NEW and WorldSpec().calibration == NEW
+    assert WORLD_FORMAT == "world-4"
+    spec = WorldSpec()
+    assert {k: getattr(spec, k) for k in CALIBRATED_FIELDS} == CALIBRATIONS[NEW]["values"]
+    assert spec.calibration_label == NEW
+    assert WorldSpec(calibration="paper-2024").calibration_label == "paper-2024"
+
+
+def test_working_models_are_the_ones_not_planted_at_chance(small_items):
+    world = simulate_world(WorldSpec(**SMALL), seed=3, items=small_items)
+    working = working_models(world.truth)
+    assert working.dtype == bool and working.shape == (600,)
+    np.testing.assert_array_equal(working, ~world.truth["chance"])
+    np.testing.assert_array_equal(world.working, working)
+    assert 0.05 < 1 - working.mean() < 0.25  # 69 of 520 checkpoints at chance, duplicates drawn at random
+    accuracy = world.matrix.responses.mean(axis=1)
+    assert accuracy[working].min() > accuracy[~working].max()  # the floor separates them here
+    np.testing.assert_array_equal(above_floor(world.matrix.responses), working)  # the observable rule
+    # ρ among the working distinct checkpoints is the spec's exactly; over all of them it is higher
+    assert working_rho(world.truth) == pytest.approx(world.spec.rho, abs=1e-12)
+    assert float(world.truth["rho"]) > world.spec.rho + 0.01
+    # a fit's abilities are compared over the same working distinct checkpoints (520 − 69 of them)
+    noisy = world.truth["theta"] + np.random.default_rng(0).normal(0, 0.3, world.truth["theta"].shape)
+    estimate = working_correlation(noisy, world.truth)
+    assert estimate["n"] == 520 - round(CALIBRATIONS[NEW]["values"]["chance_share"] * 520)
+    first = np.unique(world.truth["checkpoint"][working], return_index=True)[1]
+    assert estimate["r"] == pytest.approx(np.corrcoef(noisy[working][first].T)[0, 1])
+    assert estimate["r"] < world.spec.rho  # noise attenuates it
+    with pytest.raises(DataError, match="one row per model"):
+        working_correlation(noisy[:-1], world.truth)
+    paper = simulate_world(WorldSpec(calibration="paper-2024", **SMALL), seed=3, items=small_items)
+    assert working_models(paper.truth).all()
+    assert working_rho(paper.truth) == pytest.approx(float(paper.truth["rho"]), abs=1e-12)
+    with pytest.raises(DataError, match="'chance' flag"):
+        working_models({"theta": world.truth["theta"]})
+    with pytest.raises(DataError, match="one flag per model"):
+        working_models({"theta": world.truth["theta"], "chance": world.truth["chance"][:-1]})
+
+
+def test_above_floor_by_hand():
+    # accuracies 3/4, 1/4 (one cell missing: 1/3 ≥ 0.30 once it is dropped), 0/4 and 2/4
+    y = np.array([[1, 1, 1, 0], [1, 0, 0, -1], [0, 0, 0, 0], [1, 0, 1, 0]], np.int8)
+    np.testing.assert_array_equal(above_floor(y), [True, True, False, True])
+    np.testing.assert_array_equal(above_floor(np.where(y < 0, 0, y)), [True, False, False, True])
+    np.testing.assert_array_equal(above_floor(y, chance_cutoff=0.6), [True, False, False, False])
+    assert CHANCE_CUTOFF == 0.30
+    with pytest.raises(ParameterError, match="chance_cutoff"):
+        above_floor(y, chance_cutoff=1.0)
+    with pytest.raises(DataError, match="matching observed"):
+        above_floor(y, observed=np.ones((4, 3), bool))
+    with pytest.raises(DataError, match="answered no item"):
+        above_floor(np.array([[1, 0], [-1, -1]], np.int8))
+
+
+@pytest.mark.slow  # simulates the full 1,000 × 14,042 world when no cached copy is at hand (~3 min)
+def test_above_floor_finds_the_planted_chance_models_of_the_default_world(items):
+    """The observable rule a fit restricted to working models uses: on the default world (the
+    chapters' seed) it flags exactly the 130 models planted at chance."""
+    from scipy import stats
+
+    world = load_or_simulate(WorldSpec(), seed=20240601, items=items)
+    y = world.matrix.responses
+    found = above_floor(y)
+    np.testing.assert_array_equal(found, world.working)
+    assert int((~found).sum()) == 130 and found.size == 1000
+    accuracy = (y == 1).mean(axis=1)
+    assert accuracy[found].min() > 0.40 and accuracy[~found].max() < 0.27  # a wide gap at the cutoff
+    # why a threshold and not a test against 0.25: the near-chance models still know the easiest
+    # items, and an uncorrected one-sided binomial test calls some of them distinguishable
+    p_value = stats.binom.sf((y == 1).sum(axis=1) - 1, y.shape[1], 0.25)
+    assert np.sum((p_value < 0.05) & ~world.working) > 0
+    np.testing.assert_array_equal(p_value < 0.05 / y.shape[0], world.working)  # Bonferroni agrees here
 
 
 def test_bad_calibration_fields():
@@ -111,7 +189,7 @@ def test_calibration_recovers_a_planted_population(calibration_items):
     seed, which bounds how well ``theta_shift`` is identified from one population.
     """
     planted = {"a_median": 1.3, "theta_shift": -0.3, "chance_share": 0.08}
-    base = WorldSpec(**SMALL)
+    base = WorldSpec(calibration="paper-2024", **SMALL)  # the search starts where the stored fit's did
     truth_world = simulate_world(WorldSpec(**SMALL, **planted), seed=101, items=calibration_items)
     target = accuracy_statistics(truth_world.matrix.responses.mean(axis=1))
     same = calibrate_population(target, calibration_items, seed=0, base=base, n_worlds=1, rounds=2,

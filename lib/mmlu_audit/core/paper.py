@@ -256,6 +256,10 @@ class ResultKey:
     planted : str, optional
         The :class:`mmlu_audit.worlds.simulated.WorldSpec` field that copies the paper's value
         into the simulated world: on a simulated source a match is by construction.
+    planted_glue : str, optional
+        The glue name (same chapter) read instead of ``glue`` on a simulated source, where the
+        planted value holds over a subpopulation the paper's statistic does not isolate (ρ is
+        planted among the working models; the fitted ρ spans the models at the floor too).
     """
 
     chapter: str | None
@@ -263,6 +267,7 @@ class ResultKey:
     basis: str = "responses"
     reason: str | None = None
     planted: str | None = None
+    planted_glue: str | None = None
 
     def __post_init__(self):
         if self.basis not in BASES:
@@ -304,7 +309,7 @@ RESULT_KEYS: dict[str, ResultKey] = {
     **_at("06", "r2_gap_block_perm_p", "w9_hc3", "w10_hc3", "w9_cr2", "w9_cr1", "se_inflation_cr2_hc3",
           "wcb_q95", "wcb_p", "lr_11", "resid_skew", "breusch_pagan", "item_perm_max_gap", "observed_r2_gap",
           "block_perm_widening", "lr_block_perm_p"),
-    "rho_2d": ResultKey("11", "rho_2d", planted="rho"),
+    "rho_2d": ResultKey("11", "rho_2d", planted="rho", planted_glue="rho_2d_working"),
     **_at("11", "heldout_gain_nats", "heldout_paired_z", "rho_2d_mass_above_0_99", "subscale_r",
           "subscale_r_ci_low", "subscale_r_ci_high", "subscale_share_at_least_one"),
     **_at("10", "contrast_survives_options", "c_bry_nonlinear_nonstem",

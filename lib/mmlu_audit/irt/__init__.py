@@ -23,7 +23,8 @@ from mmlu_audit.irt.cache import fit_cached, fit_key
 from mmlu_audit.irt.data import holdout_mask
 from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.irt.engine import fit_irt
-from mmlu_audit.irt.evaluate import (heldout_cells, heldout_loglik, icc_bins, items_at_quantiles,
+from mmlu_audit.irt.evaluate import (ability_correlation, heldout_cells, heldout_loglik, icc_bins,
+                                     items_at_quantiles,
                                      oracle_difficulties, paired_z, parameter_ranges, recovery_slope,
                                      recovery_stats, recovery_table, split_cohort_reliability)
 from mmlu_audit.irt.result import IRTFit
@@ -34,6 +35,7 @@ __all__ = [
     "IRTFit",
     "IRTSpec",
     "MODELS",
+    "ability_correlation",
     "backend_name",
     "fit_cached",
     "fit_irt",

@@ -17,7 +17,8 @@ from mmlu_audit.irt.models import cell_loglik, linear_predictor
 from mmlu_audit.irt.result import IRTFit
 from mmlu_audit.irt.spec import IRTSpec
 
-__all__ = ["heldout_cells", "heldout_loglik", "icc_bins", "items_at_quantiles", "oracle_difficulties",
+__all__ = ["ability_correlation", "heldout_cells", "heldout_loglik", "icc_bins", "items_at_quantiles",
+           "oracle_difficulties",
            "paired_z", "parameter_ranges", "recovery_slope", "recovery_stats", "recovery_table",
            "split_cohort_reliability", "split_description"]
 
@@ -262,7 +263,7 @@ def recovery_stats(estimate, truth) -> dict:
             "intercept": intercept, "rmse": float(np.sqrt(np.mean((est - true) ** 2)))}
 
 
-def recovery_table(fits, truth: dict) -> pd.DataFrame:
+def recovery_table(fits, truth: dict, models=None) -> pd.DataFrame:
     """Recovery of the planted b and θ by each of several fits.
 
     Parameters
@@ -271,22 +272,95 @@ def recovery_table(fits, truth: dict) -> pd.DataFrame:
         Label → fit of the same simulated matrix.
     truth : dict
         The world's planted ``b`` (items) and ``theta`` (models × dimensions or models).
+    models : array of bool, optional
+        The models (rows) over which θ recovery is measured, e.g. the working models of a
+        world with near-chance ones (:func:`mmlu_audit.worlds.simulated.working_models`),
+        whose planted θ no fit can recover; every model when omitted. The fits themselves
+        are whatever was passed (typically over all models).
 
     Returns
     -------
     DataFrame
         Index ``fit`` (the labels); columns ``r(b̂, b)`` and ``slope`` from
         :func:`recovery_stats` of b, and ``r(θ̂, θ)``, the correlation of θ̂ with the
-        models' planted ability (averaged over dimensions when there are several).
+        models' planted ability (averaged over dimensions when there are several) over
+        ``models``.
+
+    Raises
+    ------
+    DataError
+        If ``models`` is not one flag per model, or selects fewer than three.
     """
     theta = np.asarray(truth["theta"], float)
     theta = theta.mean(axis=1) if theta.ndim == 2 else theta
+    keep = np.ones(len(theta), bool) if models is None else np.asarray(models)
+    if keep.dtype != bool or keep.shape != theta.shape:
+        raise DataError("models", f"needs one bool per model ({len(theta)}), got {keep.dtype} {keep.shape}")
+    if keep.sum() < 3:
+        raise DataError("models", f"selects {int(keep.sum())} models; θ recovery needs at least three")
     rows = []
     for label, fit in fits.items():
         stats = recovery_stats(fit.b, truth["b"])
         rows.append({"fit": label, "r(b̂, b)": stats["r"], "slope": stats["slope"],
-                     "r(θ̂, θ)": np.corrcoef(np.asarray(fit.theta), theta)[0, 1]})
+                     "r(θ̂, θ)": np.corrcoef(np.asarray(fit.theta)[keep], theta[keep])[0, 1]})
     return pd.DataFrame(rows).set_index("fit")
+
+
+@seeded
+def ability_correlation(fit: IRTFit, rows, *, seed: int, n_draws: int = 2000, level: float = 0.95) -> dict:
+    """The correlation of a two-dimensional fit's abilities over chosen rows, with its posterior interval.
+
+    The correlation is of these rows' own abilities (a realised quantity, such as a simulated
+    world's planted ρ among its working checkpoints), not of a population they were drawn
+    from, so its uncertainty is the abilities' estimation error, not the sampling of models:
+    the interval is the central ``level`` range of the correlation over ``n_draws`` joint
+    draws of the rows' abilities from the fitted guide (mean-field normals at ``theta_mean``,
+    ``theta_sd``). Being mean-field, the draws leave out each model's posterior dependence
+    between its two abilities.
+
+    Parameters
+    ----------
+    fit : IRTFit
+        A ``"2d"`` fit (``theta`` of shape (J, 2)).
+    rows : array of bool, shape (J,)
+        The rows to correlate (e.g. one per distinct working checkpoint).
+    seed : int
+    n_draws : int
+    level : float
+
+    Returns
+    -------
+    dict
+        ``median``, ``low`` and ``high`` of the draws' correlations (the median is the estimate
+        of the rows' correlation), ``r`` (the correlation of the posterior-mean abilities, which
+        the prior's shrinkage pulls towards the prior's own correlation, so it is shown, not used
+        as the estimate), ``n`` (rows used).
+
+    Raises
+    ------
+    DataError
+        If the fit is not two-dimensional, or ``rows`` is not one flag per model selecting
+        at least three.
+    ParameterError
+        If ``n_draws`` < 2 or ``level`` is outside (0, 1).
+    """
+    mean = np.asarray(fit.theta, float)
+    sd = np.asarray(fit.dataset["theta_sd"], float)
+    if mean.ndim != 2 or mean.shape[1] != 2:
+        raise DataError("fit", f"needs a two-dimensional fit, got abilities of shape {mean.shape}")
+    keep = np.asarray(rows)
+    if keep.dtype != bool or keep.shape != (mean.shape[0],) or keep.sum() < 3:
+        raise DataError("rows", f"needs one bool per model ({mean.shape[0]}) selecting at least three")
+    if n_draws < 2 or not 0 < level < 1:
+        raise ParameterError("n_draws", f"needs n_draws ≥ 2 and level in (0, 1), got {n_draws}, {level}")
+    mean, sd = mean[keep], sd[keep]
+    draws = mean + sd * rng_from(seed).standard_normal((n_draws, *mean.shape))
+    centred = draws - draws.mean(axis=1, keepdims=True)
+    r = (centred[..., 0] * centred[..., 1]).sum(axis=1) / np.sqrt(
+        (centred[..., 0] ** 2).sum(axis=1) * (centred[..., 1] ** 2).sum(axis=1))
+    tail = (1 - level) / 2
+    return {"r": float(np.corrcoef(mean.T)[0, 1]), "median": float(np.median(r)),
+            "low": float(np.quantile(r, tail)), "high": float(np.quantile(r, 1 - tail)), "n": int(keep.sum())}
 
 
 def parameter_ranges(b_hat, theta) -> dict[str, float]:

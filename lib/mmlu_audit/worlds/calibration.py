@@ -32,7 +32,13 @@ from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.worlds.simulated import WorldSpec, simulate_world
 
-__all__ = ["CALIBRATION_TARGETS", "accuracy_statistics", "calibrate_population"]
+__all__ = ["CALIBRATION_TARGETS", "CHANCE_CUTOFF", "above_floor", "accuracy_statistics",
+           "calibrate_population"]
+
+#: Accuracy below which a model counts as near chance: within five points of the 0.25 of four
+#: options. The calibration matched the real share of such models, and :func:`above_floor`
+#: applies the same rule to a response matrix.
+CHANCE_CUTOFF = 0.30
 
 #: The statistics :func:`calibrate_population` matches, each with the parameter it moves.
 CALIBRATION_TARGETS: dict[str, str] = {
@@ -42,7 +48,7 @@ CALIBRATION_TARGETS: dict[str, str] = {
 }
 
 
-def accuracy_statistics(accuracy, chance_cutoff: float = 0.30) -> dict[str, float]:
+def accuracy_statistics(accuracy, chance_cutoff: float = CHANCE_CUTOFF) -> dict[str, float]:
     """Summaries of a model accuracy distribution that split off the near-chance models.
 
     Parameters
@@ -78,10 +84,57 @@ def accuracy_statistics(accuracy, chance_cutoff: float = 0.30) -> dict[str, floa
             "95th percentile": float(np.quantile(accuracy, 0.95))}
 
 
+def above_floor(responses, observed=None, chance_cutoff: float = CHANCE_CUTOFF) -> np.ndarray:
+    """The models an analyst can tell from the guessing floor by their responses alone.
+
+    A model whose observed accuracy is below ``chance_cutoff`` answers at (or near) the floor,
+    so a fit cannot place its ability; this is the observable counterpart of a simulated
+    world's planted ``chance`` flag, and the rule by which the share of near-chance models was
+    measured on the real leaderboard (:func:`accuracy_statistics`). A threshold rather than a
+    binomial test against 0.25: near-chance models sit a little above the floor (they still
+    know the easiest items), and over thousands of items a test tells that apart from 0.25
+    without making the model usable.
+
+    Parameters
+    ----------
+    responses : array, shape (J, I)
+        0/1 responses (other values where ``observed`` is False are ignored).
+    observed : array of bool, shape (J, I), optional
+        Which cells were answered; ``responses >= 0`` when omitted (−1 marks a missing cell).
+    chance_cutoff : float
+        In (0, 1).
+
+    Returns
+    -------
+    ndarray of bool, shape (J,)
+        True for the models whose accuracy is at least ``chance_cutoff``.
+
+    Raises
+    ------
+    DataError
+        If the matrix is not two-dimensional, ``observed`` does not match it, or a model
+        answered nothing.
+    ParameterError
+        If ``chance_cutoff`` is outside (0, 1).
+    """
+    if not 0 < chance_cutoff < 1:
+        raise ParameterError("chance_cutoff", f"must lie in (0, 1), got {chance_cutoff}")
+    y = np.asarray(responses)
+    seen = y >= 0 if observed is None else np.asarray(observed, bool)
+    if y.ndim != 2 or seen.shape != y.shape:
+        raise DataError("responses", f"need a (models, items) matrix with a matching observed mask, "
+                                     f"got {y.shape} and {seen.shape}")
+    answered = seen.sum(axis=1)
+    if np.any(answered == 0):
+        raise DataError("responses", f"{int(np.sum(answered == 0))} model(s) answered no item")
+    accuracy = np.where(seen, y == 1, False).sum(axis=1) / answered
+    return accuracy >= chance_cutoff
+
+
 @seeded
 def calibrate_population(target: Mapping[str, float], items: pd.DataFrame, *, seed: int,
                          base: WorldSpec | None = None, covariates: pd.DataFrame | None = None,
-                         chance_cutoff: float = 0.30, rounds: int = 3, n_worlds: int = 4,
+                         chance_cutoff: float = CHANCE_CUTOFF, rounds: int = 3, n_worlds: int = 4,
                          world_seeds=None,
                          a_grid=(0.25, 0.35, 0.5, 0.6, 0.7, 0.85, 1.0, 1.4, 2.0, 3.0),
                          shift_grid=(-1.0, -0.5, -0.25, 0.0, 0.1, 0.2, 0.3, 0.5, 1.0)) -> dict:
@@ -98,7 +151,9 @@ def calibrate_population(target: Mapping[str, float], items: pd.DataFrame, *, se
     seed : int
         Seed of the trial worlds' seeds (common random numbers: every trial uses the same).
     base : WorldSpec, optional
-        The spec whose other fields are kept; defaults to ``WorldSpec(covariates="text")``.
+        The spec whose other fields are kept and whose population fields start the search;
+        defaults to ``WorldSpec(calibration="paper-2024", covariates="text")``, the start
+        ``"leaderboard-2026"`` was fitted from (it is now the default calibration itself).
     covariates : DataFrame, optional
         Passed to :func:`simulate_world`.
     chance_cutoff : float
@@ -134,7 +189,7 @@ def calibrate_population(target: Mapping[str, float], items: pd.DataFrame, *, se
         raise ParameterError("target", f"missing statistic(s) {missing}")
     if rounds < 1 or n_worlds < 1:
         raise ParameterError("rounds", f"need at least one round and one world, got {rounds}, {n_worlds}")
-    spec = base or WorldSpec(covariates="text")
+    spec = base or WorldSpec(calibration="paper-2024", covariates="text")
     seeds = ([int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n_worlds)]
              if world_seeds is None else [check_seed(s) for s in world_seeds])
     counter = {"trials": 0}

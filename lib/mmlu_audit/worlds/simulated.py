@@ -13,9 +13,15 @@ comes from a named calibration, :data:`CALIBRATIONS`: ``"paper-2024"`` is the
 original world (discriminations around 1, no near-chance models), and
 ``"leaderboard-2026"`` is fitted to the full-MMLU scores of the real Open LLM
 Leaderboard population by :func:`mmlu_audit.worlds.calibration.calibrate_population`.
-:data:`DEFAULT_CALIBRATION` names the one a plain ``WorldSpec()`` uses: still
-``"paper-2024"``, as the chapters' model-side recovery checks do not yet hold on
-a population with near-chance models (see chapter 16, §2.3).
+:data:`DEFAULT_CALIBRATION` names the one a plain ``WorldSpec()`` uses:
+``"leaderboard-2026"`` (chapter 16, §2.3, measures how far either lies from the real
+leaderboard).
+
+A near-chance model answers every item at the guessing floor, so its ability is not
+identified: any value far enough below the items fits its responses, and the planted one
+is a stand-in. Model-side planted truth (θ recovery, the latent correlation, the STEM −
+non-STEM ability gap) is therefore defined among the **working** models,
+:func:`working_models`; the fits themselves keep every model, as a real leaderboard does.
 
 Everything computed on such a world is a statement about the simulation,
 never about MMLU: :attr:`ResponseMatrix.simulated` is True and every chapter
@@ -48,6 +54,9 @@ __all__ = [
     "TEXT_SLOPES",
     "WorldSpec",
     "World",
+    "working_models",
+    "working_correlation",
+    "working_rho",
     "simulate_world",
     "load_or_simulate",
     "default_covariates",
@@ -103,13 +112,14 @@ CALIBRATIONS: dict[str, dict] = {
             "median above the floor": 0.6387,
             "SD above the floor": 0.0874,
         },
-        # calibrate_population over all 14,042 MMLU items with WorldSpec(covariates="text") at its
-        # defaults otherwise and the default grids; the values rounded to three decimals
+        # calibrate_population over all 14,042 MMLU items from its default base,
+        # WorldSpec(calibration="paper-2024", covariates="text"), and the default grids; the values
+        # rounded to three decimals
         "fitted_with": {"seed": 0, "n_worlds": 4, "rounds": 3, "n_items": 14_042},
     },
 }
-#: The calibration a plain ``WorldSpec()`` uses.
-DEFAULT_CALIBRATION = "paper-2024"
+#: The calibration a plain ``WorldSpec()`` uses (``"paper-2024"`` until world format world-4).
+DEFAULT_CALIBRATION = "leaderboard-2026"
 
 _FAMILIES = (
     "llama", "llama-2", "llama-3", "mistral", "mixtral", "qwen", "qwen1.5", "qwen2", "yi",
@@ -290,7 +300,8 @@ class World:
         ``subject_effect`` (I,), ``covariates`` (I, K), ``group`` / ``checkpoint``
         / ``tail`` / ``chance`` (J,), ``rho`` (realised over all distinct models: ``spec.rho``
         exactly without near-chance models, higher with them, as those sit at one point on
-        both abilities; among the working models it is ``spec.rho`` exactly).
+        both abilities; among the working models, :func:`working_rho`, it is ``spec.rho``
+        exactly).
     spec : WorldSpec
     seed : int
     """
@@ -304,6 +315,97 @@ class World:
     def slopes(self) -> pd.DataFrame:
         """The planted slopes (logits per covariate SD) by partition."""
         return self.spec.planted_slopes()
+
+    @property
+    def working(self) -> np.ndarray:
+        """Boolean mask of the matrix rows that are working models (:func:`working_models`)."""
+        return working_models(self.truth)
+
+
+def working_models(truth: dict) -> np.ndarray:
+    """The rows of a simulated world's matrix that are working models, not planted at chance.
+
+    This is the one definition of the population over which model-side planted truth is
+    compared with an estimate: a near-chance model answers at the guessing floor whatever
+    its ability, so its planted θ (:attr:`WorldSpec.chance_theta`) is a stand-in no fit can
+    recover. Duplicated checkpoints count once per row, as in the matrix.
+
+    Parameters
+    ----------
+    truth : dict
+        A world's planted truth (:attr:`World.truth`), with the per-row ``chance`` flag.
+
+    Returns
+    -------
+    ndarray of bool, shape (J,)
+        True for the working models.
+
+    Raises
+    ------
+    DataError
+        If ``truth`` has no ``chance`` flag of one entry per row of ``theta``.
+    """
+    if "chance" not in truth or "theta" not in truth:
+        raise DataError("truth", "needs the per-model 'chance' flag and 'theta' of a simulated world "
+                                 "(world format world-3 or later)")
+    chance = np.asarray(truth["chance"], bool)
+    if chance.shape != (len(np.asarray(truth["theta"])),):
+        raise DataError("truth", f"'chance' has shape {chance.shape}, not one flag per model "
+                                 f"({len(np.asarray(truth['theta']))})")
+    return ~chance
+
+
+def working_correlation(theta_2d, truth: dict) -> dict:
+    """The correlation of two abilities over a world's working distinct checkpoints.
+
+    Applied to the planted abilities it is :func:`working_rho`; applied to a fit's
+    [θ̂_STEM, θ̂_nonSTEM] of the same rows it is that fit's estimate of the same quantity, the
+    fit itself having seen every model. Each checkpoint counts once, however often it is
+    duplicated in the matrix (its first row).
+
+    Parameters
+    ----------
+    theta_2d : array, shape (J, 2)
+        Two abilities per row of the world's matrix (planted or estimated).
+    truth : dict
+        The world's planted truth, with ``checkpoint`` and ``chance`` (:func:`working_models`).
+
+    Returns
+    -------
+    dict
+        ``r`` (the correlation) and ``n`` (working distinct checkpoints, e.g. for a Fisher interval).
+
+    Raises
+    ------
+    DataError
+        If ``theta_2d`` is not two abilities for each of the world's rows.
+    """
+    working = working_models(truth)
+    theta = np.asarray(theta_2d, float)
+    if theta.shape != (len(working), 2):
+        raise DataError("theta_2d", f"needs shape ({len(working)}, 2), one row per model, got {theta.shape}")
+    checkpoint = np.asarray(truth["checkpoint"])[working]
+    first = np.unique(checkpoint, return_index=True)[1]
+    return {"r": float(np.corrcoef(theta[working][first].T)[0, 1]), "n": int(first.size)}
+
+
+def working_rho(truth: dict) -> float:
+    """The planted correlation of θ_STEM and θ_nonSTEM over the working distinct checkpoints.
+
+    The world makes it exactly ``spec.rho``. ``truth["rho"]`` is the same correlation over all
+    distinct checkpoints, which near-chance models (one point far below the rest on both
+    abilities) push towards 1.
+
+    Parameters
+    ----------
+    truth : dict
+        A world's planted truth, with ``theta`` (J, 2), ``checkpoint`` and ``chance``.
+
+    Returns
+    -------
+    float
+    """
+    return working_correlation(truth["theta"], truth)["r"]
 
 
 def text_covariates(items: pd.DataFrame) -> pd.DataFrame:
@@ -518,7 +620,10 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
 #: Layout of a cached world (its arrays and meta); bump when it or the generator changes.
 #: world-3: WorldSpec gained a named population calibration (a_median, theta_shift, chance_share)
 #: and the truth a ``chance`` flag.
-WORLD_FORMAT = "world-3"
+#: world-4: the default calibration is ``"leaderboard-2026"`` (a plain ``WorldSpec()`` plants
+#: near-chance models); the layout is that of world-3, and the spec in the key already tells
+#: the two calibrations apart, so the bump marks the change of default worlds, not of content.
+WORLD_FORMAT = "world-4"
 
 
 def _world_key(spec: WorldSpec, seed: int, items: pd.DataFrame, covariates: pd.DataFrame | None) -> str:

@@ -35,6 +35,7 @@ __all__ = [
     "rank_agreement", "top_k_retention", "retention_table", "matched_subsample_tau",
     "displacement_bootstrap", "random_item_sets", "subject_block_sets", "displacement_null",
     "one_per_checkpoint", "duplicate_pairs", "near_tie_pairs", "rank_shifts", "ability_gap",
+    "gap_recovery",
 ]
 
 
@@ -361,6 +362,49 @@ def ability_gap(theta_2d, models, band: float = 0.25) -> dict:
     gap = pd.Series(z[:, 0] - z[:, 1], index=pd.Index(models, name="model_id"), name="gap")
     return {"gap": gap.sort_values(ascending=False), "sd": float(gap.std(ddof=0)),
             "share_within": float((gap.abs() <= band).mean())}
+
+
+def gap_recovery(theta_2d, planted_theta, models, among=None) -> dict:
+    """The estimated and the planted ability gap, standardised over the same models.
+
+    :func:`ability_gap` standardises each ability over the models it is given, so a gap is
+    comparable with its planted value only when both are standardised over the same set. On
+    a simulated world that set is the working models
+    (:func:`mmlu_audit.worlds.simulated.working_models`): near-chance models sit at one
+    arbitrary point far below the rest, which inflates both planted SDs and shrinks the
+    planted gap of everyone else, while the fit places them wherever its prior lets it.
+
+    Parameters
+    ----------
+    theta_2d, planted_theta : array, shape (J, 2)
+        Estimated and planted [θ_STEM, θ_nonSTEM] of the same models.
+    models : array of str, shape (J,)
+    among : array of bool, shape (J,), optional
+        The models to compare over; all when omitted.
+
+    Returns
+    -------
+    dict
+        ``sd`` (estimated gap SD), ``planted_sd``, ``r`` (correlation of the estimated and
+        planted gaps across models) and ``n`` (models compared).
+
+    Raises
+    ------
+    DataError
+        For mismatched shapes, or fewer than three models selected.
+    """
+    estimate, planted = np.asarray(theta_2d, float), np.asarray(planted_theta, float)
+    keep = np.ones(len(estimate), bool) if among is None else np.asarray(among)
+    if planted.shape != estimate.shape or keep.dtype != bool or keep.shape != (len(estimate),):
+        raise DataError("planted_theta", f"needs the estimate's shape {estimate.shape} and one bool per "
+                                         f"model; got {planted.shape} and {keep.dtype} {keep.shape}")
+    if keep.sum() < 3:
+        raise DataError("among", f"selects {int(keep.sum())} models; a gap SD needs at least three")
+    names = np.asarray(models)[keep]
+    fitted, true = ability_gap(estimate[keep], names), ability_gap(planted[keep], names)
+    paired = pd.concat([fitted["gap"], true["gap"]], axis=1, keys=["fitted", "true"])
+    return {"sd": fitted["sd"], "planted_sd": true["sd"],
+            "r": float(np.corrcoef(paired["fitted"], paired["true"])[0, 1]), "n": int(keep.sum())}
 
 
 def null_p_at_least(null, observed: float) -> float:
