@@ -16,7 +16,7 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.core.seeds import rng_from, seeded
 
-__all__ = ["FitData", "prepare_data", "holdout_mask", "to_signs"]
+__all__ = ["FitData", "prepare_data", "holdout_mask", "to_signs", "present_index", "padded_size"]
 
 _SOURCE = "irt input"
 
@@ -226,3 +226,59 @@ def holdout_mask(data, fraction: float = 0.05, seed: int = 0) -> np.ndarray:
     mask = np.zeros(responses.size, dtype=bool)
     mask[chosen] = True
     return mask.reshape(responses.shape)
+
+
+def padded_size(count: int, total: int, buckets: int = 8) -> int:
+    """``count`` rounded up to the next of ``buckets`` evenly spaced sizes up to ``total``.
+
+    Fits of a compacted resample (:func:`present_index`) pad to these sizes so that resamples of
+    different sizes share a few compiled programs instead of compiling one each.
+
+    Raises
+    ------
+    DataError
+        ``count`` not in [1, ``total``], or ``buckets`` < 1.
+    """
+    if not 1 <= count <= total or buckets < 1:
+        raise DataError(_SOURCE, f"cannot pad {count} of {total} entries into {buckets} sizes")
+    step = -(-total // buckets)
+    return min(total, -(-count // step) * step)
+
+
+def present_index(weight, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of frequency weights that are > 0, padded with weight-0 repeats to ``size``.
+
+    An entry of weight 0 is absent from a weighted fit (its likelihood cells, prior, Jacobian and
+    entropy terms all count 0 times), so fitting only the present rows and columns optimises the
+    same ELBO on fewer cells: a bootstrap resample keeps ~63 % of its rows and of its clusters, so
+    its compacted matrix has ~40 % of the cells. Padding repeats the first present entry with
+    weight 0 (real responses, so the data-driven start stays finite, and no term of the ELBO).
+
+    Parameters
+    ----------
+    weight : array of int, shape (n,)
+        Whole-number frequency weights ≥ 0, at least one > 0.
+    size : int, optional
+        Length of the result (≥ the number of present entries, ≤ n); default: no padding.
+
+    Returns
+    -------
+    index : ndarray of int, shape (size,)
+        Positions of the present entries in order, then the padding.
+    weight : ndarray, shape (size,)
+        Their weights (0 on the padding).
+
+    Raises
+    ------
+    DataError
+        No entry > 0, or ``size`` outside [number present, n].
+    """
+    weight = np.asarray(weight)
+    present = np.flatnonzero(weight > 0)
+    size = present.size if size is None else int(size)
+    if present.size == 0 or not present.size <= size <= weight.size:
+        raise DataError(_SOURCE, f"cannot index {present.size} present of {weight.size} entries "
+                                 f"into {size} positions")
+    index = np.concatenate([present, np.full(size - present.size, present[0])])
+    padded = np.concatenate([weight[present], np.zeros(size - present.size, weight.dtype)])
+    return index, padded

@@ -447,8 +447,8 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
         Frequency weights ≥ 0 of the item columns (fast engine only), in the same sense: an
         item's likelihood cells, a and b prior terms, Jacobian and guide entropy count
         ``item_weight`` times, and an item of weight 0 is absent, from the hierarchical prior
-        too (its a and b are reported as NaN). A bootstrap passes each resample as weights on
-        the full matrix, so every refit has the fit's shape and reuses its compiled program.
+        too (its a and b are reported as NaN). A bootstrap passes each resample as weights, on
+        its drawn rows and columns only (:func:`mmlu_audit.irt.data.present_index`).
     progress : bool
         Show a tqdm progress bar with the ELBO.
     engine : {"fast", "numpyro"}

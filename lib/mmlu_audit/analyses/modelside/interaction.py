@@ -14,8 +14,10 @@ items in 19 subjects the item side dominates γ1's uncertainty (a model-only boo
 misses it). A resample is fitted as frequency weights on the full matrix
 (``fit_irt(row_weight=..., item_weight=...)``): a model drawn k times counts k times, one not
 drawn 0 times, and every item of a subject drawn k times counts k times. That is the ELBO of
-the duplicated matrix, and every refit keeps the (J, I) shape of the fit, so one compiled XLA
-program serves the fit and all refits (a resample of its own shape cost a 5–12 s compile).
+the duplicated matrix. A weight-0 row or column adds nothing to that ELBO, so a refit runs on the
+drawn rows and columns alone (~40 % of the cells), padded with weight-0 repeats to the largest
+drawn row count and to one of eight column counts (:func:`mmlu_audit.irt.data.padded_size`): a few
+compiled programs serve all refits instead of one per resample shape.
 """
 
 from __future__ import annotations
@@ -125,6 +127,7 @@ def bootstrap_gammas(responses, covariate, spec, *, replicates: int, seed: int, 
         One row per refit: ``gamma0``, ``gamma1``, ``converged``.
     """
     from mmlu_audit.irt import fit_irt
+    from mmlu_audit.irt.data import padded_size, present_index
 
     check_seed(seed)
     if spec.model != "interaction":
@@ -136,12 +139,21 @@ def bootstrap_gammas(responses, covariate, spec, *, replicates: int, seed: int, 
         raise DataError("item_clusters",
                         f"needs one label per item ({responses.shape[1]}), got {len(item_clusters)}")
     rng = np.random.default_rng(seed)
-    rows = []
-    for r in tqdm(range(replicates), desc="bootstrap over models and subjects", disable=not progress):
+    draws = []
+    for _ in range(replicates):  # the draws first (same stream as drawing between the fits), to size the rows
         counts = np.bincount(rng.integers(0, len(responses), len(responses)), minlength=len(responses))
-        columns = _column_counts(item_clusters, responses.shape[1], rng)
-        fit = fit_irt(responses, spec.with_(seed=child_seed(spec.seed, r)), item_covariate=covariate,
-                      row_weight=counts, item_weight=columns, progress=False)
+        draws.append((counts, _column_counts(item_clusters, responses.shape[1], rng)))
+    n_rows = max(int((counts > 0).sum()) for counts, _ in draws)
+    rows = []
+    for r, (counts, columns) in enumerate(tqdm(draws, desc="bootstrap over models and subjects",
+                                               disable=not progress)):
+        # only the drawn rows and columns, padded to a few shapes: the same ELBO on ~40 % of the cells
+        row_index, row_weight = present_index(counts, n_rows)
+        n_columns = padded_size(int((columns > 0).sum()), len(columns))
+        column_index, column_weight = present_index(columns, n_columns)
+        fit = fit_irt(responses[np.ix_(row_index, column_index)], spec.with_(seed=child_seed(spec.seed, r)),
+                      item_covariate=covariate[column_index], row_weight=row_weight,
+                      item_weight=column_weight, progress=False)
         rows.append({name: fit.scalar(name)["mean"] for name in GAMMAS}
                     | {"converged": bool(fit.meta["converged"])})
     return pd.DataFrame(rows).rename_axis("replicate")
