@@ -337,13 +337,15 @@ assert intervals.loc["gamma1", "mean-field low"] <= intervals.loc["gamma1", "est
 assert helm_beta["beta"].notna().all() and len(helm_beta) == 20
 assert helm_r_low < helm_r < helm_r_high
 if simulated:
-    # coverage, not a range: the population γ1 is 0 among the working models, and the bootstrap over
-    # them and the subjects (the interval for a population of items) must cover it. A fast run's
-    # two capped refits make no interval, and the mean-field one is conditional on the items (it
-    # covers this item sample's γ1, checked next), so a fast run has no population check.
+    # the population γ1 is 0 among the working models. Whether the 95 % bootstrap interval (over them
+    # and the subjects) covers it is reported above, not asserted: a 95 % interval misses on 1 seed in
+    # 20 by design, so the build stops only where the estimate lies more than 3 bootstrap SDs from 0
+    # (0.3 % of seeds). A fast run's two capped refits make no interval, and the mean-field one is
+    # conditional on the items (it covers this item sample's γ1, checked next).
     if not fast:
-        population = (gamma1_intervals["boot_low"], gamma1_intervals["boot_high"])
-        assert population[0] <= 0 <= population[1], ("planted γ1 = 0 not covered", population)
+        boot_sd = intervals.loc["gamma1", "bootstrap SD"]
+        assert abs(gamma1_intervals["estimate"]) <= 3 * boot_sd, ("planted γ1 = 0 not recovered",
+                                                                  gamma1_intervals, boot_sd)
     # the mean-field interval is conditional on the items: it must cover this item sample's γ1
     assert gamma_values["gamma1_working_low"] <= world_target["gamma1"] <= gamma_values["gamma1_working_high"], (
         world_target, gamma_values)
