@@ -77,6 +77,16 @@ def test_peer_verdict_text_states_ratios_and_which_r_is_better():
     assert "r differs by up to 0.0093" in worse
 
 
+def test_girth_capped_twice_is_said_without_a_recovery_figure():
+    result = record()
+    result["runs"][0]["girth"] = {"full": {"hit_cap": True, "cap_s": 600.0},
+                                  "subset": {"hit_cap": True, "cap_s": 600.0, "n_items": 2000}}
+    text = peer_verdict_text(result)
+    assert "cap of 600 s (≥ 60× our wall time), nor 2,000 random columns of it within the same cap" in text
+    assert "nan" not in text
+    assert peer_ratios(result)["girth"][0]["subset_hit_cap"]
+
+
 def test_peer_verdict_text_without_peers_says_so():
     bare = {"runs": [{"world": {"world_seed": 0, "n_items": 10}, "ours_bench": fit(1.0, 0.99, 0.9)}]}
     assert peer_verdict_text(bare) == "*No peer ran in this result.*"

@@ -113,9 +113,10 @@ def peer_ratios(result: dict) -> dict:
             compared = run["girth"].get("compared", {})
             record = mine | {"hit_cap": full["hit_cap"], "cap_s": full.get("cap_s"),
                              "ratio": (full["cap_s"] if full["hit_cap"] else full["wall_s"]) / ours["wall_s"]}
+            if subset is not None:
+                record |= {"subset_items": subset["n_items"], "subset_hit_cap": subset["hit_cap"]}
             if subset is not None and not subset["hit_cap"]:
-                record |= {"subset_items": subset["n_items"], "subset_s": subset["wall_s"],
-                           "subset_ratio": subset["wall_s"] / ours["wall_s"]}
+                record |= {"subset_s": subset["wall_s"], "subset_ratio": subset["wall_s"] / ours["wall_s"]}
             record |= {f"{who}_{param}_cols": _r(compared, param, who)
                        for who in ("girth", "ours") for param in ("b", "a")}
             out["girth"].append(record)
@@ -176,6 +177,11 @@ def _girth_text(row: dict) -> str:
     if "subset_ratio" in row:
         text += (f"; on {row['subset_items']:,} random columns alone it took {row['subset_s']:.0f} s "
                  f"({row['subset_ratio']:.0f}× our whole-matrix fit)")
+    elif row.get("subset_hit_cap"):
+        return text + (f", nor {row['subset_items']:,} random columns of it within the same cap: no "
+                       "recovery to compare on this world.")
+    if np.isnan(row["girth_b_cols"]):
+        return text + "."
     return text + (
         f", at r(b̂, b) {row['girth_b_cols']:.4f} and r(â, a) {row['girth_a_cols']:.3f} on the columns it "
         f"fitted, against our {row['ours_b_cols']:.4f} and {row['ours_a_cols']:.3f} on the same columns: "
