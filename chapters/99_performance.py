@@ -125,10 +125,14 @@ if irt_real is not None:
 # The same model through NumPyro's own `SVI` (AutoNormal guide, `Trace_ELBO`), from the same start
 # and for the same number of steps as our fast engine took on that matrix, in the same run: the
 # wall-time ratio is the cost of the general-purpose path at equal work (it also has no early
-# stopping, so a user of it would run all `max_steps`).
+# stopping, so a user of it would run all `max_steps`). `irt_numpyro.json`, when present, is this
+# pair alone (`bench_irt.py --skip-pyirt --skip-girth --skip-real`), the two engines fitted within a
+# minute of each other: on a shared machine the full run fits ours for every seed first and the
+# peers up to an hour later, so its ratios mix two loads.
 
 # %%
-irt_numpyro, line = recorded_section(results, IRT_FILES, "ours_numpyro", "the numpyro engine's timing")
+irt_numpyro, line = recorded_section(results, ("irt_numpyro.json", *IRT_FILES), "ours_numpyro",
+                                     "the numpyro engine's timing")
 display(Markdown(line))
 if irt_numpyro is not None:
     display(numpyro_table(irt_numpyro).round(3))
@@ -142,7 +146,9 @@ if irt_numpyro is not None:
 # (its checks' time left out, which favours it). A girth fit that ran past its cap has no point;
 # its refit on a column subset is drawn hollow, beside ours restricted to the same columns. The
 # paragraph reads every ratio and r from the same record. All fits of one result ran in one run,
-# so they share its load (stated in the line above the table).
+# whose load average is stated at its start and end in the line above; between them other work on a
+# shared machine may come and go, and ours (fitted first, for every seed) can meet another load than
+# a peer fitted later, which moves a ratio either way (the numpyro pair above shows by how much).
 
 # %%
 irt_engines, line = recorded_section(results, IRT_FILES, "ours_bench", "the engines side by side")

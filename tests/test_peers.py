@@ -85,6 +85,8 @@ def test_girth_capped_twice_is_said_without_a_recovery_figure():
     assert "cap of 600 s (≥ 60× our wall time), nor 2,000 random columns of it within the same cap" in text
     assert "nan" not in text
     assert peer_ratios(result)["girth"][0]["subset_hit_cap"]
+    names = [text.get_text() for text in engine_figure(result).axes[1].get_legend().get_texts()]
+    assert not any("girth" in name for name in names)  # nothing of girth's to draw
 
 
 def test_peer_verdict_text_without_peers_says_so():

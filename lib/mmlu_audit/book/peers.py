@@ -250,7 +250,7 @@ def engine_figure(result: dict):
                         if index == 0 else None)
                 left.plot(row["wall (s)"], row["r(b̂, b)"], marker, label=name, **hollow)
                 right.plot(row["wall (s)"], row["r(â, a)"], marker, label=name, **hollow)
-            if "ours r(b̂, b), same columns" in row:  # ours restricted to girth's columns, for a like pair
+            if not np.isnan(row.get("ours r(b̂, b), same columns", np.nan)):  # ours on girth's columns
                 mine = {"markerfacecolor": "none", "color": _COLORS["ours_bench"]}
                 name = "ours (benchmark rule) on girth's columns" if index == 0 else None
                 wall = run["ours_bench"]["wall_s"]
