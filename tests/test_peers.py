@@ -71,7 +71,7 @@ def test_peer_verdict_text_states_ratios_and_which_r_is_better():
     assert "took 40–50× our wall time (2 of 2 seeds reaching the target r" in text
     assert "ours higher / higher, higher / higher (b / a, by seed)" in text
     assert "took 4.0× our wall time" in text and "the same r to within 0.001" in text
-    assert "cap of 600 s (≥ 60× our wall time)" in text and "took 200 s (20× our whole-matrix fit)" in text
+    assert "cap of 600 s (≥ 60.0× our wall time)" in text and "took 200 s (20× our whole-matrix fit)" in text
     worse = peer_verdict_text(record(pyirt_r=0.9950, numpyro_r=0.9800))
     assert "ours **lower** / higher" in worse and "0 of 2 seeds" not in worse
     assert "r differs by up to 0.0093" in worse
@@ -82,7 +82,7 @@ def test_girth_capped_twice_is_said_without_a_recovery_figure():
     result["runs"][0]["girth"] = {"full": {"hit_cap": True, "cap_s": 600.0},
                                   "subset": {"hit_cap": True, "cap_s": 600.0, "n_items": 2000}}
     text = peer_verdict_text(result)
-    assert "cap of 600 s (≥ 60× our wall time), nor 2,000 random columns of it within the same cap" in text
+    assert "cap of 600 s (≥ 60.0× our wall time), nor 2,000 random columns of it within the same cap" in text
     assert "nan" not in text
     assert peer_ratios(result)["girth"][0]["subset_hit_cap"]
     names = [text.get_text() for text in engine_figure(result).axes[1].get_legend().get_texts()]
