@@ -88,13 +88,16 @@ for name in ("irt.json", "irt_gpu.json", "irt_seed0_2026-11-29.json"):
 # bounded to [0.2, 5]) — a different estimator, not another SVI — on the same simulated matrix,
 # in the same run. It is single-threaded; a fit that runs past its time cap is recorded as such
 # and refitted on a random subset of columns, which the table then says. r is given as
-# Pearson / Spearman, against the planted truth and against our estimates.
+# Pearson / Spearman, against the planted truth and against our estimates. `irt_girth.json`, when
+# present, is girth alone beside our fit (`bench_irt.py --skip-pyirt --skip-real`, a smaller column
+# subset), recorded where the full run's girth ran past its cap on every subset it tried.
 
 # %%
 IRT_FILES = ("irt.json", "irt_quick.json")
-irt_peers, line = recorded_section(results, IRT_FILES, "girth", "girth's MML 2PL")
+irt_peers, line = recorded_section(results, ("irt_girth.json", *IRT_FILES), "girth", "girth's MML 2PL")
 display(Markdown(line))
 if irt_peers is not None:
+    display(Markdown(peer_verdict_text({"runs": [run for run in irt_peers["runs"] if "girth" in run]})))
     for run in irt_peers["runs"]:
         if "girth" in run:
             display(Markdown(f"World seed {run['world']['world_seed']}, {run['world']['n_models']:,} models × "
