@@ -146,6 +146,7 @@ def ours_worker(args) -> None:
     with np.load(args.worker) as npz:
         responses = npz["Y"]
         b_true = npz["b_true"] if "b_true" in npz else None
+        a_true = npz["a_true"] if "a_true" in npz else None
     spec = ours_spec(args.rule)
     if args.max_steps is not None:
         spec = replace(spec, max_steps=args.max_steps)
@@ -160,7 +161,8 @@ def ours_worker(args) -> None:
         "wall_s": meta["wall_s"], "process_s": time.perf_counter() - start,
         "compile_s": meta["compile_s"], "steps": meta["steps"], "converged": meta["converged"],
         "per_step_ms": 1000 * (meta["wall_s"] - (meta["compile_s"] if args.engine == "fast" else 0)) / steady,
-        "r": recovery["r"], "slope": recovery["slope"], "backend": meta["backend"],
+        "r": recovery["r"], "slope": recovery["slope"],
+        "r_a": recovery_stats(fit.a, a_true)["r"] if a_true is not None else None, "backend": meta["backend"],
         "peak_rss_mb": peak_rss_mb(), "engine": args.engine,
         "rule": args.rule, "spec": asdict(spec), "versions": meta["versions"]}))
 
@@ -177,6 +179,7 @@ def pyirt_run(args, matrix_path: Path, priors: str) -> dict:
     """py-irt with ``priors`` on the saved matrix, to ``TARGET_R`` or the time cap."""
     return run_json([str(args.pyirt_python), str(HERE / "pyirt_driver.py"), str(matrix_path),
                      "--target-r", f"{TARGET_R:.6f}", "--priors", priors,
+                     "--estimates", str(estimates_path(matrix_path, f"pyirt_{priors}")),
                      "--max-seconds", str(args.pyirt_max_seconds)],
                     timeout=args.pyirt_max_seconds + 900)
 
@@ -245,6 +248,20 @@ def compare_girth(matrix_path: Path, columns: np.ndarray | None, fitted_path: Pa
     return correlations(sets)
 
 
+def compare_engines(matrix_path: Path, whos: dict[str, str]) -> dict:
+    """r of b and of a between the truth and every full-matrix fit that left its estimates.
+
+    ``whos`` maps a label to the name :func:`estimates_path` saved that fit under.
+    """
+    with np.load(matrix_path) as npz:
+        sets = {"truth": {"b": npz["b_true"], "a": npz["a_true"]}}
+    for label, who in whos.items():
+        if estimates_path(matrix_path, who).exists():
+            with np.load(estimates_path(matrix_path, who)) as npz:
+                sets[label] = dict(npz)
+    return correlations(sets)
+
+
 def girth_run(args, matrix_path: Path) -> dict:
     """Girth on the whole matrix; past the cap, again on a column subset (recorded as such)."""
     record = {"full": girth_fit(args, matrix_path)}
@@ -279,6 +296,10 @@ def add_peer_runs(args, run: dict, matrix_path: Path) -> None:
                                        max_steps=run["ours_bench"]["steps"])
     if seed in args.chapters_rule_seeds:
         run["ours_chapters"] = ours_run(matrix_path, "chapters")
+    run["estimates_compared"] = compare_engines(matrix_path, {
+        "ours": "ours", "py-irt best": "pyirt_hierarchical", "py-irt default": "pyirt_vague",
+        "numpyro": "ours_bench_numpyro", "ours, chapters' rule": "ours_chapters_fast",
+        "girth": "girth"})  # girth only when its full-matrix fit finished
 
 
 def real_run(args, matrix_path: Path) -> dict:
@@ -336,6 +357,7 @@ def summarise(runs: list[dict]) -> dict:
            "r_bench_rule": spread(o["r"] for o in ours),
            "wall_s_bench_rule": spread(o["wall_s"] for o in ours),
            "steps_bench_rule": spread(o["steps"] for o in ours),
+           "r_a_bench_rule": spread(o["r_a"] for o in ours),
            "chapters_rule_seeds": [run["world"]["world_seed"] for run in runs if "ours_chapters" in run],
            "ours_reaches_target_r_every_seed": all(o["r"] >= TARGET_R for o in ours),
            "ours_within_wall_target_every_seed": all(o["wall_s"] <= WALL_TARGET_S for o in ours)}

@@ -43,11 +43,14 @@ def main() -> None:
     parser.add_argument("--check-every", type=int, default=25)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--priors", choices=["vague", "hierarchical"], default="vague")
+    parser.add_argument("--estimates", default=None,
+                        help="npz to write the final b and a to (a = exp(loc_slope), as py-irt exports)")
     args = parser.parse_args()
 
     start = time.perf_counter()
     with np.load(args.matrix) as npz:
         responses, b_true = npz["Y"], npz["b_true"]
+        a_true = npz["a_true"] if "a_true" in npz else None
     pyro.set_rng_seed(args.seed)
     torch.set_num_threads(torch.get_num_threads())
     subjects, items, obs = long_format(responses)
@@ -72,9 +75,13 @@ def main() -> None:
         if r >= args.target_r:
             break
     peak_mb = peak_rss_mb()
+    a_hat = pyro.param("loc_slope").detach().exp().numpy()
+    if args.estimates:
+        np.savez(args.estimates, b=pyro.param("loc_diff").detach().numpy(), a=a_hat)
+    r_a = None if a_true is None else float(np.corrcoef(a_hat, a_true)[0, 1])
     print(json.dumps({"steps": steps, "setup_s": setup_s, "train_s": train_s,
                       "wall_s": setup_s + train_s, "per_step_ms": 1000 * train_s / max(steps, 1),
-                      "r": r, "reached": bool(r >= args.target_r), "peak_rss_mb": peak_mb,
+                      "r": r, "r_a": r_a, "reached": bool(r >= args.target_r), "peak_rss_mb": peak_mb,
                       "threads": torch.get_num_threads(), "priors": args.priors, "torch": torch.__version__,
                       "pyro": pyro.__version__, "trace": trace}))
 

@@ -36,6 +36,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
+from mmlu_audit.book.peers import engine_figure, engine_table, peer_verdict_text, real_text
 from mmlu_audit.book.performance import (build_load_text, chapter_times, cost_curve_figure, encoder_batch_text,
                                          feature_stages, girth_table, multi_seed_text, not_recorded_text,
                                          numpyro_table, read_result, recorded_section, scaling_table, scaling_text,
@@ -51,8 +52,8 @@ results = Path(results_dir)
 # %% [markdown]
 # ## IRT calibration: ours against py-irt, over several world seeds
 #
-# Each world seed gives one simulated 2PL matrix (1,000 models × 14,042 items, difficulty SD
-# 2.24). On it our 2PL (hand-written SVI in JAX) runs under the benchmark's stopping rule (the configuration the
+# Each world seed gives one simulated 2PL matrix (its size and difficulty SD are stated with each
+# result below). On it our 2PL (hand-written SVI in JAX) runs under the benchmark's stopping rule (the configuration the
 # targets are about) and, on some seeds, under the chapters' rule; py-irt's Pyro 2PL runs in
 # its best configuration here (hierarchical priors) until r(b̂, b) reaches the target or its
 # time budget. The speed-up divides py-irt's time to the target r by our *whole* wall time
@@ -65,7 +66,10 @@ for name in ("irt.json", "irt_gpu.json", "irt_seed0_2026-11-29.json"):
     if result is None:
         display(Markdown(not_recorded_text(name)))
     elif "runs" in result:
+        world = result["runs"][0]["world"]
         display(Markdown(multi_seed_text(name, result)))
+        display(Markdown(f"Each world: {world['n_models']:,} models × {world['n_items']:,} items, difficulty "
+                         f"SD {world['b_sd']:.2f}."))
         display(seed_table(result).round(4))
     else:
         display(Markdown(single_seed_text(name, result)))
@@ -84,13 +88,16 @@ for name in ("irt.json", "irt_gpu.json", "irt_seed0_2026-11-29.json"):
 # bounded to [0.2, 5]) — a different estimator, not another SVI — on the same simulated matrix,
 # in the same run. It is single-threaded; a fit that runs past its time cap is recorded as such
 # and refitted on a random subset of columns, which the table then says. r is given as
-# Pearson / Spearman, against the planted truth and against our estimates.
+# Pearson / Spearman, against the planted truth and against our estimates. `irt_girth.json`, when
+# present, is girth alone beside our fit (`bench_irt.py --skip-pyirt --skip-real`, a smaller column
+# subset), recorded where the full run's girth ran past its cap on every subset it tried.
 
 # %%
 IRT_FILES = ("irt.json", "irt_quick.json")
-irt_peers, line = recorded_section(results, IRT_FILES, "girth", "girth's MML 2PL")
+irt_peers, line = recorded_section(results, ("irt_girth.json", *IRT_FILES), "girth", "girth's MML 2PL")
 display(Markdown(line))
 if irt_peers is not None:
+    display(Markdown(peer_verdict_text({"runs": [run for run in irt_peers["runs"] if "girth" in run]})))
     for run in irt_peers["runs"]:
         if "girth" in run:
             display(Markdown(f"World seed {run['world']['world_seed']}, {run['world']['n_models']:,} models × "
@@ -100,16 +107,19 @@ if irt_peers is not None:
 # %% [markdown]
 # ## The real leaderboard matrix
 #
-# The staged Open LLM Leaderboard v1 matrix (4,278 models × 102 MMLU items selected by metabench).
-# There is no truth here: our 2PL and girth's are compared with each other and with metabench's
-# mirt fit (a 3PL by EM; a = a1, b = −d/a1, so its guessing parameter is one difference, and five
-# of its slopes are negative while both 2PLs keep a > 0). The classical difficulty −logit(share
+# The staged Open LLM Leaderboard v1 matrix (its size is stated below; MMLU items selected by
+# metabench). There is no truth here: our 2PL and girth's are compared with each other and with
+# metabench's mirt fit (a 3PL by EM; a = a1, b = −d/a1, so its guessing parameter is one
+# difference, and some of its slopes are negative while both 2PLs keep a > 0: the count is below). The classical difficulty −logit(share
 # correct) is a truth-free yardstick: an estimate far from it and from the other fits is the odd one.
 
 # %%
 irt_real, line = recorded_section(results, IRT_FILES, "real", "the real-matrix comparison")
 display(Markdown(line))
 if irt_real is not None:
+    real_world = irt_real["real"]["world"]
+    display(Markdown(f"{real_world['n_models']:,} models × {real_world['n_items']:,} items. "
+                     + real_text(irt_real["real"])))
     display(girth_table(irt_real["real"]))
 
 # %% [markdown]
@@ -118,13 +128,39 @@ if irt_real is not None:
 # The same model through NumPyro's own `SVI` (AutoNormal guide, `Trace_ELBO`), from the same start
 # and for the same number of steps as our fast engine took on that matrix, in the same run: the
 # wall-time ratio is the cost of the general-purpose path at equal work (it also has no early
-# stopping, so a user of it would run all `max_steps`).
+# stopping, so a user of it would run all `max_steps`). `irt_numpyro.json`, when present, is this
+# pair alone (`bench_irt.py --skip-pyirt --skip-girth --skip-real`), the two engines fitted within a
+# minute of each other: on a shared machine the full run fits ours for every seed first and the
+# peers up to an hour later, so its ratios mix two loads.
 
 # %%
-irt_numpyro, line = recorded_section(results, IRT_FILES, "ours_numpyro", "the numpyro engine's timing")
+irt_numpyro, line = recorded_section(results, ("irt_numpyro.json", *IRT_FILES), "ours_numpyro",
+                                     "the numpyro engine's timing")
 display(Markdown(line))
 if irt_numpyro is not None:
     display(numpyro_table(irt_numpyro).round(3))
+
+# %% [markdown]
+# ## Every engine side by side
+#
+# Each fit of each world seed in one table and one figure: wall time (the fit, compilation
+# included; process start-up and imports excluded for every engine), steps, r of the difficulties and of the discriminations against the planted
+# truth, and peak resident memory. py-irt's line is its r every few steps on the way to the target
+# (its checks' time left out, which favours it). A girth fit that ran past its cap has no point;
+# its refit on a column subset is drawn hollow, beside ours restricted to the same columns. The
+# paragraph reads every ratio and r from the same record. All fits of one result ran in one run,
+# whose load average is stated at its start and end in the line above; between them other work on a
+# shared machine may come and go, and ours (fitted first, for every seed) can meet another load than
+# a peer fitted later, which moves a ratio either way (the numpyro pair above shows by how much).
+
+# %%
+irt_engines, line = recorded_section(results, IRT_FILES, "ours_bench", "the engines side by side")
+display(Markdown(line))
+if irt_engines is not None:
+    display(Markdown(peer_verdict_text(irt_engines)))
+    engine_figure(irt_engines)
+    plt.show()
+    display(engine_table(irt_engines).round(4))
 
 # %% [markdown]
 # ## Cost curves

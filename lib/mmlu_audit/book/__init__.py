@@ -7,8 +7,9 @@
 - :mod:`~mmlu_audit.book.report` — banners and glue for the chapters
 - :mod:`~mmlu_audit.book.plots` — the figures' shared style
 - :mod:`~mmlu_audit.book.scorecard`, :mod:`~mmlu_audit.book.findings`,
-  :mod:`~mmlu_audit.book.discussion`, :mod:`~mmlu_audit.book.performance` — the pages read from
-  the executed chapters and the benchmarks (scorecard, landing-page findings, §6, performance)
+  :mod:`~mmlu_audit.book.discussion`, :mod:`~mmlu_audit.book.performance`,
+  :mod:`~mmlu_audit.book.peers` — the pages read from the executed chapters and the benchmarks
+  (scorecard, landing-page findings, §6, performance and the IRT engines side by side)
 - :mod:`~mmlu_audit.book.sphinxext`, :mod:`~mmlu_audit.book.sitecheck` — the site build and its
   browser check
 """
