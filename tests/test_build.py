@@ -54,8 +54,6 @@ jax.monitoring.register_event_listener(lambda event, **_: events.append(event))
 print("cache", jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
 jax.jit(lambda x: jnp.sin(x) * 3 + 1)(jnp.arange(4.0)).block_until_ready()
 print("hits", events.count("/jax/compilation_cache/cache_hits"))
-import os
-print("omp", os.environ.get("OMP_WAIT_POLICY"))
 '''
 
 
@@ -194,20 +192,18 @@ def test_load_average_is_three_numbers_or_none():
 
 def test_every_chapters_kernel_shares_jaxs_persistent_compilation_cache(toy_root, monkeypatch):
     """The first kernel compiles into ``<cache>/jax``; a second kernel's compile of the same program
-    is a cache hit. Even a program that compiles in milliseconds is cached. OpenMP workers sleep
-    while they wait (bookbuild.KERNEL_THREADING)."""
+    is a cache hit. Even a program that compiles in milliseconds is cached."""
     from mmlu_audit.core.paths import CACHE_ENV
 
     cache = toy_root / "cache"
     monkeypatch.setenv(CACHE_ENV, str(cache))
-    for name in [*bookbuild.compilation_cache_env(cache), *bookbuild.KERNEL_THREADING, "JAX_PLATFORMS"]:
+    for name in [*bookbuild.compilation_cache_env(cache), "JAX_PLATFORMS"]:
         monkeypatch.delenv(name, raising=False)  # main sets them for its kernels; restored afterwards
     (toy_root / "chapters" / "02_jax.py").write_text(JAX_CHAPTER)
     out = toy_root / "executed"
     assert bookbuild.main(["02", "--out", str(out)]) == 0
     first = _printed(out / "02_jax.ipynb")
     assert f"cache {cache / 'jax'} 0.0" in first and "hits 0" in first
-    assert "omp PASSIVE" in first  # the encoder's OpenMP workers sleep while they wait
     assert any((cache / "jax").iterdir())
     assert bookbuild.main(["02", "--out", str(out)]) == 0
     assert "hits 0" not in _printed(out / "02_jax.ipynb")
@@ -215,9 +211,8 @@ def test_every_chapters_kernel_shares_jaxs_persistent_compilation_cache(toy_root
 
 def test_a_compilation_cache_setting_of_the_user_wins(toy_root, monkeypatch):
     monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(toy_root / "mine"))
-    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     monkeypatch.delenv("JAX_PLATFORMS", raising=False)
     (toy_root / "chapters" / "02_jax.py").write_text(JAX_CHAPTER)
     assert bookbuild.main(["02", "--out", str(toy_root / "executed")]) == 0
     printed = _printed(toy_root / "executed" / "02_jax.ipynb")
-    assert f"cache {toy_root / 'mine'} " in printed and "omp ACTIVE" in printed
+    assert f"cache {toy_root / 'mine'} " in printed

@@ -16,8 +16,7 @@ parameter the chapter does not declare, a bad seed) exit with status 2 before
 anything runs.
 
 Every chapter's kernel shares JAX's persistent compilation cache in ``<cache>/jax``
-(:func:`compilation_cache_env`), so a program one chapter compiled is not compiled again, and
-OpenMP workers that wait sleep rather than spin (:data:`KERNEL_THREADING`).
+(:func:`compilation_cache_env`), so a program one chapter compiled is not compiled again.
 
 Each chapter receives only the parameters its ``parameters`` cell declares.
 ``-p NAME VALUE`` sets one (once per name); ``VALUE`` is read as a JSON literal
@@ -47,19 +46,12 @@ from mmlu_audit.core.errors import DeviceUnavailableError, ParameterError
 from mmlu_audit.core.paths import cache_root, project_root
 from mmlu_audit.core.seeds import check_seed
 
-__all__ = ["FAST_TAG", "KERNEL_THREADING", "MACHINE_KEY", "chapter_parameters", "chapter_paths",
+__all__ = ["FAST_TAG", "MACHINE_KEY", "chapter_parameters", "chapter_paths",
            "compilation_cache_env", "execute_chapter", "fast_values", "load_average", "main", "parse_value",
            "record_machine", "run_parameters"]
 
 #: Notebook metadata key of the machine's state during a chapter's run (see :func:`record_machine`).
 MACHINE_KEY = "mmlu_audit_machine"
-
-#: OpenMP settings of every chapter's kernel. Torch's OpenMP workers (the sentence encoder of §4.1)
-#: spin while they wait by default; on a machine whose cores other work also holds (the kernel's
-#: own JAX threads, other jobs) the spinning workers take the cores from the ones with work. At load
-#: ~7 on 2 cores, 250 items took 42.8 / 41.2 s wall (25.5 / 24.0 s CPU) spinning and 22.0 / 17.5 s
-#: (11.1 / 11.2 s CPU) passive, runs alternated back to back, with bit-identical embeddings.
-KERNEL_THREADING = {"OMP_WAIT_POLICY": "PASSIVE"}
 
 #: Parameters set by their own options rather than ``-p``.
 COMMON = {"data_source": "--data-source", "seed": "--seed", "fast": "--fast"}
@@ -313,7 +305,9 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 2
     os.environ["JAX_PLATFORMS"] = jax_platforms(args.device)  # inherited by every chapter's kernel
-    for name, value in (compilation_cache_env(cache_root() / "jax") | KERNEL_THREADING).items():
+    # OMP_WAIT_POLICY=PASSIVE was tried: it halves the encoder's time at load ~7 but costs 5-10 % idle
+    # (3,000 items: 52.4 / 55.3 s default, 57.6 / 58.4 s passive, alternated), and the book builds idle
+    for name, value in compilation_cache_env(cache_root() / "jax").items():
         os.environ.setdefault(name, value)  # inherited too; a value the user set wins
     failures = []
     for source in sources:
