@@ -144,7 +144,7 @@ glue_values(scheme_stats)
 # {glue:text}`share_all_three:.1%`. Replacing WSCG Nodes and Depth by their residuals on token
 # count gives HC3 W(9) = {glue:text}`w9_residualised_dim1:.2f` (paper 134.79; ours unperturbed
 # {glue:text}`base_w9_hc3:.2f`), and clamping {glue:text}`clamp_tier` to 0 gives
-# W(9) = {glue:text}`w9_clamped:.2f`. {numref}`fig-appendix-a-tiers` shows the two p-values
+# W(9) = {glue:text}`w9_clamped:.1f`. {numref}`fig-appendix-a-tiers` shows the two p-values
 # the first two conclusions rest on, per perturbed tier.
 
 # %%
