@@ -142,18 +142,25 @@ def test_weights_are_a_fast_engine_option(name):
                 progress=False)
 
 
-def test_weighted_interaction_fit_matches_the_duplicated_and_dropped_fit():
-    """Rows and items drawn as in a bootstrap (some twice, some not at all), fitted as weights on the
-    full matrix and as the explicit matrix: γ agrees within the optimiser's seed-to-seed tolerance
-    (half a reported SD, :data:`test_irt_estimators.SEED_FRACTION`), and absent entries are NaN."""
-    rng = np.random.default_rng(5)
+def _interaction_world(seed):
+    """A 300 × 400 interaction world over a guessing floor of 0.25: the generator (to draw on from),
+    the responses, the depth covariate and one bootstrap draw of row counts."""
+    rng = np.random.default_rng(seed)
     n_models, n_items = 300, 400
     theta, b, a = rng.normal(size=n_models), rng.normal(size=n_items), np.exp(rng.normal(0, 0.2, n_items))
     w = rng.gamma(2.0, 1.0, n_items)
     z = (w - w.mean()) / w.std()
     eta = a * (theta[:, None] - b) + z * (-0.3 - 0.1 * theta[:, None])
     y = (rng.random(eta.shape) < 0.25 + 0.75 / (1 + np.exp(-eta))).astype(np.int8)
-    counts = np.bincount(rng.integers(0, n_models, n_models), minlength=n_models)
+    return rng, y, w, np.bincount(rng.integers(0, n_models, n_models), minlength=n_models)
+
+
+def test_weighted_interaction_fit_matches_the_duplicated_and_dropped_fit():
+    """Rows and items drawn as in a bootstrap (some twice, some not at all), fitted as weights on the
+    full matrix and as the explicit matrix: γ agrees within the optimiser's seed-to-seed tolerance
+    (half a reported SD, :data:`test_irt_estimators.SEED_FRACTION`), and absent entries are NaN."""
+    rng, y, w, counts = _interaction_world(5)
+    n_models, n_items = y.shape
     item_counts = np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
     rows, cols = np.repeat(np.arange(n_models), counts), np.repeat(np.arange(n_items), item_counts)
     spec = IRTSpec(model="interaction", b_prior="hierarchical", guessing=0.25, max_steps=1000, min_steps=600,
@@ -216,14 +223,8 @@ def test_a_compacted_weighted_fit_is_the_weighted_fit_of_the_full_matrix():
     tolerance (half a reported SD, as in the weighted-vs-duplicated test above)."""
     from mmlu_audit.irt.data import padded_size, present_index
 
-    rng = np.random.default_rng(8)
-    n_models, n_items = 300, 400
-    theta, b, a = rng.normal(size=n_models), rng.normal(size=n_items), np.exp(rng.normal(0, 0.2, n_items))
-    w = rng.gamma(2.0, 1.0, n_items)
-    z = (w - w.mean()) / w.std()
-    eta = a * (theta[:, None] - b) + z * (-0.3 - 0.1 * theta[:, None])
-    y = (rng.random(eta.shape) < 0.25 + 0.75 / (1 + np.exp(-eta))).astype(np.int8)
-    counts = np.bincount(rng.integers(0, n_models, n_models), minlength=n_models)
+    rng, y, w, counts = _interaction_world(8)
+    n_models, n_items = y.shape
     item_counts = np.repeat(np.bincount(rng.integers(0, 20, 20), minlength=20), 20)
     rows, row_w = present_index(counts, padded_size(int((counts > 0).sum()), n_models))
     cols, col_w = present_index(item_counts, padded_size(int((item_counts > 0).sum()), n_items))
