@@ -195,7 +195,7 @@ if matrix.shape[0] < 100:
 # {glue:text}`recovery_slope_hier:.3f` under the hierarchical one: {glue:text}`hierarchical_effect`
 # This is a finding about the paper's procedure, not a defect of the fit: on a leaderboard that holds
 # broken models, a 2PL without a floor degrades the item side, and {ref}`chap-real-leaderboard`
-# finds the same on the 4,278 real leaderboard models.
+# finds the same on the real leaderboard models.
 
 # %%
 population = {"world_calibration": matrix.meta.get("calibration", "none: the responses are real"),

@@ -40,24 +40,25 @@ def girth_rows(run: dict) -> list[dict]:
     if girth is None:
         return []
     full, compared = girth["full"], girth.get("compared", {})
-    n_items = run["world"]["n_items"]
-    rows = [{"engine": "girth MML, full matrix", "items fitted": n_items,
-             "wall (s)": np.nan if full["hit_cap"] else full["wall_s"],
-             "hit time cap (s)": full["cap_s"] if full["hit_cap"] else np.nan,
-             "r(b̂, b)": np.nan if full["hit_cap"] else _r(compared, "b", "girth"),
-             "r(â, a)": np.nan if full["hit_cap"] else _r(compared, "a", "girth"),
-             "peak RSS (MB)": full.get("peak_rss_mb", np.nan)}]
+    rows = [_girth_row(full, "girth MML, full matrix", run["world"]["n_items"], compared)]
     subset = girth.get("subset")
     if subset is not None:
-        rows.append({"engine": f"girth MML, {subset['n_items']:,}-column subset",
-                     "items fitted": subset["n_items"],
-                     "wall (s)": np.nan if subset["hit_cap"] else subset["wall_s"],
-                     "hit time cap (s)": subset["cap_s"] if subset["hit_cap"] else np.nan,
-                     "r(b̂, b)": _r(compared, "b", "girth"), "r(â, a)": _r(compared, "a", "girth"),
-                     "peak RSS (MB)": subset.get("peak_rss_mb", np.nan),
-                     "ours r(b̂, b), same columns": _r(compared, "b", "ours"),
-                     "ours r(â, a), same columns": _r(compared, "a", "ours")})
+        rows.append(_girth_row(subset, f"girth MML, {subset['n_items']:,}-column subset", subset["n_items"],
+                               compared)
+                    | {"ours r(b̂, b), same columns": _r(compared, "b", "ours"),
+                       "ours r(â, a), same columns": _r(compared, "a", "ours")})
     return rows
+
+
+def _girth_row(fit: dict, engine: str, n_items: int, compared: dict) -> dict:
+    """One girth fit's row: its time, or the cap it hit (then no time and no r)."""
+    capped = fit["hit_cap"]
+    return {"engine": engine, "items fitted": n_items,
+            "wall (s)": np.nan if capped else fit["wall_s"],
+            "hit time cap (s)": fit["cap_s"] if capped else np.nan,
+            "r(b̂, b)": np.nan if capped else _r(compared, "b", "girth"),
+            "r(â, a)": np.nan if capped else _r(compared, "a", "girth"),
+            "peak RSS (MB)": fit.get("peak_rss_mb", np.nan)}
 
 
 def engine_table(result: dict) -> pd.DataFrame:
