@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import pandas as pd
 import pytest
 
 from mmlu_audit.core.errors import MissingDependencyError
@@ -112,3 +113,22 @@ def test_cache_is_keyed_by_backend_and_model_version(tmp_path):
 def test_no_cache_writes_nothing(tmp_path):
     parse_texts(["Gamma."], WhitespaceBackend(), cache=False, cache_dir=tmp_path, progress=False)
     assert not list(tmp_path.iterdir())
+
+
+def test_make_data_parses_in_workers_into_the_one_process_table(tmp_path):
+    # prepare_features parses with one spaCy worker per core; the chapters read the table a
+    # one-process parse keys and writes, so both must be the same table under the same key
+    from mmlu_audit.book.prepare import prepare_features
+    from mmlu_audit.data.items import load_items
+    from mmlu_audit.features import build_feature_table
+
+    items = load_items().sample(40, random_state=3)
+    prepare_features(items, n_process=2, cache_dir=tmp_path / "workers")
+    one_process = build_feature_table(items, cache_dir=tmp_path / "one", progress=False)
+
+    def stored(root):
+        return [path.name for path in (root / "features").glob("features-*.parquet")]
+
+    assert stored(tmp_path / "workers") == stored(tmp_path / "one") != []
+    in_workers = build_feature_table(items, cache_dir=tmp_path / "workers", progress=False)
+    pd.testing.assert_frame_equal(in_workers, one_process)

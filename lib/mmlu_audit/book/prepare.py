@@ -23,7 +23,7 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.paths import project_root
 from mmlu_audit.core.store import atomic_write
 
-__all__ = ["mirror_staged_data", "prepare_worlds", "main"]
+__all__ = ["mirror_staged_data", "prepare_features", "prepare_worlds", "main"]
 
 #: Staged folders whose provenance README is mirrored beside the data.
 _README_FOLDERS = ("responses/helm_mmlu_top20_via_mmlu_redux", "responses/mmlu_pro_tiger29",
@@ -65,6 +65,33 @@ def _copy_verified(origin: Path, destination: Path, digest: str) -> None:
     atomic_write(destination, lambda partial: verify_file(shutil.copyfile(origin, partial), digest))
 
 
+def prepare_features(items=None, n_process: int | None = None, cache_dir: Path | None = None) -> None:
+    """Parse the MMLU stems and cache their feature table, with one spaCy worker per core.
+
+    The simulated worlds and the chapters read this table. Built here, the parse (~90 s in one
+    process on 2 cores, the longest step of ``make data``) runs in parallel workers; each stem
+    is parsed the same way in any worker, so the table and its cache key are those of a
+    one-process parse (tested).
+
+    Parameters
+    ----------
+    items : DataFrame, optional
+        Defaults to the MMLU test split (:func:`~mmlu_audit.data.items.load_items`).
+    n_process : int, optional
+        spaCy worker processes; defaults to :func:`~mmlu_audit.core.machine.available_cores`.
+    cache_dir : Path, optional
+        Cache root (default :func:`~mmlu_audit.core.paths.cache_root`).
+    """
+    from mmlu_audit.core.machine import available_cores
+    from mmlu_audit.data.items import load_items
+    from mmlu_audit.features import build_feature_table
+    from mmlu_audit.features.parse import SpacyBackend
+
+    items = load_items() if items is None else items
+    backend = SpacyBackend(n_process=n_process or available_cores())
+    build_feature_table(items, backend=backend, cache_dir=cache_dir)
+
+
 @seeded
 def prepare_worlds(seed: int) -> None:
     """Generate and cache the planted and null simulated worlds for ``seed``."""
@@ -89,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"staged data in {args.target}: {len(copied)} file(s) copied, "
           f"{len(staged_manifest()) - len(copied)} already verified")
+    prepare_features()
     prepare_worlds(args.seed)
     return 0
 

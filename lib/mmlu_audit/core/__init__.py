@@ -5,6 +5,7 @@
 - :mod:`~mmlu_audit.core.seeds` — the one seed validator and generator factory
 - :mod:`~mmlu_audit.core.scaling` — z-scores (the one spelling of "standardise")
 - :mod:`~mmlu_audit.core.paths` — the project, data and cache roots
+- :mod:`~mmlu_audit.core.machine` — the cores this process may use
 - :mod:`~mmlu_audit.core.taxonomy` — MMLU's subjects and the STEM / non-STEM partition
 - :mod:`~mmlu_audit.core.checkpoints` — model identity (distinct checkpoints, family × size)
 - :mod:`~mmlu_audit.core.paper` — the numbers the paper reports, the only place they are typed

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.machine import available_cores
 from mmlu_audit.core.errors import DataError, MissingDependencyError
 from mmlu_audit.core.paths import cache_root
 from mmlu_audit.core.store import CacheEntry, array_digest, cache_key
@@ -264,10 +265,7 @@ def encoder_threads() -> int:
     spin while they wait; in a kernel that has also run JAX (whose XLA pool takes the same
     cores) or on a machine other jobs load, the encoder then ran ~25× slower than idle.
     """
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # no affinity API (macOS, Windows)
-        return max(1, os.cpu_count() or 1)
+    return available_cores()
 
 
 @contextmanager
