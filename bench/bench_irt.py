@@ -201,10 +201,14 @@ def girth_fit(args, matrix_path: Path) -> dict:
     """One girth fit in its own process, or the record that it ran past the time cap."""
     command = [str(args.girth_python), str(HERE / "girth_driver.py"), str(matrix_path),
                str(estimates_path(matrix_path, "girth"))]
+    from mmlu_audit.book.peers import girth_a_at_bound
+
     try:
-        return {**run_json(command, timeout=args.girth_max_seconds), "hit_cap": False}
+        record = run_json(command, timeout=args.girth_max_seconds)
     except subprocess.TimeoutExpired:
         return {"hit_cap": True, "cap_s": args.girth_max_seconds}
+    with np.load(estimates_path(matrix_path, "girth")) as npz:
+        return {**record, "a_at_bound": girth_a_at_bound(npz["a"]), "hit_cap": False}
 
 
 def subset_columns(matrix_path: Path, n_items: int, seed: int) -> tuple[Path, np.ndarray]:

@@ -6,7 +6,8 @@ import matplotlib
 import numpy as np
 import pytest
 
-from mmlu_audit.book.peers import engine_figure, engine_table, peer_ratios, peer_verdict_text, real_text
+from mmlu_audit.book.peers import (GIRTH_A_BOUNDS, engine_figure, engine_table, girth_a_at_bound, peer_ratios,
+                                   peer_verdict_text, real_text)
 
 matplotlib.use("Agg")
 
@@ -121,3 +122,10 @@ def test_engine_figure_draws_every_engine_pyirts_path_and_the_target():
     paths = [line for line in left.get_lines() if line.get_linestyle() == "-"]
     assert len(paths) == 2 and list(paths[0].get_xdata()) == [101.0, 400.0]  # setup + training time
     assert "seed 1" in figure._suptitle.get_text()
+
+
+def test_girth_a_at_bound_counts_estimates_on_either_end_only():
+    low, high = GIRTH_A_BOUNDS
+    a = np.array([low, low + 5e-7, low + 0.01, 1.0, high - 0.01, high - 5e-7, high])
+    assert girth_a_at_bound(a) == 4
+    assert girth_a_at_bound(np.array([1.0, 2.0])) == 0
