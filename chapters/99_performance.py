@@ -16,10 +16,11 @@
 # # Performance
 #
 # `make bench` runs the benchmarks in `bench/` and writes their results to `bench/results/`;
-# this page reads those files, it measures nothing itself. On the shared build machines the wall
-# time of one and the same fit {glue:text}`timing_repeat_spread`, so each benchmark reports a
-# **ratio against a peer measured in the same run**. Benchmarks run on simulated response
-# matrices; they measure speed and accuracy of the code, not anything about MMLU.
+# this page reads those files, it measures nothing itself. Timings on the shared build machines move
+# between runs: the wall time of one and the same fit {glue:text}`timing_repeat_spread`. Each
+# benchmark therefore reports a **ratio against a peer measured in the same run**. Benchmarks run
+# on simulated response matrices; they measure speed and accuracy of the code, not anything about
+# MMLU.
 
 # %% tags=["parameters"]
 data_source = "simulated"  # unused: kept for a uniform chapter interface

@@ -308,4 +308,4 @@ def test_repeat_spread_text_says_when_no_fit_was_timed_twice(tmp_path):
     (tmp_path / "irt.json").write_text(json.dumps(_irt_record({0: 12.0})))
     repeats = repeated_fits(tmp_path)
     assert repeats.empty
-    assert "no fit has been timed in two runs" in repeat_spread_text(repeats)
+    assert "has not been recorded in two runs yet" in repeat_spread_text(repeats)

@@ -165,12 +165,12 @@ def repeat_spread_text(repeats: pd.DataFrame) -> str:
     Returns
     -------
     str
-        A clause for the page's opening sentence: the range of wall times and the largest
-        slowest-to-fastest factor of any one fit, over how many runs and on how many CPUs;
-        or that no fit has been timed in two runs yet.
+        The end of the page's sentence "the wall time of one and the same fit …": the largest
+        slowest-to-fastest factor of any one fit and the range of wall times, over how many runs
+        and on how many CPUs; or that no fit has been recorded in two runs yet.
     """
     if repeats.empty:
-        return "cannot be measured from the recorded results yet (no fit has been timed in two runs)"
+        return "has not been recorded in two runs yet, so how far it moves is not measured here"
     spread = repeats.groupby("fit")["wall (s)"].agg(["min", "max"])
     factor = (spread["max"] / spread["min"]).max()
     cpus = sorted(int(c) for c in repeats["CPUs"].dropna().unique())
