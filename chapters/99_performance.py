@@ -36,7 +36,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.book.peers import GIRTH_A_BOUNDS, engine_figure, engine_table, peer_verdict_text, real_text
+from mmlu_audit.book.peers import (GIRTH_A_BOUNDS, engine_figure, engine_table, fit_load_text, peer_verdict_text,
+                                   real_text)
 from mmlu_audit.book.performance import (build_load_text, chapter_times, cost_curve_figure, encoder_batch_text,
                                          feature_stages, girth_table, multi_seed_text, not_recorded_text,
                                          numpyro_table, read_result, recorded_section, repeat_spread_text,
@@ -144,8 +145,9 @@ if irt_real is not None:
 # wall-time ratio is the cost of the general-purpose path at equal work (it also has no early
 # stopping, so a user of it would run all `max_steps`). `irt_numpyro.json`, when present, is this
 # pair alone (`bench_irt.py --skip-pyirt --skip-girth --skip-real`), the two engines fitted within a
-# minute of each other: on a shared machine the full run fits ours for every seed first and the
-# peers up to an hour later, so its ratios mix two loads.
+# minute of each other: a full run recorded before the benchmark fitted each seed's engines back to
+# back fitted ours for every seed first and the peers up to an hour later, so on a shared machine its
+# ratios can mix two loads (the sentence under the engines' table below says which kind of run it is).
 
 # %%
 irt_numpyro, line = recorded_section(results, ("irt_numpyro.json", *IRT_FILES), "ours_numpyro",
@@ -164,8 +166,10 @@ if irt_numpyro is not None:
 # its refit on a column subset is drawn hollow, beside ours restricted to the same columns. The
 # paragraph reads every ratio and r from the same record. All fits of one result ran in one run,
 # whose load average is stated at its start and end in the line above; between them other work on a
-# shared machine may come and go, and ours (fitted first, for every seed) can meet another load than
-# a peer fitted later, which moves a ratio either way (the numpyro pair above shows by how much).
+# shared machine may come and go, and a fit can meet another load than the peer it is divided by,
+# which moves a ratio either way (the numpyro pair above shows by how much). The benchmark fits each
+# seed's engines back to back, ours first, and records the load just before and after every fit; the
+# sentence under the table says whether this record has them.
 
 # %%
 irt_engines, line = recorded_section(results, IRT_FILES, "ours_bench", "the engines side by side")
@@ -175,6 +179,7 @@ if irt_engines is not None:
     engine_figure(irt_engines)
     plt.show()
     display(engine_table(irt_engines).round(4))
+    display(Markdown(fit_load_text(irt_engines)))
 
 # %% [markdown]
 # ## Cost curves
