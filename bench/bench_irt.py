@@ -7,10 +7,12 @@ Usage (from the repository root)::
     .venv/bin/python bench/bench_irt.py --out bench/results/irt_gpu.json --skip-pyirt --skip-girth   # GPU
 
 For each world seed the matrix is saved to a temporary ``.npz`` and every fit runs as
-its own subprocess (our benchmark fits of every seed first, then the slow peers, with the
-result file rewritten after each step so a long run keeps what it measured), so peak resident
-memory (``VmHWM``, which sees XLA's and torch's
-native allocations; not ``ru_maxrss``, which children inherit from this parent) is
+its own subprocess, seed by seed: our benchmark fit, then each peer right after it, so that
+a same-run ratio compares fits minutes apart rather than an hour apart on a shared machine;
+each fit's record holds the 1-minute load average just before and just after it
+(``load_1min_before``, ``load_1min_after``), and the result file is rewritten after each fit
+so a long run keeps what it measured. Peak resident memory (``VmHWM``, which sees XLA's and
+torch's native allocations; not ``ru_maxrss``, which children inherit from this parent) is
 measured per fit. Ours runs twice: with the benchmark's stopping rule (``BENCH_SPEC``,
 the configuration the targets are about) and with the chapters' rule (the calibration
 spec of ``mmlu_audit.analyses.pipeline``), for the record. py-irt runs in its best configuration
@@ -46,6 +48,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +57,8 @@ import numpy as np
 from _machine import machine, versions
 from _memory import peak_rss_mb
 
+from mmlu_audit.book.build import load_average
+from mmlu_audit.book.peers import girth_a_at_bound
 from mmlu_audit.core.store import write_bytes_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -167,6 +173,19 @@ def ours_worker(args) -> None:
         "rule": args.rule, "spec": asdict(spec), "versions": meta["versions"]}))
 
 
+def one_minute_load() -> float | None:
+    """The 1-minute load average now, or None where the system does not report it."""
+    load = load_average()
+    return load[0] if load else None
+
+
+def with_load(fit: Callable[[], dict]) -> dict:
+    """Run one fit and add the 1-minute load average just before and just after it to its record."""
+    before = one_minute_load()
+    record = fit()
+    return {**record, "load_1min_before": before, "load_1min_after": one_minute_load()}
+
+
 def run_json(command: list[str], timeout: float) -> dict:
     """Run a worker subprocess and parse the last line of its stdout as JSON."""
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -198,13 +217,19 @@ def ours_run(matrix_path: Path, rule: str, engine: str = "fast", max_steps: int 
 
 
 def girth_fit(args, matrix_path: Path) -> dict:
-    """One girth fit in its own process, or the record that it ran past the time cap."""
+    """One girth fit in its own process, or the record that it ran past the time cap, with the
+    1-minute load average before it and after it (for a capped fit: at its cap)."""
     command = [str(args.girth_python), str(HERE / "girth_driver.py"), str(matrix_path),
                str(estimates_path(matrix_path, "girth"))]
+    before = one_minute_load()
     try:
-        return {**run_json(command, timeout=args.girth_max_seconds), "hit_cap": False}
+        record = run_json(command, timeout=args.girth_max_seconds)
     except subprocess.TimeoutExpired:
-        return {"hit_cap": True, "cap_s": args.girth_max_seconds}
+        return {"hit_cap": True, "cap_s": args.girth_max_seconds, "load_1min_before": before,
+                "load_1min_after": one_minute_load()}
+    record |= {"load_1min_before": before, "load_1min_after": one_minute_load()}
+    with np.load(estimates_path(matrix_path, "girth")) as npz:
+        return {**record, "a_at_bound": girth_a_at_bound(npz["a"]), "hit_cap": False}
 
 
 def subset_columns(matrix_path: Path, n_items: int, seed: int) -> tuple[Path, np.ndarray]:
@@ -281,21 +306,22 @@ def girth_run(args, matrix_path: Path) -> dict:
     return record
 
 
-def add_peer_runs(args, run: dict, matrix_path: Path) -> None:
+def add_peer_runs(args, run: dict, matrix_path: Path, save: Callable[[], None]) -> None:
     """py-irt's best configuration (and on some seeds its default), girth, NumPyro's SVI,
-    then our chapters' rule."""
+    then our chapters' rule, each right after the last; ``save`` is called after each fit."""
     seed = run["world"]["world_seed"]
-    if not args.skip_pyirt:
-        run["pyirt_best"] = pyirt_run(args, matrix_path, "hierarchical")
-        if seed in args.pyirt_default_seeds:
-            run["pyirt_default"] = pyirt_run(args, matrix_path, "vague")
-    if not args.skip_girth and seed in args.girth_seeds:
-        run["girth"] = girth_run(args, matrix_path)
-    if seed in args.numpyro_seeds:
-        run["ours_numpyro"] = ours_run(matrix_path, "bench", engine="numpyro",
-                                       max_steps=run["ours_bench"]["steps"])
-    if seed in args.chapters_rule_seeds:
-        run["ours_chapters"] = ours_run(matrix_path, "chapters")
+    fits = {"pyirt_best": (not args.skip_pyirt, lambda: pyirt_run(args, matrix_path, "hierarchical")),
+            "pyirt_default": (not args.skip_pyirt and seed in args.pyirt_default_seeds,
+                              lambda: pyirt_run(args, matrix_path, "vague")),
+            "girth": (not args.skip_girth and seed in args.girth_seeds, lambda: girth_run(args, matrix_path)),
+            "ours_numpyro": (seed in args.numpyro_seeds,
+                             lambda: ours_run(matrix_path, "bench", engine="numpyro",
+                                              max_steps=run["ours_bench"]["steps"])),
+            "ours_chapters": (seed in args.chapters_rule_seeds, lambda: ours_run(matrix_path, "chapters"))}
+    for key, (wanted, fit) in fits.items():
+        if wanted:  # girth records the load of each of its fits (full, subset) itself
+            run[key] = fit() if key == "girth" else with_load(fit)
+            save()
     run["estimates_compared"] = compare_engines(matrix_path, {
         "ours": "ours", "py-irt best": "pyirt_hierarchical", "py-irt default": "pyirt_vague",
         "numpyro": "ours_bench_numpyro", "ours, chapters' rule": "ours_chapters_fast",
@@ -304,7 +330,8 @@ def add_peer_runs(args, run: dict, matrix_path: Path) -> None:
 
 def real_run(args, matrix_path: Path) -> dict:
     """Ours and girth on the real leaderboard matrix, compared with each other and with mirt."""
-    run = {"world": real_matrix(matrix_path), "ours_bench": ours_run(matrix_path, "bench")}
+    run = {"world": real_matrix(matrix_path)}
+    run["ours_bench"] = with_load(partial(ours_run, matrix_path, "bench"))
     with np.load(matrix_path) as npz, np.load(estimates_path(matrix_path, "ours")) as ours:
         run["ours_vs_mirt"] = correlations({"ours": dict(ours),
                                             "mirt": {"b": npz["ref_b"], "a": npz["ref_a"]}})
@@ -453,17 +480,19 @@ def main() -> None:
         args.girth_subset_items = 300 if args.quick else 2000
     out_path = args.out or (DEFAULT_OUT.with_name("irt_quick.json") if args.quick else DEFAULT_OUT)
     runs = []
+
+    def save() -> None:
+        write_result(out_path, args, runs, complete=False)
+
     with tempfile.TemporaryDirectory() as tmp:
-        matrices = [Path(tmp) / f"matrix_{seed}.npz" for seed in args.seeds]
-        for seed, matrix_path in zip(args.seeds, matrices, strict=False):  # the target fits first: minutes
-            runs.append({"world": simulate_matrix(args.quick, seed, matrix_path),
-                         "ours_bench": ours_run(matrix_path, "bench")})
-            print(progress_line(runs[-1]), flush=True)
-            write_result(out_path, args, runs, complete=False)
-        for run, matrix_path in zip(runs, matrices, strict=False):  # then the peers: up to hours
-            add_peer_runs(args, run, matrix_path)
+        for seed in args.seeds:  # ours and then its peers on each world, back to back
+            matrix_path = Path(tmp) / f"matrix_{seed}.npz"
+            run = {"world": simulate_matrix(args.quick, seed, matrix_path)}
+            run["ours_bench"] = with_load(partial(ours_run, matrix_path, "bench"))
+            runs.append(run)
+            save()
+            add_peer_runs(args, run, matrix_path, save)
             print(progress_line(run), flush=True)
-            write_result(out_path, args, runs, complete=False)
         real = None if args.skip_real else real_run(args, Path(tmp) / "real.npz")
         if real is not None:
             print(progress_line(real), flush=True)

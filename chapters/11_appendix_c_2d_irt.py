@@ -51,7 +51,7 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.core.checkpoints import distinct_checkpoints
+from mmlu_audit.core.checkpoints import distinct_checkpoints, first_of_each_checkpoint
 from mmlu_audit.inference import fisher_exceedance, fisher_interval
 from mmlu_audit.irt import ability_correlation, fit_cached, heldout_cells, heldout_loglik, holdout_mask, paired_z
 from mmlu_audit.irt.explanatory import (REPLICATE_SD_RATIO, ExplanatorySpec, fit_explanatory_restarts,
@@ -123,8 +123,7 @@ rho_stats = {"rho_2d": rho["mean"], "rho_2d_sd": rho["sd"], "rho_2d_low": rho_lo
              "rho_2d_mass_above_0_99": fisher_exceedance(rho["mean"], n_distinct, 0.99),
              "rho_bias": float("nan"), "chance_cutoff": CHANCE_CUTOFF}
 # one row per distinct checkpoint above the floor; the planted flags are used only for the truth
-first_rows = np.zeros(len(checkpoint), bool)
-first_rows[np.unique(checkpoint, return_index=True)[1]] = True
+first_rows = first_of_each_checkpoint(checkpoint)
 rho_working_draws = 2000
 rho_working = ability_correlation(fit_2d, first_rows & above_floor(matrix.responses, matrix.observed), seed=seed,
                                   n_draws=rho_working_draws)

@@ -16,11 +16,11 @@
 # # Performance
 #
 # `make bench` runs the benchmarks in `bench/` and writes their results to `bench/results/`;
-# this page reads those files, it measures nothing itself. Timings vary by ±25 % between
-# identical runs on the 2-core build machines (and more when other work shares them), so
-# each benchmark reports a **ratio against a peer measured in the same run**. Benchmarks run
-# on simulated response matrices; they measure speed and accuracy of the code, not anything
-# about MMLU.
+# this page reads those files, it measures nothing itself. Timings on the shared build machines move
+# between runs: the wall time of one and the same fit {glue:text}`timing_repeat_spread`. Each
+# benchmark therefore reports a **ratio against a peer measured in the same run**. Benchmarks run
+# on simulated response matrices; they measure speed and accuracy of the code, not anything about
+# MMLU.
 
 # %% tags=["parameters"]
 data_source = "simulated"  # unused: kept for a uniform chapter interface
@@ -36,11 +36,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from mmlu_audit.book.peers import engine_figure, engine_table, peer_verdict_text, real_text
+from mmlu_audit.book.peers import (GIRTH_A_BOUNDS, engine_figure, engine_table, fit_load_text, peer_verdict_text,
+                                   real_text)
 from mmlu_audit.book.performance import (build_load_text, chapter_times, cost_curve_figure, encoder_batch_text,
                                          feature_stages, girth_table, multi_seed_text, not_recorded_text,
-                                         numpyro_table, read_result, recorded_section, scaling_table, scaling_text,
-                                         seed_table, single_seed_table, single_seed_text)
+                                         numpyro_table, read_result, recorded_section, repeat_spread_text,
+                                         repeated_fits, scaling_table, scaling_text, seed_table, single_seed_table,
+                                         single_seed_text)
 from mmlu_audit.book.plots import use_style
 from mmlu_audit.book.report import glue_values
 
@@ -48,6 +50,18 @@ use_style()
 
 results = Path(results_dir)
 
+# %% [markdown]
+# ## The same fit in different runs
+#
+# Our benchmark-rule fit of one world is deterministic: where two result files both hold it (the
+# same world, rule, engine, backend and step count, and r(b̂, b) equal to every digit), the same
+# computation was timed twice, and the difference in its wall time is the machine's doing. Each row
+# is one record of such a fit, with the 1-minute load average at the start and end of its run.
+
+# %%
+repeats = repeated_fits(results)
+glue_values({"timing_repeat_spread": repeat_spread_text(repeats)})
+repeats.round(2)
 
 # %% [markdown]
 # ## IRT calibration: ours against py-irt, over several world seeds
@@ -85,7 +99,7 @@ for name in ("irt.json", "irt_gpu.json", "irt_seed0_2026-11-29.json"):
 #
 # [girth](https://pypi.org/project/girth/)'s `twopl_mml` estimates the same 2PL by marginal
 # maximum likelihood (fixed quadrature over θ ~ N(0, 1), item-by-item updates, discrimination
-# bounded to [0.2, 5]) — a different estimator, not another SVI — on the same simulated matrix,
+# bounded to [{glue:text}`girth_a_low`, {glue:text}`girth_a_high`]) — a different estimator, not another SVI — on the same simulated matrix,
 # in the same run. It is single-threaded; a fit that runs past its time cap is recorded as such
 # and refitted on a random subset of columns, which the table then says. r is given as
 # Pearson / Spearman, against the planted truth and against our estimates. `irt_girth.json`, when
@@ -93,6 +107,7 @@ for name in ("irt.json", "irt_gpu.json", "irt_seed0_2026-11-29.json"):
 # subset), recorded where the full run's girth ran past its cap on every subset it tried.
 
 # %%
+glue_values({"girth_a_low": GIRTH_A_BOUNDS[0], "girth_a_high": GIRTH_A_BOUNDS[1]})
 IRT_FILES = ("irt.json", "irt_quick.json")
 irt_peers, line = recorded_section(results, ("irt_girth.json", *IRT_FILES), "girth", "girth's MML 2PL")
 display(Markdown(line))
@@ -130,8 +145,9 @@ if irt_real is not None:
 # wall-time ratio is the cost of the general-purpose path at equal work (it also has no early
 # stopping, so a user of it would run all `max_steps`). `irt_numpyro.json`, when present, is this
 # pair alone (`bench_irt.py --skip-pyirt --skip-girth --skip-real`), the two engines fitted within a
-# minute of each other: on a shared machine the full run fits ours for every seed first and the
-# peers up to an hour later, so its ratios mix two loads.
+# minute of each other: a full run recorded before the benchmark fitted each seed's engines back to
+# back fitted ours for every seed first and the peers up to an hour later, so on a shared machine its
+# ratios can mix two loads (the sentence under the engines' table below says which kind of run it is).
 
 # %%
 irt_numpyro, line = recorded_section(results, ("irt_numpyro.json", *IRT_FILES), "ours_numpyro",
@@ -150,8 +166,10 @@ if irt_numpyro is not None:
 # its refit on a column subset is drawn hollow, beside ours restricted to the same columns. The
 # paragraph reads every ratio and r from the same record. All fits of one result ran in one run,
 # whose load average is stated at its start and end in the line above; between them other work on a
-# shared machine may come and go, and ours (fitted first, for every seed) can meet another load than
-# a peer fitted later, which moves a ratio either way (the numpyro pair above shows by how much).
+# shared machine may come and go, and a fit can meet another load than the peer it is divided by,
+# which moves a ratio either way (the numpyro pair above shows by how much). The benchmark fits each
+# seed's engines back to back, ours first, and records the load just before and after every fit; the
+# sentence under the table says whether this record has them.
 
 # %%
 irt_engines, line = recorded_section(results, IRT_FILES, "ours_bench", "the engines side by side")
@@ -161,6 +179,7 @@ if irt_engines is not None:
     engine_figure(irt_engines)
     plt.show()
     display(engine_table(irt_engines).round(4))
+    display(Markdown(fit_load_text(irt_engines)))
 
 # %% [markdown]
 # ## Cost curves

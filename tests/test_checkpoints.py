@@ -14,6 +14,7 @@ from mmlu_audit.core.checkpoints import (
     distinct_checkpoints,
     family_labels,
     family_size_table,
+    first_of_each_checkpoint,
     normalise_repo_id,
     parse_family_size,
 )
@@ -153,3 +154,11 @@ def test_family_labels_join_named_families_and_copies_and_keep_unknowns_apart():
     # by hand: llama-3 ×2, gemini ×2, gpt-4o alone, jamba + its identical-response copy, yi alone
     assert labels.tolist() == [0, 0, 1, 1, 2, 3, 3, 4]
     assert family_labels(responses[:1], models.iloc[:1]).tolist() == [0]
+
+
+def test_first_of_each_checkpoint_marks_each_labels_lowest_row():
+    labels = np.array(["b", "a", "b", "c", "a", "a"])  # unsorted labels, copies before and after
+    first = first_of_each_checkpoint(labels)
+    assert first.dtype == bool and first.tolist() == [True, True, False, True, False, False]
+    assert sorted(labels[first]) == sorted(set(labels))  # every checkpoint, once
+    assert first_of_each_checkpoint(np.array([], dtype=int)).shape == (0,)

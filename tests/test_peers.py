@@ -6,7 +6,8 @@ import matplotlib
 import numpy as np
 import pytest
 
-from mmlu_audit.book.peers import engine_figure, engine_table, peer_ratios, peer_verdict_text, real_text
+from mmlu_audit.book.peers import (GIRTH_A_BOUNDS, engine_figure, engine_table, fit_load_text,
+                                   girth_a_at_bound, peer_ratios, peer_verdict_text, real_text)
 
 matplotlib.use("Agg")
 
@@ -121,3 +122,29 @@ def test_engine_figure_draws_every_engine_pyirts_path_and_the_target():
     paths = [line for line in left.get_lines() if line.get_linestyle() == "-"]
     assert len(paths) == 2 and list(paths[0].get_xdata()) == [101.0, 400.0]  # setup + training time
     assert "seed 1" in figure._suptitle.get_text()
+
+
+def test_girth_a_at_bound_counts_estimates_on_either_end_only():
+    low, high = GIRTH_A_BOUNDS
+    a = np.array([low, low + 5e-7, low + 0.01, 1.0, high - 0.01, high - 5e-7, high])
+    assert girth_a_at_bound(a) == 4
+    assert girth_a_at_bound(np.array([1.0, 2.0])) == 0
+
+
+def test_fit_load_is_read_per_fit_and_said_not_recorded_in_an_older_record():
+    older = record()
+    table = engine_table(older)
+    assert table[["load before", "load after"]].isna().all().all()  # no crash, every fit unrecorded
+    assert "not recorded in this result" in fit_load_text(older)
+    newer = record()
+    newer["machine"] = {"cpus": 2}
+    for run in newer["runs"]:
+        for key in ("ours_bench", "ours_numpyro", "pyirt_best"):
+            run[key] |= {"load_1min_before": 0.5 + run["world"]["world_seed"], "load_1min_after": 1.5}
+    newer["runs"][0]["girth"]["full"] |= {"load_1min_before": 3.3, "load_1min_after": None}
+    table = engine_table(newer)
+    assert table.loc[(1, "py-irt best (hierarchical)"), "load before"] == 1.5
+    assert table.loc[(0, "girth MML, full matrix"), "load before"] == 3.3
+    assert np.isnan(table.loc[(0, "girth MML, full matrix"), "load after"])  # a system that did not say
+    assert np.isnan(table.loc[(0, "girth MML, 2,000-column subset"), "load before"])
+    assert "ranged from 0.5 to 3.3 on 2 CPUs" in fit_load_text(newer)

@@ -12,8 +12,8 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.book.build import MACHINE_KEY
 from mmlu_audit.book.performance import (build_load_text, chapter_times, encoder_batch_text, feature_stages,
                                          multi_seed_text, not_recorded_text, read_result, recorded_section,
-                                         rule_text, section_absent_text, seed_table, single_seed_table,
-                                         single_seed_text)
+                                         repeat_spread_text, repeated_fits, rule_text, section_absent_text,
+                                         seed_table, single_seed_table, single_seed_text)
 
 RULE = {"b_prior": "hierarchical", "learning_rate": 0.05, "window": 25, "rel_tol": 1e-4, "max_steps": 1000}
 
@@ -278,3 +278,34 @@ def test_scaling_text_states_exponents_and_the_capacity():
     # 300 MB + 1e-4 MB per cell → (24,576 − 300) × 10⁴ cells; 1e-4 ms per cell per step × 100 steps
     assert "about 2.4e+08 cells" in text and "100 steps on the per-step curve" in text
     assert "about 40.5 min" in text
+
+
+def _irt_record(walls: dict, r=0.989, cpus=2, load=(1.0, 2.0)):
+    """A multi-seed IRT result whose runs are our fit of each seed in ``walls`` (seed → wall s)."""
+    spec = {"model": "2pl", "b_prior": "hierarchical"}
+    runs = [{"world": {"world_seed": seed, "n_models": 10, "n_items": 20},
+             "ours_bench": {"wall_s": wall, "compile_s": 1.0, "steps": 125, "r": r, "spec": spec,
+                            "engine": "fast", "backend": "cpu (cpu)"}} for seed, wall in walls.items()]
+    machine = {"cpus": cpus, "loadavg_at_start": [load[0]], "loadavg_at_end": [load[1]]}
+    return {"runs": runs, "machine": machine}
+
+
+def test_repeated_fits_keeps_only_the_same_computation_recorded_twice(tmp_path):
+    (tmp_path / "irt.json").write_text(json.dumps(_irt_record({0: 12.0, 1: 15.0})))
+    (tmp_path / "irt_numpyro.json").write_text(json.dumps(_irt_record({0: 4.0, 1: 6.0}, load=(0.1, 0.5))))
+    (tmp_path / "irt_quick.json").write_text(json.dumps(_irt_record({0: 3.0}, r=0.97)))  # another fit
+    (tmp_path / "irt_seed0.json").write_text(json.dumps({"world": {}, "ours": {}}))  # the one-world format
+    repeats = repeated_fits(tmp_path)
+    assert sorted(repeats["file"].unique()) == ["irt.json", "irt_numpyro.json"]
+    assert repeats.groupby("fit")["wall (s)"].apply(sorted).tolist() == [[4.0, 12.0], [6.0, 15.0]]
+    assert repeats["load at start"].tolist() == [0.1, 1.0, 0.1, 1.0]
+    text = repeat_spread_text(repeats)
+    assert "up to 3.0× between its fastest and slowest run" in text
+    assert "2 identical fits" in text and "2 recorded runs on 2-CPU machines, took 4.0 to 15.0 s" in text
+
+
+def test_repeat_spread_text_says_when_no_fit_was_timed_twice(tmp_path):
+    (tmp_path / "irt.json").write_text(json.dumps(_irt_record({0: 12.0})))
+    repeats = repeated_fits(tmp_path)
+    assert repeats.empty
+    assert "has not been recorded in two runs yet" in repeat_spread_text(repeats)

@@ -68,7 +68,7 @@ def test_working_models_are_the_ones_not_planted_at_chance(small_items):
     estimate = working_correlation(noisy, world.truth)
     assert estimate["n"] == 520 - round(CALIBRATIONS[NEW]["values"]["chance_share"] * 520)
     first = np.unique(world.truth["checkpoint"][working], return_index=True)[1]
-    assert estimate["r"] == pytest.approx(np.corrcoef(noisy[working][first].T)[0, 1])
+    assert estimate["r"] == np.corrcoef(noisy[working][first].T)[0, 1]  # the same rows, in the same order
     assert estimate["r"] < world.spec.rho  # noise attenuates it
     with pytest.raises(DataError, match="one row per model"):
         working_correlation(noisy[:-1], world.truth)

@@ -12,8 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["ENGINES", "engine_figure", "engine_table", "girth_rows", "peer_ratios", "peer_verdict_text",
-           "real_text"]
+__all__ = ["ENGINES", "GIRTH_A_BOUNDS", "engine_figure", "engine_table", "fit_load_text", "girth_a_at_bound",
+           "girth_rows", "peer_ratios", "peer_verdict_text", "real_text"]
+
+#: The interval girth's ``twopl_mml`` confines each discrimination to: girth 0.8.0 (the version
+#: ``bench/requirements-girth.txt`` pins) hard-codes it in its item-by-item search and exposes no
+#: option for it, so this is our one copy of it, for the page and the benchmark's at-bound count.
+GIRTH_A_BOUNDS = (0.2, 5.0)
 
 #: The fits of one seed that ran on the whole matrix, in the order shown, with their labels.
 ENGINES = {"ours_bench": "ours (benchmark rule)", "ours_chapters": "ours (chapters' rule)",
@@ -31,6 +36,16 @@ def _r(compared: dict, param: str, who: str, other: str = "truth") -> float:
         if key in compared:
             return float(compared[key]["pearson"])
     return float("nan")
+
+
+def girth_a_at_bound(a, tolerance: float = 1e-6) -> int:
+    """How many of girth's discrimination estimates ``a`` sit on an end of :data:`GIRTH_A_BOUNDS`.
+
+    An estimate there was stopped by the bound, not by the likelihood; ``tolerance`` absorbs the
+    bounded search's last step.
+    """
+    a, (low, high) = np.asarray(a, float), GIRTH_A_BOUNDS
+    return int(np.sum((a <= low + tolerance) | (a >= high - tolerance)))
 
 
 def girth_rows(run: dict) -> list[dict]:
@@ -58,7 +73,14 @@ def _girth_row(fit: dict, engine: str, n_items: int, compared: dict) -> dict:
             "hit time cap (s)": fit["cap_s"] if capped else np.nan,
             "r(b̂, b)": np.nan if capped else _r(compared, "b", "girth"),
             "r(â, a)": np.nan if capped else _r(compared, "a", "girth"),
-            "peak RSS (MB)": fit.get("peak_rss_mb", np.nan)}
+            "peak RSS (MB)": fit.get("peak_rss_mb", np.nan)} | _fit_load(fit)
+
+
+def _fit_load(fit: dict) -> dict:
+    """The 1-minute load average just before and after one fit; NaN where its record has none
+    (a result made before the benchmark recorded it, or a system that does not report it)."""
+    loads = {when: fit.get(f"load_1min_{when}") for when in ("before", "after")}
+    return {f"load {when}": np.nan if load is None else float(load) for when, load in loads.items()}
 
 
 def engine_table(result: dict) -> pd.DataFrame:
@@ -69,7 +91,9 @@ def engine_table(result: dict) -> pd.DataFrame:
     -------
     DataFrame
         Indexed by (seed, engine). r(â, a) is missing for a record made before the benchmark kept
-        it; a girth subset row gives r on its own columns, beside ours on the same columns.
+        it, and so are ``load before`` and ``load after`` (the 1-minute load average around each
+        fit, :func:`fit_load_text`); a girth subset row gives r on its own columns, beside ours on
+        the same columns.
     """
     rows = []
     for run in result["runs"]:
@@ -81,9 +105,37 @@ def engine_table(result: dict) -> pd.DataFrame:
                              "wall (s)": fit["wall_s"], "steps": fit["steps"], "ms/step": fit["per_step_ms"],
                              "r(b̂, b)": fit["r"], "r(â, a)": fit.get("r_a", np.nan),
                              "peak RSS (MB)": fit["peak_rss_mb"],
-                             "reached target r": fit.get("reached", np.nan)})
+                             "reached target r": fit.get("reached", np.nan)} | _fit_load(fit))
         rows += [{"seed": seed, **row} for row in girth_rows(run)]
     return pd.DataFrame(rows).set_index(["seed", "engine"])
+
+
+def fit_load_text(result: dict) -> str:
+    """How the fits of ``result`` were ordered and how loaded the machine was around each.
+
+    Parameters
+    ----------
+    result : dict
+        A multi-seed ``irt.json``.
+
+    Returns
+    -------
+    str
+        With a per-fit load in the record (``load_1min_before`` / ``_after``, written since the
+        benchmark fits each seed's engines back to back): the range of those loads against the
+        CPU count. Without one (an older record): that it was not recorded, and that such a run
+        fitted ours for every seed before any peer.
+    """
+    loads = engine_table(result)[["load before", "load after"]].to_numpy(float).ravel()
+    loads = loads[~np.isnan(loads)]
+    if loads.size == 0:
+        return ("The load around each fit is not recorded in this result: it was made before the "
+                "benchmark recorded it, by a run that fitted ours for every seed first and the peers "
+                "after, so ours and a peer of the same seed may have met different loads.")
+    cpus = result.get("machine", {}).get("cpus", "an unrecorded number of")
+    return (f"Each seed's fits ran back to back, ours first; the 1-minute load average just before "
+            f"and just after each fit (the table's `load before` and `load after`) ranged from "
+            f"{loads.min():.1f} to {loads.max():.1f} on {cpus} CPUs.")
 
 
 def peer_ratios(result: dict) -> dict:

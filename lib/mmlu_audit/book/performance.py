@@ -32,6 +32,8 @@ __all__ = [
     "quick_label",
     "read_result",
     "recorded_section",
+    "repeat_spread_text",
+    "repeated_fits",
     "result_with",
     "rule_text",
     "scaling_table",
@@ -109,6 +111,74 @@ def section_absent_text(what: str, names) -> str:
 def not_recorded_text(name: str) -> str:
     """The sentence shown where a result file is absent."""
     return f"*`bench/results/{name}` is not recorded yet: run `make bench`.*"
+
+
+def _fit_identity(run: dict) -> str:
+    """What makes two records of our benchmark fit the same computation: world, spec, engine,
+    backend, step count and the recovered r (bit-equal estimates give the same r)."""
+    ours = run["ours_bench"]
+    fields = {"world": run["world"], "spec": ours.get("spec"), "engine": ours.get("engine"),
+              "backend": ours.get("backend"), "steps": ours["steps"], "r": ours["r"]}
+    return json.dumps(fields, sort_keys=True)
+
+
+def repeated_fits(results_dir: str | Path, pattern: str = "irt*.json") -> pd.DataFrame:
+    """Every record of our benchmark-rule fit that more than one result file holds.
+
+    Parameters
+    ----------
+    results_dir : str or Path
+        ``bench/results``.
+    pattern : str
+        The multi-seed IRT results to search (a file without ``runs`` is skipped).
+
+    Returns
+    -------
+    DataFrame
+        One row per record of a fit recorded in two or more files, identical in world, spec,
+        engine, backend, steps and r (so the same computation timed in different runs):
+        ``fit`` (a number per distinct fit), ``file``, ``seed``, ``wall (s)``, ``compile (s)``,
+        ``CPUs`` and the run's 1-minute load average at its start and end (NaN when not
+        recorded). Empty when no fit was recorded twice.
+    """
+    rows = []
+    for path in sorted(Path(results_dir).glob(pattern)):
+        result = read_result(results_dir, path.name)
+        machine = result.get("machine", {})
+        for run in result.get("runs", []):
+            ours = run["ours_bench"]
+            rows.append({"identity": _fit_identity(run), "file": path.name,
+                         "seed": run["world"]["world_seed"], "wall (s)": ours["wall_s"],
+                         "compile (s)": ours.get("compile_s", np.nan), "CPUs": machine.get("cpus"),
+                         "load at start": _one_minute(machine.get("loadavg_at_start")),
+                         "load at end": _one_minute(machine.get("loadavg_at_end"))})
+    table = pd.DataFrame(rows, columns=["identity", "file", "seed", "wall (s)", "compile (s)", "CPUs",
+                                        "load at start", "load at end"])
+    table = table[table.groupby("identity")["file"].transform("nunique") > 1]
+    table.insert(0, "fit", table.groupby("identity", sort=False).ngroup() + 1)
+    return table.drop(columns="identity").sort_values(["fit", "wall (s)"]).reset_index(drop=True)
+
+
+def repeat_spread_text(repeats: pd.DataFrame) -> str:
+    """How far the same fit's wall time moved between runs, from :func:`repeated_fits`.
+
+    Returns
+    -------
+    str
+        The end of the page's sentence "the wall time of one and the same fit …": the largest
+        slowest-to-fastest factor of any one fit and the range of wall times, over how many runs
+        and on how many CPUs; or that no fit has been recorded in two runs yet.
+    """
+    if repeats.empty:
+        return "has not been recorded in two runs yet, so how far it moves is not measured here"
+    spread = repeats.groupby("fit")["wall (s)"].agg(["min", "max"])
+    factor = (spread["max"] / spread["min"]).max()
+    cpus = sorted(int(c) for c in repeats["CPUs"].dropna().unique())
+    machines = f"on {' and '.join(map(str, cpus))}-CPU machines" if cpus else "(CPU count not recorded)"
+    return (f"moved by up to {factor:.1f}× between its fastest and slowest run: {len(spread)} identical "
+            f"fit{'s' if len(spread) > 1 else ''} of ours (same world, rule, steps and estimates), timed in "
+            f"{repeats['file'].nunique()} recorded runs {machines}, took "
+            f"{repeats['wall (s)'].min():.1f} to {repeats['wall (s)'].max():.1f} s (the table below)")
 
 
 def seed_table(result: dict) -> pd.DataFrame:

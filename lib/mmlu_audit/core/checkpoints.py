@@ -7,6 +7,7 @@ of a few bases. This module gives the three labels the audit deduplicates by:
 * :func:`normalise_repo_id` — one spelling per Hub repository;
 * :func:`distinct_checkpoints` — models with identical response vectors or the
   same normalised id share a checkpoint label (union–find over both relations);
+  :func:`first_of_each_checkpoint` keeps one row of each label;
 * :func:`parse_family_size` / :func:`family_size_table` — base family and
   parameter count read from the model name.
 
@@ -59,6 +60,7 @@ __all__ = [
     "UNKNOWN",
     "distinct_checkpoints",
     "family_size_table",
+    "first_of_each_checkpoint",
     "normalise_repo_id",
     "parse_family_size",
 ]
@@ -268,6 +270,31 @@ def checkpoint_labels(responses: np.ndarray, models: pd.DataFrame) -> np.ndarray
     if "model_id" not in models.columns:
         raise DataError("models", "needs a checkpoint or a model_id column to tell checkpoints apart")
     return distinct_checkpoints(responses, models["model_id"].astype(str).tolist())
+
+
+def first_of_each_checkpoint(checkpoint) -> np.ndarray:
+    """Mark the first row of every distinct checkpoint label, so each checkpoint counts once.
+
+    Parameters
+    ----------
+    checkpoint : array-like, shape (J,)
+        One checkpoint label per model row (:func:`checkpoint_labels`, a world's
+        ``truth["checkpoint"]``); any labels ``np.unique`` can sort.
+
+    Returns
+    -------
+    ndarray of bool, shape (J,)
+        True at the lowest row index of each label, False at its later copies.
+
+    Examples
+    --------
+    >>> first_of_each_checkpoint([3, 3, 1, 2, 1]).tolist()
+    [True, False, True, True, False]
+    """
+    checkpoint = np.asarray(checkpoint)
+    first = np.zeros(checkpoint.shape[0], dtype=bool)
+    first[np.unique(checkpoint, return_index=True)[1]] = True
+    return first
 
 
 # ----------------------------------------------------------------------------- family and size

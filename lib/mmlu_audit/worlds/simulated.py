@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.data.responses import ResponseMatrix, load_matrix, save_matrix
+from mmlu_audit.core.checkpoints import first_of_each_checkpoint
 from mmlu_audit.core.errors import DataError, warn_bad_cache
 from mmlu_audit.core.paths import cache_root, writable_folder
 from mmlu_audit.core.store import array_digest, cache_key, locked, stamp_problem
@@ -384,9 +385,8 @@ def working_correlation(theta_2d, truth: dict) -> dict:
     theta = np.asarray(theta_2d, float)
     if theta.shape != (len(working), 2):
         raise DataError("theta_2d", f"needs shape ({len(working)}, 2), one row per model, got {theta.shape}")
-    checkpoint = np.asarray(truth["checkpoint"])[working]
-    first = np.unique(checkpoint, return_index=True)[1]
-    return {"r": float(np.corrcoef(theta[working][first].T)[0, 1]), "n": int(first.size)}
+    first = first_of_each_checkpoint(np.asarray(truth["checkpoint"])[working])
+    return {"r": float(np.corrcoef(theta[working][first].T)[0, 1]), "n": int(first.sum())}
 
 
 def working_rho(truth: dict) -> float:

@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import stats
 from tqdm.auto import tqdm
 
+from mmlu_audit.core.checkpoints import first_of_each_checkpoint
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.core.seeds import check_seed, seeded
@@ -299,9 +300,9 @@ def displacement_null(blocks: Blocks, sets, k: int, *, progress: bool = False) -
 
 
 def one_per_checkpoint(checkpoint) -> np.ndarray:
-    """Row indices keeping the first model of every distinct checkpoint label."""
-    _, first = np.unique(np.asarray(checkpoint), return_index=True)
-    return np.sort(first)
+    """Row indices, ascending, of the first model of every distinct checkpoint label
+    (:func:`mmlu_audit.core.checkpoints.first_of_each_checkpoint` as indices)."""
+    return np.flatnonzero(first_of_each_checkpoint(checkpoint))
 
 
 def duplicate_pairs(checkpoint, aggregate, tol: float = 0.001) -> np.ndarray:
