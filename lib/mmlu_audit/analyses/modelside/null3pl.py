@@ -15,11 +15,15 @@ two abilities correlate at ≈ 0.99 (see :func:`construct_consistency`).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.machine import available_cores
 from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_correlations,
                                                        reasoning_sensitivity)
 from mmlu_audit.core.seeds import check_seed, seeded
@@ -86,12 +90,18 @@ def null_correlations(theta, a, b, covariate, observed, *, replicates: int, seed
     check_seed(seed)
     if replicates < 1:
         raise DataError("replicates", f"need at least one replicate, got {replicates}")
-    rows = []
     children = np.random.SeedSequence(seed).spawn(replicates)
-    for child in tqdm(children, desc="3PL null", disable=not progress):
+
+    def one(child):
         y = simulate_3pl(theta, a, b, guessing, observed, np.random.default_rng(child))
-        beta = reasoning_sensitivity(y, covariate)["beta"].to_numpy()
-        rows.append(beta_theta_correlations(beta, theta))
+        return beta_theta_correlations(reasoning_sensitivity(y, covariate)["beta"].to_numpy(), theta)
+
+    # Replicates are independent and numpy releases the GIL in its array loops, so one thread per
+    # core runs them side by side (each keeps its own seed and its row). BLAS is held to one thread
+    # meanwhile: its own threads on top of these made the pool barely faster (5.4 → 4.4 s for 20
+    # replicates on 2 cores, against 3.0 s). r moves at float rounding (~1e-17) with BLAS's sums.
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(available_cores()) as pool:
+        rows = list(tqdm(pool.map(one, children), total=replicates, desc="3PL null", disable=not progress))
     return pd.DataFrame(rows, columns=list(EXCLUSIONS)).rename_axis("replicate")
 
 
