@@ -1,4 +1,4 @@
-"""``make data``: mirror the staged data into ``data/`` and generate the simulated worlds.
+"""``make data``: mirror the staged data into ``data/``, parse the stems, generate the simulated worlds.
 
 Usage::
 
