@@ -36,8 +36,9 @@ CACHE_FORMAT = "irt-svi-5"
 
 #: Version of the likelihood with a guessing floor (3PL, interaction), keyed only into those
 #: fits so the 2PL, Rasch and 2D fits, whose arithmetic did not change, keep their keys.
-#: 2: its gradient in closed form (the estimates move at float rounding).
-GUESSING_LIKELIHOOD = 2
+#: 2: its gradient in closed form (the estimates move at float rounding);
+#: 3: one exp and one log per cell (the estimates move at float rounding).
+GUESSING_LIKELIHOOD = 3
 
 
 def fit_key(data, spec: IRTSpec, *, item_stem=None, item_covariate=None, holdout=None) -> str:

@@ -90,12 +90,23 @@ def _guessing_cells_and_slopes(eta, signs, guessing: float):
     ∂/∂η log P = (1 − c) σ(η) σ(−η) / P for a right answer and −σ(η) for a wrong one. Written
     out, the two share one σ(η); the autodiff pullback of :func:`cell_loglik` re-evaluated the
     exp/log chain of each branch and made a 3PL step cost ~3× a 2PL step on 2 CPU cores.
+
+    Each cell takes one exp and one log. With e = exp(−|η|) and r = 1 / (1 + e), σ(±η) is r or
+    e·r, and a wrong answer's log(1 − c) − softplus(η) is log(1 − c) − max(η, 0) + log r; so the
+    log is taken of c + (1 − c) σ(η) in a right cell and of r in a wrong one. r lies in [½, 1],
+    so no branch underflows at any η (1 − P itself is 0 past η ≈ 87 in float32). In SVI's scan
+    on a 1,000 × 14,042 matrix a step took 30 ms this way against 37 ms with
+    ``jax.nn.softplus`` for the wrong branch and two sigmoids.
     """
     s = signs.astype(eta.dtype)
-    up, down = jax.nn.sigmoid(eta), jax.nn.sigmoid(-eta)
+    e = jnp.exp(-jnp.abs(eta))
+    r = 1.0 / (1.0 + e)
+    ahead = eta >= 0
+    up, down = jnp.where(ahead, r, e * r), jnp.where(ahead, e * r, r)
     right = guessing + (1.0 - guessing) * up
-    cells = jnp.where(s > 0, jnp.log(right),
-                      jnp.where(s < 0, np.log1p(-guessing) - jax.nn.softplus(eta), 0.0))
+    log_term = jnp.log(jnp.where(s > 0, right, r))
+    cells = jnp.where(s > 0, log_term,
+                      jnp.where(s < 0, np.log1p(-guessing) - jnp.maximum(eta, 0.0) + log_term, 0.0))
     slopes = jnp.where(s > 0, (1.0 - guessing) * up * down / right, jnp.where(s < 0, -up, 0.0))
     return cells, slopes
 
