@@ -1,6 +1,7 @@
-"""The likelihood with a guessing floor (3PL, interaction): its closed-form gradient against
-autodiff of the plain cell log-likelihood and against an independent float64 formula, at
-extreme η and with frequency weights, and the cache key that versions it."""
+"""The likelihood with a guessing floor (3PL, interaction) and without one (c = 0): their
+closed-form values and gradients against autodiff of the plain cell log-likelihood and against
+an independent float64 formula, at extreme η and with frequency weights, and the cache key
+that versions the guessing one."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ def _reference(eta: np.ndarray, signs: np.ndarray, c: float) -> tuple[np.ndarray
     return value, slope
 
 
-@pytest.mark.parametrize("guessing", [0.2, 0.25, 0.5])
-def test_guessing_likelihood_and_gradient_match_a_float64_reference(guessing):
+@pytest.mark.parametrize("guessing", [0.0, 0.2, 0.25, 0.5])
+def test_likelihood_and_gradient_match_a_float64_reference(guessing):
     rng = np.random.default_rng(7)
     extremes = [-100.0, -30.0, -12.0, -1e-6, 0.0, 1e-6, 12.0, 30.0, 100.0]
     eta = np.concatenate([rng.normal(0, 3, 200), extremes]).astype(np.float32)
