@@ -31,9 +31,8 @@ __all__ = ["CACHE_FORMAT", "content_digest", "fit_key", "fit_cached"]
 
 #: Bump when the engine or the file layout changes in a way that alters a stored fit.
 #: 3: canonical keys; 4: free 2D ability SDs, identified interaction, Laplace scalar SDs;
-#: 5: the interaction model's θ location and scale set at their optimum (interaction_gauge_step);
-#: 6: the logistic likelihood's value and gradient in closed form (estimates move at float rounding)
-CACHE_FORMAT = "irt-svi-6"
+#: 5: the interaction model's θ location and scale set at their optimum (interaction_gauge_step)
+CACHE_FORMAT = "irt-svi-5"
 
 #: Version of the likelihood with a guessing floor (3PL, interaction), keyed only into those
 #: fits so the 2PL, Rasch and 2D fits, whose arithmetic did not change, keep their keys.

@@ -84,20 +84,6 @@ def cell_loglik(eta, signs, guessing: float = 0.0):
     return jnp.where(s > 0, log_right, jnp.where(s < 0, log_wrong, 0.0))
 
 
-def _logistic_cells_and_slopes(eta, signs):
-    """:func:`cell_loglik` with c = 0 and its derivative in η, in closed form.
-
-    With z = −s·η a cell is −softplus(z) and its slope s·σ(z). softplus is written
-    max(z, 0) + log1p(exp(−|z|)): ``jax.nn.softplus`` (a ``logaddexp``) and its autodiff
-    pullback cost more on XLA CPU. In SVI's scan on a 1,000 × 14,042 matrix a step took
-    25 ms this way against 33 ms through autodiff of :func:`cell_loglik`.
-    """
-    s = signs.astype(eta.dtype)
-    z = -s * eta
-    cells = -(jnp.maximum(z, 0.0) + jnp.log1p(jnp.exp(-jnp.abs(z)))) * jnp.abs(s)
-    return cells, s * jax.nn.sigmoid(z)
-
-
 def _guessing_cells_and_slopes(eta, signs, guessing: float):
     """:func:`cell_loglik` with c > 0 and its derivative in η, in closed form.
 
@@ -182,9 +168,13 @@ def _weighted_loglik(abilities, loadings, offsets, signs, row_weight, item_weigh
 def _weighted_loglik_fwd(abilities, loadings, offsets, signs, row_weight, item_weight, guessing):
     eta = abilities @ loadings + offsets
     if guessing == 0.0:
-        cells, grad_eta = _logistic_cells_and_slopes(eta, signs)
-    else:
-        cells, grad_eta = _guessing_cells_and_slopes(eta, signs, guessing)
+        def total(e):
+            return _weighted_cells(e, signs, row_weight, item_weight, guessing).sum()
+
+        value, pullback = jax.vjp(total, eta)
+        (grad_eta,) = pullback(jnp.ones_like(value))
+        return value, (abilities, loadings, grad_eta, row_weight, item_weight)
+    cells, grad_eta = _guessing_cells_and_slopes(eta, signs, guessing)
     grad_eta = weight_cells(grad_eta, row_weight, item_weight)
     return weight_cells(cells, row_weight, item_weight).sum(), (abilities, loadings, grad_eta, row_weight,
                                                                 item_weight)
