@@ -34,7 +34,7 @@ $(VENV)/.installed-gpu: $(VENV)/.installed requirements-gpu.txt  # JAX's CUDA wh
 $(CHROMIUM):  # the browser test drives the system Chromium (CI runs as root)
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
-data: $(VENV)/.installed  ## mirror the staged data into data/ (sha256-checked), parse the stems, generate the simulated worlds
+data: $(VENV)/.installed  ## mirror the staged data into data/ (sha256-checked), parse the stems, embed the items, generate the simulated worlds
 	$(PY) -m mmlu_audit.book.prepare --seed $(SEED)
 
 data-leaderboard: $(VENV)/.installed  ## MODELS=file.txt: download the Open LLM Leaderboard matrix (needs the Hub)

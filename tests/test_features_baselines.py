@@ -96,6 +96,24 @@ def test_encoder_embeds_offline_and_caches(tmp_path):
     assert np.array_equal(encode_items(items, cache_dir=tmp_path, progress=False), first)
 
 
+def test_make_data_embeddings_are_the_ones_the_chapter_reads(tmp_path, monkeypatch):
+    import sentence_transformers
+
+    from mmlu_audit.book.prepare import prepare_embeddings
+
+    items = _items(3)
+    prepare_embeddings(items, cache_dir=tmp_path)
+
+    def no_encoder(*args, **kwargs):
+        raise AssertionError("the encoder was loaded although make data had cached the vectors")
+
+    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", no_encoder)
+    read = encode_items(items, cache_dir=tmp_path, progress=False)
+    assert read.shape == (3, 384)
+    with pytest.raises(AssertionError, match="encoder was loaded"):
+        encode_items(_items(4), cache_dir=tmp_path, progress=False)  # other items: not cached
+
+
 def test_an_altered_or_truncated_embedding_cache_is_recomputed_with_a_warning(tmp_path):
     from mmlu_audit.core.errors import CacheWarning
 

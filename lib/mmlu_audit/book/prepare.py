@@ -1,4 +1,4 @@
-"""``make data``: mirror the staged data into ``data/``, parse the stems, generate the simulated worlds.
+"""``make data``: mirror the staged data into ``data/``, parse the stems, embed the items, generate the simulated worlds.
 
 Usage::
 
@@ -23,7 +23,7 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.paths import project_root
 from mmlu_audit.core.store import atomic_write
 
-__all__ = ["mirror_staged_data", "prepare_features", "prepare_worlds", "main"]
+__all__ = ["mirror_staged_data", "prepare_embeddings", "prepare_features", "prepare_worlds", "main"]
 
 #: Staged folders whose provenance README is mirrored beside the data.
 _README_FOLDERS = ("responses/helm_mmlu_top20_via_mmlu_redux", "responses/mmlu_pro_tiger29",
@@ -69,7 +69,7 @@ def prepare_features(items=None, n_process: int | None = None, cache_dir: Path |
     """Parse the MMLU stems and cache their feature table, with one spaCy worker per core.
 
     The simulated worlds and the chapters read this table. Built here, the parse (~90 s in one
-    process on 2 cores, the longest step of ``make data``) runs in parallel workers; each stem
+    process on 2 cores, once the longest step of ``make data``) runs in parallel workers; each stem
     is parsed the same way in any worker, so the table and its cache key are those of a
     one-process parse (tested).
 
@@ -90,6 +90,28 @@ def prepare_features(items=None, n_process: int | None = None, cache_dir: Path |
     items = load_items() if items is None else items
     backend = SpacyBackend(n_process=n_process or available_cores())
     build_feature_table(items, backend=backend, cache_dir=cache_dir)
+
+
+def prepare_embeddings(items=None, cache_dir: Path | None = None) -> None:
+    """Embed every MMLU item with the sentence encoder and cache the vectors.
+
+    Only §4.1's encoder ceiling reads them. Computed there, the encoder (~2 min on 2 cores) was
+    most of that chapter's time and, at ~8.7–13 ms an item from one build to the next, the
+    reason it could pass 3 min; here it is data preparation, like the parse, and the chapter
+    reads the cache (and computes the vectors itself if they are missing).
+
+    Parameters
+    ----------
+    items : DataFrame, optional
+        Defaults to the MMLU test split (:func:`~mmlu_audit.data.items.load_items`).
+    cache_dir : Path, optional
+        Embedding cache folder (default that of :func:`~mmlu_audit.features.encode_items`).
+    """
+    from mmlu_audit.data.items import load_items
+    from mmlu_audit.features import encode_items
+
+    items = load_items() if items is None else items
+    encode_items(items, cache_dir=cache_dir, progress=True)
 
 
 @seeded
@@ -117,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"staged data in {args.target}: {len(copied)} file(s) copied, "
           f"{len(staged_manifest()) - len(copied)} already verified")
     prepare_features()
+    prepare_embeddings()
     prepare_worlds(args.seed)
     return 0
 
