@@ -45,7 +45,7 @@ def test_likelihood_and_gradient_match_a_float64_reference(guessing):
     fast = jax.vmap(lambda e, s: total_loglik(jnp.ones((1, 1)), jnp.zeros((1, 1)), e[None], s[None, None],
                                               guessing))(jnp.asarray(eta), jnp.asarray(signs))
     np.testing.assert_allclose(np.asarray(fast), want_value, rtol=2e-6, atol=2e-6)
-    assert np.isfinite(cells).all() and np.isfinite(np.asarray(grad)).all() and np.isfinite(np.asarray(fast)).all()
+    assert all(np.isfinite(np.asarray(x)).all() for x in (cells, grad, fast))
 
 
 def test_weighted_guessing_gradient_counts_each_row_weight_times():

@@ -1,6 +1,7 @@
 """The book's machinery: nothing in the analyses depends on it.
 
-- :mod:`~mmlu_audit.book.prepare` — ``make data``: mirror the staged data, parse and embed the items, generate the worlds
+- :mod:`~mmlu_audit.book.prepare` — ``make data``: mirror the staged data, parse and embed the items,
+  generate the worlds
 - :mod:`~mmlu_audit.book.build` — execute chapters with papermill (``python -m mmlu_audit.book.build``)
 - :mod:`~mmlu_audit.book.tags` — fold the plumbing cells of executed chapters
 - :mod:`~mmlu_audit.book.device` — the ``--device`` guard for GPU builds

@@ -1,4 +1,4 @@
-"""``make data``: mirror the staged data into ``data/``, parse the stems, embed the items, generate the simulated worlds.
+"""``make data``: mirror the staged data, parse the stems, embed the items, generate the simulated worlds.
 
 Usage::
 
