@@ -132,3 +132,17 @@ def test_make_data_parses_in_workers_into_the_one_process_table(tmp_path):
     assert stored(tmp_path / "workers") == stored(tmp_path / "one") != []
     in_workers = build_feature_table(items, cache_dir=tmp_path / "workers", progress=False)
     pd.testing.assert_frame_equal(in_workers, one_process)
+
+
+def test_make_data_mmlu_pro_table_is_the_one_the_chapter_reads(tmp_path):
+    from mmlu_audit.book.prepare import prepare_pro_features
+    from mmlu_audit.data.mmlu_pro import load_pro_items
+    from mmlu_audit.features import benchmark_features
+
+    items = load_pro_items().sample(30, random_state=5)
+    prepare_pro_features(items, n_process=2, cache_dir=tmp_path / "workers")
+    timings = {}
+    read = benchmark_features(items, progress=False, timings=timings, cache_dir=tmp_path / "workers")
+    assert timings["from_cache"] is True
+    one_process = benchmark_features(items, progress=False, cache_dir=tmp_path / "one")
+    pd.testing.assert_frame_equal(read, one_process)

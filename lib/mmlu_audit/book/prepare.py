@@ -1,4 +1,4 @@
-"""``make data``: mirror the staged data, parse the stems, embed the items, generate the simulated worlds.
+"""``make data``: mirror the staged data, parse the stems (MMLU, MMLU-Pro), embed the items, make the worlds.
 
 Usage::
 
@@ -23,7 +23,8 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.paths import project_root
 from mmlu_audit.core.store import atomic_write
 
-__all__ = ["mirror_staged_data", "prepare_embeddings", "prepare_features", "prepare_worlds", "main"]
+__all__ = ["mirror_staged_data", "prepare_embeddings", "prepare_features", "prepare_pro_features",
+           "prepare_worlds", "main"]
 
 #: Staged folders whose provenance README is mirrored beside the data.
 _README_FOLDERS = ("responses/helm_mmlu_top20_via_mmlu_redux", "responses/mmlu_pro_tiger29",
@@ -92,6 +93,29 @@ def prepare_features(items=None, n_process: int | None = None, cache_dir: Path |
     build_feature_table(items, backend=backend, cache_dir=cache_dir)
 
 
+def prepare_pro_features(items=None, n_process: int | None = None, cache_dir: Path | None = None) -> None:
+    """Parse the MMLU-Pro stems and cache their feature table, with one spaCy worker per core.
+
+    The MMLU-Pro chapter reads this table. Parsed there, in one process, its ~5,100 stems that
+    MMLU does not share took ~45 s of the chapter's ~55 s first cell on 2 cores.
+
+    Parameters
+    ----------
+    items : DataFrame, optional
+        Defaults to MMLU-Pro's questions (:func:`~mmlu_audit.data.mmlu_pro.load_pro_items`).
+    n_process, cache_dir
+        As for :func:`prepare_features`.
+    """
+    from mmlu_audit.core.machine import available_cores
+    from mmlu_audit.data.mmlu_pro import load_pro_items
+    from mmlu_audit.features import benchmark_features
+    from mmlu_audit.features.parse import SpacyBackend
+
+    items = load_pro_items() if items is None else items
+    backend = SpacyBackend(n_process=n_process or available_cores())
+    benchmark_features(items, backend=backend, cache_dir=cache_dir)
+
+
 def prepare_embeddings(items=None, cache_dir: Path | None = None) -> None:
     """Embed every MMLU item with the sentence encoder and cache the vectors.
 
@@ -139,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"staged data in {args.target}: {len(copied)} file(s) copied, "
           f"{len(staged_manifest()) - len(copied)} already verified")
     prepare_features()
+    prepare_pro_features()
     prepare_embeddings()
     prepare_worlds(args.seed)
     return 0

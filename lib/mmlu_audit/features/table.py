@@ -235,7 +235,8 @@ def item_graphs(items: pd.DataFrame, backend: str = "spacy", lexicon: Lexicon | 
 
 
 def benchmark_features(items: pd.DataFrame, progress: bool = True,
-                       timings: dict | None = None) -> pd.DataFrame:
+                       timings: dict | None = None, backend: str = "spacy",
+                       cache_dir: str | Path | None = None) -> pd.DataFrame:
     """The nine stem indicators and the option covariates of an item table with any option count.
 
     Parses go through the shared parse cache, so a rerun on the same stems does not parse
@@ -249,11 +250,17 @@ def benchmark_features(items: pd.DataFrame, progress: bool = True,
         Show the parser's progress bar.
     timings : dict, optional
         Filled as by :func:`mmlu_audit.features.build_feature_table` (``from_cache`` …).
+    backend : str or ParserBackend
+        As for :func:`build_feature_table` (a multi-process spaCy backend gives the same
+        table under the same key).
+    cache_dir : str or Path, optional
+        As for :func:`build_feature_table`.
     """
     proxy = items[["item_id", "question"]].copy()
     for k, column in enumerate(("choice_a", "choice_b", "choice_c", "choice_d")):
         proxy[column] = [o[k] if k < len(o) else "" for o in items["options"]]
-    table = build_feature_table(proxy, progress=progress, timings=timings)
+    table = build_feature_table(proxy, backend=backend, cache_dir=cache_dir, progress=progress,
+                                timings=timings)
     options = pd.DataFrame([option_covariates(list(o), q) for o, q in
                             zip(items["options"], items["question"], strict=True)], index=table.index)
     table = table.copy()
