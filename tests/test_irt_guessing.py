@@ -1,7 +1,7 @@
-"""The likelihood with a guessing floor (3PL, interaction) and without one (c = 0): their
-closed-form values and gradients against autodiff of the plain cell log-likelihood and against
-an independent float64 formula, at extreme η and with frequency weights, and the cache key
-that versions the guessing one."""
+"""The engine's likelihood with a guessing floor (3PL, interaction; value and gradient in closed
+form) and without one (c = 0; autodiff): values and gradients against autodiff of the plain cell
+log-likelihood and against an independent float64 formula, at extreme η and with frequency
+weights, and the cache key that versions the guessing one."""
 
 from __future__ import annotations
 

@@ -83,14 +83,19 @@ def prepare_features(items=None, n_process: int | None = None, cache_dir: Path |
     cache_dir : Path, optional
         Cache root (default :func:`~mmlu_audit.core.paths.cache_root`).
     """
-    from mmlu_audit.core.machine import available_cores
     from mmlu_audit.data.items import load_items
     from mmlu_audit.features import build_feature_table
-    from mmlu_audit.features.parse import SpacyBackend
 
     items = load_items() if items is None else items
-    backend = SpacyBackend(n_process=n_process or available_cores())
-    build_feature_table(items, backend=backend, cache_dir=cache_dir)
+    build_feature_table(items, backend=_parallel_parser(n_process), cache_dir=cache_dir)
+
+
+def _parallel_parser(n_process: int | None):
+    """The spaCy backend with ``n_process`` workers (default: one per available core)."""
+    from mmlu_audit.core.machine import available_cores
+    from mmlu_audit.features.parse import SpacyBackend
+
+    return SpacyBackend(n_process=n_process or available_cores())
 
 
 def prepare_pro_features(items=None, n_process: int | None = None, cache_dir: Path | None = None) -> None:
@@ -106,14 +111,11 @@ def prepare_pro_features(items=None, n_process: int | None = None, cache_dir: Pa
     n_process, cache_dir
         As for :func:`prepare_features`.
     """
-    from mmlu_audit.core.machine import available_cores
     from mmlu_audit.data.mmlu_pro import load_pro_items
     from mmlu_audit.features import benchmark_features
-    from mmlu_audit.features.parse import SpacyBackend
 
     items = load_pro_items() if items is None else items
-    backend = SpacyBackend(n_process=n_process or available_cores())
-    benchmark_features(items, backend=backend, cache_dir=cache_dir)
+    benchmark_features(items, backend=_parallel_parser(n_process), cache_dir=cache_dir)
 
 
 def prepare_embeddings(items=None, cache_dir: Path | None = None) -> None:
