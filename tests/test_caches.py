@@ -80,6 +80,37 @@ def test_irt_cache_bad_entry_warns_and_refits(irt_cache, tmp_path, damage, probl
     assert calls == [1]  # the rebuilt entry verifies
 
 
+def test_a_fit_another_kernel_wrote_while_this_one_waited_is_read_not_refitted(irt_cache, tmp_path,
+                                                                               monkeypatch):
+    """Two chapters of a parallel build that miss one fit compute it once: the one that waited on
+    the lock finds the other's file and reads it (here the other kernel writes it during the wait)."""
+    from contextlib import contextmanager
+
+    from mmlu_audit.irt import cache
+
+    y, spec, first, path, calls = irt_cache
+    payload = path.read_bytes()
+    path.unlink()
+
+    @contextmanager
+    def other_kernel_finishes_first(entry):
+        assert entry == path
+        path.write_bytes(payload)
+        yield
+
+    monkeypatch.setattr(cache, "compute_lock", other_kernel_finishes_first)
+    again = fit_cached(y, spec, tmp_path, progress=False)
+    assert calls == [] and again.b.tolist() == first.b.tolist()
+
+
+def test_a_bad_fit_is_warned_about_once_even_across_the_lock(irt_cache, tmp_path):
+    y, spec, _first, path, calls = irt_cache
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.warns(CacheWarning) as caught:
+        fit_cached(y, spec, tmp_path, progress=False)
+    assert len(caught) == 1 and calls == [1]
+
+
 def test_irt_cache_truncated_file_warns_and_refits(irt_cache, tmp_path):
     y, spec, first, path, calls = irt_cache
     path.write_bytes(path.read_bytes()[:200])

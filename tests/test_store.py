@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from mmlu_audit.core.errors import CacheWarning
-from mmlu_audit.core.store import (CacheEntry, array_digest, atomic_write, cache_key, write_bytes_atomic,
+from mmlu_audit.core.store import (CacheEntry, array_digest, atomic_write, cache_key, compute_lock,
+                                   write_bytes_atomic,
                                    write_json_atomic)
 
 
@@ -140,3 +141,33 @@ def test_feature_items_that_collided_through_the_separator_no_longer_do(tmp_path
     assert timings["from_cache"] is False
     assert one.attrs["provenance"]["cache_key"] != two.attrs["provenance"]["cache_key"]
     assert len(list((tmp_path / "features").glob("*.parquet"))) == 2
+
+
+def _hold_compute_lock(path, entered, release):
+    with compute_lock(path):
+        entered.set()
+        release.wait(30)
+
+
+def test_a_second_process_waits_for_the_compute_lock_until_the_first_releases_it(tmp_path):
+    """flock is per open file, so the second holder must be another process, as two kernels are."""
+    import multiprocessing
+    import time
+
+    context = multiprocessing.get_context("spawn")
+    entry = tmp_path / "fit.nc"
+    first_in, second_in, release_first, release_second = (context.Event() for _ in range(4))
+    first = context.Process(target=_hold_compute_lock, args=(entry, first_in, release_first))
+    first.start()
+    assert first_in.wait(60)
+    second = context.Process(target=_hold_compute_lock, args=(entry, second_in, release_second))
+    second.start()
+    time.sleep(1.0)
+    assert not second_in.is_set()  # blocked while the first holds it
+    release_first.set()
+    assert second_in.wait(60)  # and let in once it is released
+    release_second.set()
+    for process in (first, second):
+        process.join(60)
+        assert process.exitcode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".fit.nc.lock"]  # the entry itself is not touched

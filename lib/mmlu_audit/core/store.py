@@ -37,7 +37,7 @@ import numpy as np
 from mmlu_audit.core.errors import DataError, warn_bad_cache
 
 __all__ = ["CacheEntry", "array_digest", "atomic_write", "cache_key", "canonical_json", "file_sha256",
-           "locked", "stamp_problem", "write_bytes_atomic", "write_json_atomic"]
+           "compute_lock", "locked", "stamp_problem", "write_bytes_atomic", "write_json_atomic"]
 
 _CHUNK = 1 << 20
 
@@ -181,6 +181,25 @@ def locked(folder: str | Path, shared: bool = False) -> Iterator[None]:
     handle = os.open(folder, os.O_RDONLY)
     try:
         fcntl.flock(handle, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
+@contextmanager
+def compute_lock(path: str | Path) -> Iterator[None]:
+    """Hold the exclusive right to compute the cache entry ``path`` while inside.
+
+    Two processes that miss the same entry (two chapters of a parallel build needing one fit)
+    would both compute it; under this lock the second one waits, and on entering should look
+    for the entry again before computing. The lock is a hidden file beside the entry,
+    ``.<name>.lock``, left in place: deleting it while another process waits on it would let a
+    third one lock a new file and compute alongside.
+    """
+    path = Path(path)
+    handle = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, _FILE_MODE)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
         yield
     finally:
         os.close(handle)  # closing releases the lock
