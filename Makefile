@@ -9,6 +9,7 @@ DATA_SOURCE ?= simulated
 SEED ?= 20240601
 FAST ?=
 DEVICE ?= cpu
+JOBS ?=
 CHROMIUM ?= /usr/bin/chromium
 MATHJAX := book/_mathjax/mathjax/tex-chtml.js
 PYTEST_ARGS ?=
@@ -47,7 +48,7 @@ $(MATHJAX):
 	cp -r node_modules/.mathjax/node_modules/mathjax/es5/. book/_mathjax/mathjax/
 
 execute: $(VENV)/.installed $(if $(filter gpu,$(DEVICE)),$(VENV)/.installed-gpu)
-	$(PY) -m mmlu_audit.book.build --data-source $(DATA_SOURCE) --seed $(SEED) --device $(DEVICE) $(if $(FAST),--fast)
+	$(PY) -m mmlu_audit.book.build --data-source $(DATA_SOURCE) --seed $(SEED) --device $(DEVICE) $(if $(JOBS),--jobs $(JOBS)) $(if $(FAST),--fast)
 
 html: $(VENV)/.installed $(MATHJAX)  # the landing page's findings box is written from the executed chapters first
 	$(PY) -m mmlu_audit.book.findings --data-source $(DATA_SOURCE) --seed $(SEED) $(if $(FAST),--fast)

@@ -38,11 +38,11 @@ from IPython.display import Markdown, display
 
 from mmlu_audit.book.peers import (GIRTH_A_BOUNDS, engine_figure, engine_table, fit_load_text, peer_verdict_text,
                                    real_text)
-from mmlu_audit.book.performance import (build_load_text, chapter_times, cost_curve_figure, encoder_batch_text,
-                                         feature_stages, girth_table, multi_seed_text, not_recorded_text,
-                                         numpyro_table, read_result, recorded_section, repeat_spread_text,
-                                         repeated_fits, scaling_table, scaling_text, seed_table, single_seed_table,
-                                         single_seed_text)
+from mmlu_audit.book.performance import (build_load_text, build_span_minutes, chapter_times, cost_curve_figure,
+                                         encoder_batch_text, feature_stages, girth_table, multi_seed_text,
+                                         not_recorded_text, numpyro_table, read_result, recorded_section,
+                                         repeat_spread_text, repeated_fits, scaling_table, scaling_text, seed_table,
+                                         single_seed_table, single_seed_text)
 from mmlu_audit.book.plots import use_style
 from mmlu_audit.book.report import glue_values
 
@@ -207,13 +207,16 @@ if scaling is not None:
 # How long each chapter of this build took to execute, from papermill's record in the executed
 # notebooks (cache hits included: a chapter whose fits and features were already cached runs
 # faster than from a cold start). Rows run with `fast` set are the smoke build's settings. The
-# chapters listed took {glue:text}`build_chapters_total_min:.1f` minutes in all. Each row also gives
-# the machine's CPU count and its 1-minute load average when the chapter started and ended (from the
-# build runner's record); the sentence above the table says whether the machine was loaded.
+# chapters listed took {glue:text}`build_chapters_total_min:.1f` minutes in all, and
+# {glue:text}`build_chapters_span_min:.1f` minutes of wall clock from the first one's start to the last
+# one's end (less when chapters ran side by side: `at once`). Each row also gives the machine's CPU
+# count and its 1-minute load average when the chapter started and ended (from the build runner's
+# record); the sentence above the table says whether the machine was loaded.
 
 # %%
 times = chapter_times(executed_dir, exclude=("99_performance",))
-glue_values({"build_chapters_total_min": times["seconds"].sum() / 60})
+glue_values({"build_chapters_total_min": times["seconds"].sum() / 60,
+             "build_chapters_span_min": build_span_minutes(times)})
 display(Markdown(build_load_text(times)))
 times.round(1)
 

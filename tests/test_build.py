@@ -4,11 +4,13 @@ and chapter-specific parameters pass from the command line, checked against the 
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
 
 from mmlu_audit.book import build as bookbuild
+from mmlu_audit.core.machine import core_lanes
 
 CHAPTER = '''# ---
 # jupyter:
@@ -216,3 +218,98 @@ def test_a_compilation_cache_setting_of_the_user_wins(toy_root, monkeypatch):
     assert bookbuild.main(["02", "--out", str(toy_root / "executed")]) == 0
     printed = _printed(toy_root / "executed" / "02_jax.ipynb")
     assert f"cache {toy_root / 'mine'} " in printed
+
+
+TIMED_CHAPTER = CHAPTER.split("# %%\nfrom pathlib")[0] + '''# %%
+import time
+from pathlib import Path
+
+import os
+
+start = time.time()
+time.sleep(SLEEP)
+cores = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+Path(f"ran-{NAME}.txt").write_text(f"{start} {time.time()} {cores} {os.environ.get('OPENBLAS_NUM_THREADS')}")
+assert NAME != "broken", "asked to fail"
+'''
+
+
+def _timed_chapter(root, stem, sleep):
+    name = stem.split("_", 1)[1]
+    text = TIMED_CHAPTER.replace("SLEEP", str(sleep)).replace("NAME", repr(name))
+    (root / "chapters" / f"{stem}.py").write_text(text)
+    return root / "chapters" / f"ran-{name}.txt"
+
+
+def _interval(record):
+    return tuple(float(x) for x in record.read_text().split()[:2])
+
+
+def _pinned(record):
+    cores, blas_threads = record.read_text().split()[2:]
+    return set(map(int, cores.split(","))), blas_threads
+
+
+def test_chapters_run_side_by_side_and_the_readers_after_them_all(toy_root, capsys):
+    (toy_root / "chapters" / "01_toy.py").unlink()
+    a, b = (_timed_chapter(toy_root, stem, 3) for stem in ("01_a", "02_b"))
+    broken = _timed_chapter(toy_root, "03_broken", 0)
+    reader = _timed_chapter(toy_root, "97_reader", 0)
+    out = toy_root / "executed"
+    assert bookbuild.main(["--out", str(out), "--jobs", "2"]) == 1
+    (a_start, a_end), (b_start, b_end) = _interval(a), _interval(b)
+    assert a_start < b_end and b_start < a_end  # they overlapped
+    assert _interval(reader)[0] >= max(a_end, b_end, _interval(broken)[1])
+    lanes = core_lanes(2)
+    if lanes is not None:  # each kernel on a lane of its own, its BLAS pool sized to it
+        (a_cores, a_blas), (b_cores, b_blas) = _pinned(a), _pinned(b)
+        assert a_cores.isdisjoint(b_cores)
+        assert {frozenset(a_cores), frozenset(b_cores)} <= set(map(frozenset, lanes))
+        assert {a_blas, b_blas} <= {str(len(lane)) for lane in lanes}
+    assert _pinned(reader)[0] == set(os.sched_getaffinity(0))  # a reader runs alone, on every core
+    printed = capsys.readouterr()
+    assert "FAILED  03_broken.py" in printed.out and "asked to fail" in printed.err
+    assert sorted(p.name for p in out.iterdir()) == ["01_a.ipynb", "02_b.ipynb", "03_broken.failed.ipynb",
+                                                    "97_reader.ipynb"]
+
+
+def test_run_order_starts_the_listed_chapters_first_and_puts_the_readers_last(tmp_path, monkeypatch):
+    monkeypatch.setattr(bookbuild, "START_FIRST", ("07", "02"))
+    names = ["01_data.py", "97_discussion.py", "02_fit.py", "99_performance.py", "98_scorecard.py",
+             "07_long.py", "03_short.py"]
+    side_by_side, readers = bookbuild.run_order(sorted(tmp_path / n for n in names))
+    assert [p.name for p in side_by_side] == ["07_long.py", "02_fit.py", "01_data.py", "03_short.py"]
+    assert [p.name for p in readers] == ["97_discussion.py", "98_scorecard.py", "99_performance.py"]
+
+
+def test_the_start_order_names_chapters_that_exist():
+    prefixes = {p.name[:2] for p in CHAPTERS}
+    assert set(bookbuild.START_FIRST) <= prefixes
+    assert not any(prefix.startswith(bookbuild.READER_PREFIX) for prefix in bookbuild.START_FIRST)
+
+
+def test_core_lanes_split_the_cores_into_disjoint_near_equal_lanes(monkeypatch):
+    from mmlu_audit.core import machine
+
+    monkeypatch.setattr(machine.os, "sched_getaffinity", lambda pid: {4, 0, 2, 6, 8})
+    assert machine.core_lanes(2) == [[0, 2], [4, 6, 8]]
+    assert machine.core_lanes(5) == [[0], [2], [4], [6], [8]]
+    assert machine.core_lanes(6) is None  # more lanes than cores: no pinning
+    with pytest.raises(ValueError):
+        machine.core_lanes(0)
+
+
+@pytest.mark.parametrize("jobs", ["0", "-1"])
+def test_a_bad_jobs_count_exits_non_zero_before_running(toy_root, capsys, jobs):
+    out = toy_root / "executed"
+    assert bookbuild.main(["01", "--out", str(out), "--jobs", jobs]) == 2
+    assert "--jobs" in capsys.readouterr().err and not out.exists()
+
+
+def test_two_jobs_by_default_on_a_cpu_with_two_cores_one_on_a_gpu(monkeypatch):
+    from mmlu_audit.core import machine
+
+    monkeypatch.setattr(machine, "available_cores", lambda: 2)
+    assert bookbuild.default_jobs("cpu") == 2 and bookbuild.default_jobs("gpu") == 1
+    monkeypatch.setattr(machine, "available_cores", lambda: 1)
+    assert bookbuild.default_jobs("cpu") == 1

@@ -10,8 +10,10 @@ import pytest
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.book.build import MACHINE_KEY
-from mmlu_audit.book.performance import (build_load_text, chapter_times, encoder_batch_text, feature_stages,
-                                         multi_seed_text, not_recorded_text, read_result, recorded_section,
+from mmlu_audit.book.performance import (build_load_text, build_span_minutes, chapter_times,
+                                         encoder_batch_text, feature_stages, multi_seed_text,
+                                         not_recorded_text,
+                                         read_result, recorded_section,
                                          repeat_spread_text, repeated_fits, rule_text, section_absent_text,
                                          seed_table, single_seed_table, single_seed_text)
 
@@ -129,6 +131,34 @@ def test_a_loaded_build_is_said_to_be_loaded(tmp_path):
 def test_an_idle_build_is_said_to_be_idle(tmp_path):
     text = build_load_text(_loaded(tmp_path, [(0.5, 1.0), (1.5, 1.75)]))
     assert "ranged from 0.5 to 1.8" in text and "close to those of an idle machine" in text
+
+
+def test_a_parallel_build_says_its_chapters_shared_the_cores(tmp_path):
+    for k, at_once in enumerate([2, 1]):
+        machine = {"cpus": 2, "loadavg_start": [2.5, 1, 1], "loadavg_end": [3.0, 1, 1], "jobs": at_once}
+        _executed(tmp_path, f"0{k + 1}_ch", 60.0, False, machine)
+    times = chapter_times(tmp_path)
+    assert times["at once"].tolist() == [2, 1]
+    text = build_load_text(times)
+    assert "up to 2 chapters at once on 2 CPUs" in text and "ranged from 2.5 to 3.0" in text
+    assert "its own share of the cores" in text and "longer than on an idle machine" not in text
+
+
+def test_a_chapter_recorded_before_builds_ran_several_counts_as_alone(tmp_path):
+    times = _loaded(tmp_path, [(0.5, 1.0)])
+    assert times["at once"].tolist() == [1] and "close to those of an idle machine" in build_load_text(times)
+
+
+def test_the_build_span_runs_from_the_first_start_to_the_last_end(tmp_path):
+    for stem, start, seconds in [("01_a", "00:00", 60.0), ("02_b", "00:30", 90.0), ("03_c", "01:00", 30.0)]:
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["papermill"] = {"duration": seconds, "parameters": {},
+                                    "start_time": f"2026-12-01T12:{start}.000000+00:00"}
+        nbformat.write(nb, tmp_path / f"{stem}.ipynb")
+    times = chapter_times(tmp_path)
+    assert build_span_minutes(times) == pytest.approx(2.0)  # 12:00:00 to 12:02:00, against 3.0 summed
+    assert times["seconds"].sum() / 60 == pytest.approx(3.0)
+    assert np.isnan(build_span_minutes(chapter_times(tmp_path / "nothing")))
 
 
 def test_an_unrecorded_load_is_said_to_be_unrecorded(tmp_path):

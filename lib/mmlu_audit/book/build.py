@@ -3,7 +3,7 @@
 Usage::
 
     python -m mmlu_audit.book.build [--fast] [--data-source simulated] [--seed 0]
-                                   [--device cpu|gpu] [-p NAME VALUE ...] [CHAPTER ...]
+                                   [--device cpu|gpu] [--jobs N] [-p NAME VALUE ...] [CHAPTER ...]
 
 Each ``chapters/NN_slug.py`` is converted in memory with jupytext, executed by
 papermill with the given parameters, and written to ``book/_executed/NN_slug.ipynb``.
@@ -17,6 +17,19 @@ anything runs.
 
 Every chapter's kernel shares JAX's persistent compilation cache in ``<cache>/jax``
 (:func:`compilation_cache_env`), so a program one chapter compiled is not compiled again.
+
+``--jobs N`` runs N chapters at once, each kernel pinned to its own share of the cores (default:
+two on a CPU with two cores or more, one on a GPU; :func:`default_jobs`). On 2 cores one kernel
+with both kept them ~82 % busy (imports, tables and figures between the fits), and some of its
+work gains little from a second thread (Appendix A: 93 s with two threads, 83 s with one), so two
+one-core kernels finished the chapters of a cold build in 12.3 min against 16.9 min one at a
+time (2026-12-02). A fit that two chapters need is computed once, the other waiting for it
+(:func:`mmlu_audit.core.store.compute_lock`); side-by-side chapters start in
+:data:`START_FIRST` order, and the pages that read the other executed chapters
+(:data:`READER_PREFIX`) run after them all, one at a time, in book order. Results depend on N
+only through float rounding: XLA's and BLAS's sums split differently over one thread than over
+two (in that build no glued value moved by more than 8.5e-5 relative, 4e-8 absolute); every
+chapter is seeded on its own. Each notebook records N beside its time.
 
 Each chapter receives only the parameters its ``parameters`` cell declares.
 ``-p NAME VALUE`` sets one (once per name); ``VALUE`` is read as a JSON literal
@@ -46,12 +59,22 @@ from mmlu_audit.core.errors import DeviceUnavailableError, ParameterError
 from mmlu_audit.core.paths import cache_root, project_root
 from mmlu_audit.core.seeds import check_seed
 
-__all__ = ["FAST_TAG", "MACHINE_KEY", "chapter_parameters", "chapter_paths",
-           "compilation_cache_env", "execute_chapter", "fast_values", "load_average", "main", "parse_value",
-           "record_machine", "run_parameters"]
+__all__ = ["FAST_TAG", "MACHINE_KEY", "READER_PREFIX", "START_FIRST", "chapter_parameters", "chapter_paths",
+           "compilation_cache_env", "default_jobs", "execute_all", "execute_chapter", "fast_values",
+           "load_average", "main", "parse_value", "record_machine", "run_order", "run_parameters"]
 
 #: Notebook metadata key of the machine's state during a chapter's run (see :func:`record_machine`).
 MACHINE_KEY = "mmlu_audit_machine"
+
+#: Chapters whose name starts with this (90–99: the discussion, the scorecard, the performance
+#: page) read the other executed chapters, so they run after all of them, one at a time.
+READER_PREFIX = "9"
+
+#: Start order of a parallel build (chapter prefixes; the rest follow in book order). The shared
+#: calibration first (§3: most chapters read its fit) beside a page that does not need it, then the
+#: longest ones, so no long chapter is left to run alone on one lane at the end; §5.2 before
+#: Appendix C, which reads §5.2's 2D fit. Only the order depends on it, never a result.
+START_FIRST = ("02", "16", "07", "17", "08", "09", "11", "12")
 
 #: Parameters set by their own options rather than ``-p``.
 COMMON = {"data_source": "--data-source", "seed": "--seed", "fast": "--fast"}
@@ -134,24 +157,28 @@ def load_average() -> list[float] | None:
         return None
 
 
-def record_machine(path: Path, load_start: list[float] | None, load_end: list[float] | None) -> None:
+def record_machine(path: Path, load_start: list[float] | None, load_end: list[float] | None,
+                   jobs: int = 1) -> None:
     """Write the machine's CPU count and load averages at a chapter's start and end into its notebook.
 
     The Performance page shows them beside the chapter's time: a time measured while other work
-    held the cores is not the time of an idle machine. The file is replaced atomically.
+    held the cores is not the time of an idle machine. ``jobs`` is how many chapters the build ran
+    at once (a chapter of a parallel build had its share of the cores only). The file is replaced
+    atomically.
     """
     import nbformat
 
     path = Path(path)
     notebook = nbformat.read(path, as_version=4)
     notebook.metadata[MACHINE_KEY] = {"cpus": os.cpu_count(), "loadavg_start": load_start,
-                                      "loadavg_end": load_end}
+                                      "loadavg_end": load_end, "jobs": jobs}
     staged = path.with_name(f".{path.name}.machine")
     nbformat.write(notebook, staged)
     staged.replace(path)
 
 
-def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str = "python3") -> Path:
+def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str = "python3",
+                    jobs: int = 1) -> Path:
     """Execute one chapter with papermill and return the executed notebook's path.
 
     The notebook is written to a hidden temporary file in ``out_dir`` and renamed
@@ -159,8 +186,8 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
     notebook becomes ``NN_slug.failed.ipynb`` and the exception propagates.
     A chapter whose parameters cell declares ``executed_dir`` is told ``out_dir``, where this
     build writes the executed chapters (the scorecard reads them; a page's downloads go there).
-    The notebook's metadata records the machine's load at the start and end of the run
-    (:func:`record_machine`).
+    The notebook's metadata records the machine's load at the start and end of the run and the
+    build's ``jobs`` (:func:`record_machine`).
     """
     import jupytext
     import papermill
@@ -183,7 +210,7 @@ def execute_chapter(source: Path, out_dir: Path, parameters: dict, kernel: str =
                                        progress_bar=False)
         load_end = load_average()
         tag_notebook_file(Path(running))
-        record_machine(Path(running), load_start, load_end)
+        record_machine(Path(running), load_start, load_end, jobs)
     except BaseException:
         if os.path.getsize(running):
             os.replace(running, failed)
@@ -276,6 +303,123 @@ def run_parameters(sources: list[Path], common: dict, pairs: list[list[str]] | N
     return out
 
 
+def default_jobs(device: str = "cpu") -> int:
+    """How many chapters run at once by default: two on a CPU with two cores or more, else one.
+
+    Not more on a bigger machine without a measurement there (each kernel can hold ~5 GB); one
+    on a GPU, where each JAX process would reserve most of the device's memory for itself.
+    """
+    from mmlu_audit.core.machine import available_cores
+
+    return 1 if device != "cpu" else min(2, available_cores())
+
+
+def run_order(sources: list[Path]) -> tuple[list[Path], list[Path]]:
+    """The chapters split into those that may run side by side and, after them, the readers.
+
+    The first list is in :data:`START_FIRST` order, then book order; the readers, the chapters
+    whose name starts with :data:`READER_PREFIX`, keep book order.
+    """
+    readers = [s for s in sources if s.name.startswith(READER_PREFIX)]
+    rank = {prefix: k for k, prefix in enumerate(START_FIRST)}
+    others = [s for s in sources if s not in readers]
+    return sorted(others, key=lambda s: rank.get(s.name[:2], len(rank))), readers
+
+
+def _pin_worker(lanes) -> None:
+    """Pin this build worker, and so the kernels it starts, to the next free lane of cores.
+
+    The thread pools of BLAS, OpenMP and torch are sized to the lane too (unless the user set
+    them): sized to the machine, two kernels' pools would fight over each core.
+    """
+    cores = lanes.get()
+    os.sched_setaffinity(0, cores)
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, str(len(cores)))
+
+
+def _checked_jobs(jobs) -> int:
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ParameterError("--jobs", f"needs a whole number ≥ 1, got {jobs!r}")
+    return jobs
+
+
+def _timed_run(source: Path, out_dir: Path, parameters: dict, jobs: int) -> tuple[float, str | None]:
+    """Execute one chapter; its wall time and, if it failed, the error's text (picklable)."""
+    start = time.perf_counter()
+    try:
+        execute_chapter(source, out_dir, parameters, jobs=jobs)
+        error = None
+    except Exception as exc:  # reported with the others at the end of the build
+        error = f"{type(exc).__name__}: {exc}"
+    return time.perf_counter() - start, error
+
+
+def _report(source: Path, seconds: float, error: str | None) -> None:
+    print(f"{'FAILED' if error else 'ok':>6}  {source.name}  {seconds:6.1f} s", flush=True)
+
+
+def execute_all(sources: list[Path], out_dir: Path, parameters: dict, jobs: int = 1) -> dict[Path, str]:
+    """Execute ``sources`` (``jobs`` at once, each on its own lane of cores; readers last).
+
+    Every chapter runs even if another fails. Each line of progress is printed as a chapter
+    ends, with its wall time. Where there are fewer cores than ``jobs`` (or no affinity API),
+    the kernels run unpinned and share the cores.
+
+    Parameters
+    ----------
+    sources : list of Path
+        Chapters in book order.
+    out_dir : Path
+        Where the executed notebooks go.
+    parameters : dict
+        Chapter path → its parameters (:func:`run_parameters`).
+    jobs : int
+        Chapters at once (≥ 1); each runs in a kernel of its own either way, and with 1 every
+        chapter has all the cores.
+
+    Returns
+    -------
+    dict
+        Failed chapter → the error's text; empty when all succeeded.
+    """
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import multiprocessing
+
+    from mmlu_audit.core.machine import core_lanes
+
+    _checked_jobs(jobs)
+    side_by_side, readers = run_order(sources)
+    failures = {}
+
+    def run_here(chapters):  # one at a time, so each records jobs = 1
+        for source in chapters:
+            seconds, error = _timed_run(source, out_dir, parameters[source], 1)
+            _report(source, seconds, error)
+            if error:
+                failures[source] = error
+
+    if jobs == 1 or len(side_by_side) < 2:
+        run_here(sorted(side_by_side))
+    else:  # a fresh interpreter per worker: a fork would copy this process's threads and locks
+        context, lanes = multiprocessing.get_context("spawn"), core_lanes(jobs)
+        pinning = {}
+        if lanes is not None:
+            free = context.Queue()
+            for lane in lanes:
+                free.put(lane)
+            pinning = {"initializer": _pin_worker, "initargs": (free,)}
+        with ProcessPoolExecutor(jobs, mp_context=context, **pinning) as pool:
+            running = {pool.submit(_timed_run, s, out_dir, parameters[s], jobs): s for s in side_by_side}
+            for future in as_completed(running):
+                seconds, error = future.result()
+                _report(running[future], seconds, error)
+                if error:
+                    failures[running[future]] = error
+    run_here(readers)
+    return {source: failures[source] for source in sources if source in failures}
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapter name prefixes (default: all)")
@@ -287,6 +431,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=project_root() / "book" / "_executed")
     parser.add_argument("--device", choices=sorted(DEVICES), default="cpu",
                         help="what JAX computes on; gpu fails at once where JAX sees no GPU")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="chapters run at once (default: 2 on a CPU with ≥ 2 cores, 1 on a GPU)")
     return parser
 
 
@@ -297,6 +443,7 @@ def main(argv: list[str] | None = None) -> int:
         sources = chapter_paths(only=args.chapters)
         common = {"data_source": args.data_source, "seed": check_seed(args.seed, "--seed"), "fast": args.fast}
         parameters = run_parameters(sources, common, args.parameter)
+        jobs = default_jobs(args.device) if args.jobs is None else _checked_jobs(args.jobs)
         require_device(args.device)
     except ParameterError as exc:
         print(f"bookbuild: {exc}", file=sys.stderr)
@@ -309,19 +456,10 @@ def main(argv: list[str] | None = None) -> int:
     # (3,000 items: 52.4 / 55.3 s default, 57.6 / 58.4 s passive, alternated), and the book builds idle
     for name, value in compilation_cache_env(cache_root() / "jax").items():
         os.environ.setdefault(name, value)  # inherited too; a value the user set wins
-    failures = []
-    for source in sources:
-        start = time.perf_counter()
-        try:
-            execute_chapter(source, args.out, parameters[source])
-            status = "ok"
-        except Exception as exc:  # collected and reported together below
-            failures.append((source, exc))
-            status = "FAILED"
-        print(f"{status:>6}  {source.name}  {time.perf_counter() - start:6.1f} s", flush=True)
-    for source, exc in failures:
+    failures = execute_all(sources, args.out, parameters, jobs)
+    for source, error in failures.items():
         kept = args.out / f"{source.stem}.failed.ipynb"
-        print(f"\n--- {source.name} failed (notebook kept as {kept}) ---\n{exc}", file=sys.stderr)
+        print(f"\n--- {source.name} failed (notebook kept as {kept}) ---\n{error}", file=sys.stderr)
     return 1 if failures else 0
 
 

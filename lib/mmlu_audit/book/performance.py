@@ -18,6 +18,7 @@ from mmlu_audit.core.errors import DataError
 
 __all__ = [
     "build_load_text",
+    "build_span_minutes",
     "chapter_times",
     "cost_curve_figure",
     "encoder_batch_text",
@@ -301,8 +302,10 @@ def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame
         parameter`` (what it was passed; chapters on their own real sources ignore it), ``start``
         (ISO time), and from ``bookbuild``'s record of the machine
         (:func:`mmlu_audit.book.build.record_machine`; missing for a notebook executed before it
-        kept one) ``CPUs`` and the 1-minute load average at the chapter's start and end
-        (``load at start``, ``load at end``). Empty when nothing was executed there.
+        kept one) ``CPUs``, the 1-minute load average at the chapter's start and end
+        (``load at start``, ``load at end``) and ``at once``, how many chapters the build ran
+        side by side (1 for a notebook recorded before builds ran several). Empty when nothing
+        was executed there.
     """
     from mmlu_audit.book.build import MACHINE_KEY
 
@@ -320,9 +323,23 @@ def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame
                      "fast": parameters.get("fast"), "data_source parameter": parameters.get("data_source"),
                      "start": meta.get("start_time"), "CPUs": machine.get("cpus"),
                      "load at start": _one_minute(machine.get("loadavg_start")),
-                     "load at end": _one_minute(machine.get("loadavg_end"))})
-    columns = ["seconds", "fast", "data_source parameter", "start", "CPUs", "load at start", "load at end"]
+                     "load at end": _one_minute(machine.get("loadavg_end")),
+                     "at once": machine.get("jobs", 1) if machine else float("nan")})
+    columns = ["seconds", "fast", "data_source parameter", "start", "CPUs", "load at start", "load at end",
+               "at once"]
     return pd.DataFrame(rows, columns=["chapter", *columns]).set_index("chapter")
+
+
+def build_span_minutes(times: pd.DataFrame) -> float:
+    """Wall-clock minutes from the first chapter's start to the last one's end in ``times``.
+
+    Less than the chapters' summed time when the build ran several at once; NaN for no chapter.
+    """
+    if times.empty:
+        return float("nan")
+    start = pd.to_datetime(times["start"], utc=True)
+    end = start + pd.to_timedelta(times["seconds"].astype(float), unit="s")
+    return (end.max() - start.min()).total_seconds() / 60
 
 
 def _one_minute(load) -> float:
@@ -351,6 +368,12 @@ def build_load_text(times: pd.DataFrame) -> str:
                 "kept it), so their times cannot be told from those of an idle machine.")
     n_cpus = int(cpus.max())
     span = f"{loads.min():.1f}" if loads.min() == loads.max() else f"{loads.min():.1f} to {loads.max():.1f}"
+    at_once = times["at once"].dropna() if "at once" in times else pd.Series(dtype=float)
+    if not at_once.empty and at_once.max() > 1:
+        return (f"The build ran up to {int(at_once.max()):,} chapters at once on {n_cpus:,} CPUs, each in "
+                f"its own kernel on its own share of the cores, and the 1-minute load average ranged from "
+                f"{span} at the chapters' starts and ends: a chapter's time here is longer than the same "
+                "chapter run alone with every core (`--jobs 1`), while the build as a whole is shorter.")
     busy = loads.max() > n_cpus
     reading = ("more work than cores at times, so chapters waited for a CPU and these times are longer "
                "than on an idle machine (compare the README's timings only with a build at a load below "

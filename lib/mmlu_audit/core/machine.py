@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["available_cores"]
+__all__ = ["available_cores", "core_lanes"]
 
 
 def available_cores() -> int:
@@ -19,3 +19,27 @@ def available_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # no affinity API (macOS, Windows)
         return max(1, os.cpu_count() or 1)
+
+
+def core_lanes(n: int) -> list[list[int]] | None:
+    """This process's cores split into ``n`` disjoint lanes of near-equal size, or None.
+
+    None where there are fewer cores than lanes or the system cannot pin a process to cores
+    (no affinity API). Each lane lists core ids in ascending order.
+
+    Examples
+    --------
+    >>> lanes = core_lanes(1)
+    >>> lanes is None or sorted(sum(lanes, [])) == sorted(lanes[0])
+    True
+    """
+    if n < 1:
+        raise ValueError(f"need at least one lane, got {n}")
+    try:
+        cores = sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return None
+    if len(cores) < n:
+        return None
+    bounds = [round(k * len(cores) / n) for k in range(n + 1)]
+    return [cores[bounds[k]:bounds[k + 1]] for k in range(n)]
