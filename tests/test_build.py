@@ -273,12 +273,14 @@ def test_chapters_run_side_by_side_and_the_readers_after_them_all(toy_root, caps
                                                     "97_reader.ipynb"]
 
 
-def test_run_order_starts_the_listed_chapters_first_and_puts_the_readers_last(tmp_path, monkeypatch):
+def test_readers_run_last_and_a_parallel_build_starts_the_listed_chapters_first(tmp_path, monkeypatch):
     monkeypatch.setattr(bookbuild, "START_FIRST", ("07", "02"))
     names = ["01_data.py", "97_discussion.py", "02_fit.py", "99_performance.py", "98_scorecard.py",
              "07_long.py", "03_short.py"]
     side_by_side, readers = bookbuild.run_order(sorted(tmp_path / n for n in names))
-    assert [p.name for p in side_by_side] == ["07_long.py", "02_fit.py", "01_data.py", "03_short.py"]
+    assert [p.name for p in side_by_side] == ["01_data.py", "02_fit.py", "03_short.py", "07_long.py"]
+    started = bookbuild.start_order(side_by_side)
+    assert [p.name for p in started] == ["07_long.py", "02_fit.py", "01_data.py", "03_short.py"]
     assert [p.name for p in readers] == ["97_discussion.py", "98_scorecard.py", "99_performance.py"]
 
 

@@ -61,7 +61,8 @@ from mmlu_audit.core.seeds import check_seed
 
 __all__ = ["FAST_TAG", "MACHINE_KEY", "READER_PREFIX", "START_FIRST", "chapter_parameters", "chapter_paths",
            "compilation_cache_env", "default_jobs", "execute_all", "execute_chapter", "fast_values",
-           "load_average", "main", "parse_value", "record_machine", "run_order", "run_parameters"]
+           "load_average", "main", "parse_value", "record_machine", "run_order", "run_parameters",
+           "start_order"]
 
 #: Notebook metadata key of the machine's state during a chapter's run (see :func:`record_machine`).
 MACHINE_KEY = "mmlu_audit_machine"
@@ -317,13 +318,17 @@ def default_jobs(device: str = "cpu") -> int:
 def run_order(sources: list[Path]) -> tuple[list[Path], list[Path]]:
     """The chapters split into those that may run side by side and, after them, the readers.
 
-    The first list is in :data:`START_FIRST` order, then book order; the readers, the chapters
-    whose name starts with :data:`READER_PREFIX`, keep book order.
+    Both keep the order of ``sources``; the readers are the chapters whose name starts with
+    :data:`READER_PREFIX`.
     """
     readers = [s for s in sources if s.name.startswith(READER_PREFIX)]
+    return [s for s in sources if s not in readers], readers
+
+
+def start_order(chapters: list[Path]) -> list[Path]:
+    """``chapters`` in the order a parallel build starts them: :data:`START_FIRST`, then as given."""
     rank = {prefix: k for k, prefix in enumerate(START_FIRST)}
-    others = [s for s in sources if s not in readers]
-    return sorted(others, key=lambda s: rank.get(s.name[:2], len(rank))), readers
+    return sorted(chapters, key=lambda s: rank.get(s.name[:2], len(rank)))
 
 
 def _pin_worker(lanes) -> None:
@@ -400,7 +405,7 @@ def execute_all(sources: list[Path], out_dir: Path, parameters: dict, jobs: int 
                 failures[source] = error
 
     if jobs == 1 or len(side_by_side) < 2:
-        run_here(sorted(side_by_side))
+        run_here(side_by_side)
     else:  # a fresh interpreter per worker: a fork would copy this process's threads and locks
         context, lanes = multiprocessing.get_context("spawn"), core_lanes(jobs)
         pinning = {}
@@ -410,7 +415,8 @@ def execute_all(sources: list[Path], out_dir: Path, parameters: dict, jobs: int 
                 free.put(lane)
             pinning = {"initializer": _pin_worker, "initargs": (free,)}
         with ProcessPoolExecutor(jobs, mp_context=context, **pinning) as pool:
-            running = {pool.submit(_timed_run, s, out_dir, parameters[s], jobs): s for s in side_by_side}
+            running = {pool.submit(_timed_run, s, out_dir, parameters[s], jobs): s
+                       for s in start_order(side_by_side)}
             for future in as_completed(running):
                 seconds, error = future.result()
                 _report(running[future], seconds, error)

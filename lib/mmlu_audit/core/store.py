@@ -178,12 +178,8 @@ def locked(folder: str | Path, shared: bool = False) -> Iterator[None]:
     Entries made of more than one file are written under the exclusive lock, so a
     reader never pairs one writer's content with another's stamp.
     """
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(handle, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+    with _flocked(os.open(folder, os.O_RDONLY), fcntl.LOCK_SH if shared else fcntl.LOCK_EX):
         yield
-    finally:
-        os.close(handle)  # closing releases the lock
 
 
 @contextmanager
@@ -197,12 +193,19 @@ def compute_lock(path: str | Path) -> Iterator[None]:
     third one lock a new file and compute alongside.
     """
     path = Path(path)
-    handle = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, _FILE_MODE)
+    with _flocked(os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, _FILE_MODE),
+                  fcntl.LOCK_EX):
+        yield
+
+
+@contextmanager
+def _flocked(handle: int, operation: int) -> Iterator[None]:
+    """Hold ``flock(handle, operation)`` while inside, then close ``handle`` (which releases it)."""
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        fcntl.flock(handle, operation)
         yield
     finally:
-        os.close(handle)  # closing releases the lock
+        os.close(handle)
 
 
 @dataclass(frozen=True)
