@@ -54,8 +54,12 @@ def built_book(tmp_path_factory):
     # Chapters use the project's own cache (content-addressed, so safe to share): a
     # developer's second `make test` reuses parses and fits instead of recomputing them.
     env = {k: v for k, v in os.environ.items() if k != "MMLU_AUDIT_CACHE"}
+    # One chapter at a time: `make test` runs no `make data`, so on a fresh clone the chapters parse
+    # the stems and embed the items themselves, and a kernel pinned to one core did that alone
+    # (§4.1's encoder 575 s; the smoke chapters' span 17.8 min against ~9 min one at a time).
     execute = run_bounded(
-        [sys.executable, "-m", "mmlu_audit.book.build", "--fast", "--out", str(site / "book/_executed")],
+        [sys.executable, "-m", "mmlu_audit.book.build", "--fast", "--jobs", "1",
+         "--out", str(site / "book/_executed")],
         SMOKE_EXECUTE_S, cwd=project_root(), env=env)
     assert execute.returncode == 0, execute.stdout + execute.stderr
     findings = run_bounded(
