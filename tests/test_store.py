@@ -171,3 +171,52 @@ def test_a_second_process_waits_for_the_compute_lock_until_the_first_releases_it
         process.join(60)
         assert process.exitcode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [".fit.nc.lock"]  # the entry itself is not touched
+
+
+def test_read_or_compute_computes_a_missing_entry_once_and_then_reads_it(tmp_path):
+    entry, calls = _entry(tmp_path), []
+
+    def compute():
+        calls.append(1)
+        return b"payload"
+
+    def store(value):
+        entry.write(lambda p: p.write_bytes(value), {"note": "kept"})
+
+    assert entry.read_or_compute(lambda p: p.read_bytes(), compute, store) == (b"payload", None)
+    value, stamp = entry.read_or_compute(lambda p: p.read_bytes(), compute, store)
+    assert calls == [1] and value == b"payload" and stamp["note"] == "kept"
+
+
+def test_read_or_compute_reads_what_another_process_wrote_while_it_waited(tmp_path, monkeypatch):
+    """The kernel that waited on the compute lock finds the other's entry (written here during
+    the wait) and reads it instead of computing it a second time."""
+    from contextlib import contextmanager
+
+    from mmlu_audit.core import store as store_module
+
+    entry = _entry(tmp_path)
+
+    @contextmanager
+    def other_process_finishes_first(path):
+        assert path == entry.path
+        entry.write(lambda p: p.write_bytes(b"theirs"), {"by": "other"})
+        yield
+
+    monkeypatch.setattr(store_module, "compute_lock", other_process_finishes_first)
+    value, stamp = entry.read_or_compute(lambda p: p.read_bytes(),
+                                         lambda: pytest.fail("computed although the entry was written"),
+                                         lambda value: pytest.fail("stored over the other's entry"))
+    assert value == b"theirs" and stamp["by"] == "other"
+
+
+def test_read_or_compute_warns_once_about_a_bad_entry_and_rebuilds_it(tmp_path):
+    entry = _entry(tmp_path)
+    entry.write(lambda p: p.write_bytes(b"payload"))
+    entry.path.write_bytes(b"payloaD")
+    with pytest.warns(CacheWarning) as caught:
+        value, stamp = entry.read_or_compute(
+            lambda p: p.read_bytes(), lambda: b"rebuilt",
+            lambda value: entry.write(lambda p: p.write_bytes(value)))
+    assert len(caught) == 1 and (value, stamp) == (b"rebuilt", None)
+    assert entry.read(lambda p: p.read_bytes())[0] == b"rebuilt"

@@ -36,8 +36,9 @@ import numpy as np
 
 from mmlu_audit.core.errors import DataError, warn_bad_cache
 
-__all__ = ["CacheEntry", "array_digest", "atomic_write", "cache_key", "canonical_json", "file_sha256",
-           "compute_lock", "locked", "stamp_problem", "write_bytes_atomic", "write_json_atomic"]
+__all__ = ["CacheEntry", "array_digest", "atomic_write", "cache_key", "canonical_json", "file_identity",
+           "file_sha256", "compute_lock", "locked", "stamp_problem", "write_bytes_atomic",
+           "write_json_atomic"]
 
 _CHUNK = 1 << 20
 
@@ -198,6 +199,19 @@ def compute_lock(path: str | Path) -> Iterator[None]:
         yield
 
 
+def file_identity(path: str | Path) -> tuple | None:
+    """What tells one version of a file from another (inode, size, mtime), or None if absent.
+
+    An atomic write gives the file a new inode, so a changed identity means another
+    process wrote it.
+    """
+    try:
+        stat = Path(path).stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 @contextmanager
 def _flocked(handle: int, operation: int) -> Iterator[None]:
     """Hold ``flock(handle, operation)`` while inside, then close ``handle`` (which releases it)."""
@@ -263,6 +277,44 @@ class CacheEntry:
                 warn_bad_cache(self.path, exc.problem)
                 return None
         return value, {k: v for k, v in stamp.items() if k not in ("cache_format", "content_sha256")}
+
+    def read_or_compute(self, load: Callable[[Path], Any], compute: Callable[[], Any],
+                        store: Callable[[Any], None]) -> tuple[Any, dict | None]:
+        """The entry's value, computed once however many processes miss it together.
+
+        Parameters
+        ----------
+        load : callable
+            As for :meth:`read`.
+        compute : callable
+            Makes the value when the entry is missing or bad.
+        store : callable
+            Writes a computed value into the entry (through :meth:`write`).
+
+        Returns
+        -------
+        (value, stamp)
+            ``stamp`` as from :meth:`read`, or None when the value was computed here.
+
+        Notes
+        -----
+        A miss takes :func:`compute_lock` on the entry; a process that waited on it reads
+        the entry the other one wrote instead of computing it again. The entry is read a
+        second time only if its file changed meanwhile, so a bad one is warned about once.
+        """
+        seen = file_identity(self.path)
+        found = self.read(load)
+        if found is not None:
+            return found
+        self.path.parent.mkdir(parents=True, exist_ok=True)  # the lock file lives beside the entry
+        with compute_lock(self.path):
+            if file_identity(self.path) not in (None, seen):
+                found = self.read(load)
+                if found is not None:
+                    return found
+            value = compute()
+            store(value)
+        return value, None
 
     def write(self, writer: Callable[[Path], Any], extra: Mapping | None = None) -> None:
         """Write the content through ``writer`` and then its stamp (with ``extra`` fields), atomically."""

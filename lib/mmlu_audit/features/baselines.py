@@ -325,17 +325,27 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     folder = Path(cache_dir) if cache_dir is not None else cache_root() / "embeddings"
     key = _encoder_key(texts)
     entry = CacheEntry(folder / f"minilm-{key[:24]}.npy", key, EMBEDDINGS_FORMAT)
-    cached = entry.read(_load_embeddings(len(texts))) if cache else None
-    if cached is not None:
-        return cached[0]
+
+    def compute() -> np.ndarray:
+        return _encode(texts, model_path, batch_size, progress,
+                       encoder_threads() if threads is None else threads)
+
+    if not cache:
+        return compute()
+    vectors, _ = entry.read_or_compute(  # two kernels missing it embed once: the other waits
+        _load_embeddings(len(texts)), compute,
+        lambda computed: entry.write(lambda tmp: _save_array(tmp, computed)))
+    return vectors
+
+
+def _encode(texts: list[str], model_path: Path, batch_size: int, progress: bool,
+            threads: int) -> np.ndarray:
+    """The normalised float32 embeddings of ``texts`` from the bundled model, offline."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
-    with torch_threads(encoder_threads() if threads is None else threads):
+    with torch_threads(threads):
         model = SentenceTransformer(str(model_path), device="cpu")
-        vectors = model.encode(texts, batch_size=batch_size, show_progress_bar=progress,
-                               normalize_embeddings=True, convert_to_numpy=True).astype(np.float32)
-    if cache:
-        entry.write(lambda tmp: _save_array(tmp, vectors))
-    return vectors
+        return model.encode(texts, batch_size=batch_size, show_progress_bar=progress,
+                            normalize_embeddings=True, convert_to_numpy=True).astype(np.float32)

@@ -185,30 +185,24 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
     key = cache_key(provenance)
     entry = CacheEntry(root / "features" / f"features-{key[:24]}.parquet", key, TABLE_CACHE_FORMAT,
                        "provenance file")
-    cached = _read_cache(entry) if cache else None
-    if cached is not None:
-        timings.update(from_cache=True, total_s=time.perf_counter() - begin)
-        return cached
-    start = time.perf_counter()
-    parses = parse_texts(items["question"].astype(str).tolist(), parser, cache=cache,
-                         cache_dir=root / "parses", batch_size=batch_size, progress=progress)
-    timings["parse_s"] = time.perf_counter() - start
-    table = compute_feature_table(items, parses, lexicon, tiers, timings)
-    provenance["cache_key"] = key
-    table.attrs["provenance"] = provenance
-    if cache:
-        _write_cache(table, entry)
-    timings.update(from_cache=False, total_s=time.perf_counter() - begin)
-    return table
 
+    def compute() -> pd.DataFrame:
+        start = time.perf_counter()
+        parses = parse_texts(items["question"].astype(str).tolist(), parser, cache=cache,
+                             cache_dir=root / "parses", batch_size=batch_size, progress=progress)
+        timings["parse_s"] = time.perf_counter() - start
+        table = compute_feature_table(items, parses, lexicon, tiers, timings)
+        table.attrs["provenance"] = {**provenance, "cache_key": key}
+        return table
 
-def _read_cache(entry: CacheEntry) -> pd.DataFrame | None:
-    """The cached table if present and verified (key, format, sha256), else None (warned if bad)."""
-    found = entry.read(pd.read_parquet)
-    if found is None:
-        return None
-    table, provenance = found
-    table.attrs["provenance"] = provenance
+    if not cache:
+        table, stored = compute(), None
+    else:  # two kernels missing one table parse it once: the other waits and reads it
+        table, stored = entry.read_or_compute(pd.read_parquet, compute,
+                                              lambda computed: _write_cache(computed, entry))
+    if stored is not None:
+        table.attrs["provenance"] = stored
+    timings.update(from_cache=stored is not None, total_s=time.perf_counter() - begin)
     return table
 
 

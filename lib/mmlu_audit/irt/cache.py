@@ -21,7 +21,7 @@ import numpy as np
 
 from mmlu_audit.core.errors import DataError, warn_bad_cache
 from mmlu_audit.core.paths import cache_root, writable_folder
-from mmlu_audit.core.store import array_digest, cache_key, compute_lock, stamp_problem
+from mmlu_audit.core.store import array_digest, cache_key, compute_lock, file_identity, stamp_problem
 from mmlu_audit.irt.data import _as_response_array
 from mmlu_audit.irt.engine import fit_irt
 from mmlu_audit.irt.result import IRTFit
@@ -74,15 +74,6 @@ def _verified(path: Path, key: str) -> IRTFit | None:
     return fit
 
 
-def _file_identity(path: Path) -> tuple | None:
-    """What tells one version of a file from another (inode, size, mtime), or None if absent."""
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        return None
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns
-
-
 def fit_cached(data, spec: IRTSpec | None = None, cache_dir: str | Path | None = None, *,
                item_stem=None, item_covariate=None, holdout=None,
                progress: bool = True) -> IRTFit:
@@ -111,14 +102,14 @@ def fit_cached(data, spec: IRTSpec | None = None, cache_dir: str | Path | None =
     key = fit_key(data, spec, **inputs)
     folder = Path(cache_dir) if cache_dir is not None else cache_root(writable=False) / "irt"
     path = folder / f"irt-{spec.model}-{key[:20]}.nc"
-    seen = _file_identity(path)
+    seen = file_identity(path)
     if seen is not None:
         cached = _verified(path, key)
         if cached is not None:
             return cached  # a valid fit is read even from a read-only (shared, archived) cache
     writable_folder(folder, "IRT cache folder")  # checked before the fit, not after it
     with compute_lock(path):  # another kernel computing this fit: wait for it, then read its file
-        if _file_identity(path) not in (None, seen):
+        if file_identity(path) not in (None, seen):
             cached = _verified(path, key)
             if cached is not None:
                 return cached
