@@ -156,8 +156,8 @@ rows = np.arange(len(frame))
 if cv_items and cv_items < len(frame):
     rows = np.sort(np.random.default_rng(seed).choice(len(frame), cv_items, replace=False))
 cv_frame = frame.iloc[rows]
-all_embeddings = encode_items(inputs.items, progress=False)  # cached by make data for the MMLU items, then sliced
-embeddings = all_embeddings[inputs.items["item_id"].isin(cv_frame.index).to_numpy()]
+embeddings = encode_items(inputs.items, progress=False,  # sliced from make data's cache when it exists
+                          rows=np.flatnonzero(inputs.items["item_id"].isin(cv_frame.index)))
 designs = table2_designs(cv_frame, embeddings)
 table2 = cv_table(cv_frame["b_hat"], cv_frame["stem"], cv_frame["subject"], designs,
                   n_folds=cv_folds, seed=seed)

@@ -114,6 +114,23 @@ def test_make_data_embeddings_are_the_ones_the_chapter_reads(tmp_path, monkeypat
         encode_items(_items(4), cache_dir=tmp_path, progress=False)  # other items: not cached
 
 
+def test_a_subsample_is_sliced_from_the_whole_cache_else_encoded_alone(tmp_path, monkeypatch):
+    import sentence_transformers
+
+    items, rows = _items(5), np.array([3, 0])
+    alone = encode_items(items, cache_dir=tmp_path, progress=False, rows=rows)
+    assert alone.shape == (2, 384) and len(list(tmp_path.glob("minilm-*.npy"))) == 1  # the 2 rows' entry
+    whole = encode_items(items, cache_dir=tmp_path, progress=False)
+    np.testing.assert_allclose(alone, whole[rows], atol=1e-5)  # same vectors, other batches
+
+    def no_encoder(*args, **kwargs):
+        raise AssertionError("the encoder was loaded although all items were cached")
+
+    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", no_encoder)
+    assert np.array_equal(encode_items(items, cache_dir=tmp_path, progress=False, rows=[4, 1]),
+                          whole[[4, 1]])
+
+
 def test_an_altered_or_truncated_embedding_cache_is_recomputed_with_a_warning(tmp_path):
     from mmlu_audit.core.errors import CacheWarning
 

@@ -290,7 +290,7 @@ def torch_threads(n_threads: int):
 
 def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cache: bool = True,
                  cache_dir: str | Path | None = None, progress: bool = True,
-                 threads: int | None = None) -> np.ndarray:
+                 threads: int | None = None, rows: np.ndarray | None = None) -> np.ndarray:
     """Dense all-MiniLM-L6-v2 embeddings of whole items (question + options).
 
     Runs offline (``HF_HUB_OFFLINE=1``) from the model bundled in
@@ -315,16 +315,26 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     threads : int, optional
         Torch intra-op threads while encoding (default :func:`encoder_threads`); the
         caller's setting is restored afterwards (:func:`torch_threads`).
+    rows : array of int, optional
+        Only these rows of ``items``, in this order: sliced from the cached embeddings of
+        all of ``items`` when that entry exists (so a subsample reuses ``make data``'s
+        cache), else only these rows are encoded (and cached under their own key).
 
     Returns
     -------
-    ndarray of shape (n_items, 384)
+    ndarray of shape (n_items, 384), or (len(rows), 384)
     """
     texts = item_texts(items)
-    model_path = _encoder_path()
     folder = Path(cache_dir) if cache_dir is not None else cache_root() / "embeddings"
     key = _encoder_key(texts)
     entry = CacheEntry(folder / f"minilm-{key[:24]}.npy", key, EMBEDDINGS_FORMAT)
+    if rows is not None:
+        rows = np.asarray(rows, dtype=np.intp)
+        whole = entry.read(_load_embeddings(len(texts))) if cache and entry.path.exists() else None
+        if whole is not None:
+            return whole[0][rows]
+        return encode_items(items.iloc[rows], batch_size, cache, cache_dir, progress, threads)
+    model_path = _encoder_path()
 
     def compute() -> np.ndarray:
         return _encode(texts, model_path, batch_size, progress,
