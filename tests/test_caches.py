@@ -86,7 +86,7 @@ def test_a_fit_another_kernel_wrote_while_this_one_waited_is_read_not_refitted(i
     the lock finds the other's file and reads it (here the other kernel writes it during the wait)."""
     from contextlib import contextmanager
 
-    from mmlu_audit.irt import cache
+    from mmlu_audit.core import store
 
     y, spec, first, path, calls = irt_cache
     payload = path.read_bytes()
@@ -98,7 +98,7 @@ def test_a_fit_another_kernel_wrote_while_this_one_waited_is_read_not_refitted(i
         path.write_bytes(payload)
         yield
 
-    monkeypatch.setattr(cache, "compute_lock", other_kernel_finishes_first)
+    monkeypatch.setattr(store, "compute_lock", other_kernel_finishes_first)
     again = fit_cached(y, spec, tmp_path, progress=False)
     assert calls == [] and again.b.tolist() == first.b.tolist()
 

@@ -35,8 +35,9 @@ from typing import Any
 import numpy as np
 
 from mmlu_audit.core.errors import DataError, warn_bad_cache
+from mmlu_audit.core.paths import writable_folder
 
-__all__ = ["CacheEntry", "array_digest", "atomic_write", "cache_key", "canonical_json", "file_identity",
+__all__ = ["CacheEntry", "array_digest", "atomic_write", "cache_key", "canonical_json", "compute_once",
            "file_sha256", "compute_lock", "locked", "stamp_problem", "write_bytes_atomic",
            "write_json_atomic"]
 
@@ -199,14 +200,52 @@ def compute_lock(path: str | Path) -> Iterator[None]:
         yield
 
 
-def file_identity(path: str | Path) -> tuple | None:
+def compute_once(path: str | Path, read: Callable[[], Any], compute: Callable[[], Any],
+                 what: str = "cache folder") -> Any:
+    """The cache entry at ``path``: read if valid, else computed once however many processes miss it.
+
+    Parameters
+    ----------
+    path : str or Path
+        The entry's file.
+    read : callable
+        Returns the entry's value, or None when it is bad (having warned about it).
+        Called only when the file exists.
+    compute : callable
+        Makes the value, writes the entry at ``path`` and returns the value.
+    what : str
+        How the error names the entry's folder if it cannot be written.
+
+    Notes
+    -----
+    A valid entry is read even from a read-only folder. A miss checks the folder is
+    writable (before the work, not after it) and takes :func:`compute_lock`; a process
+    that waited on it reads the entry the other one wrote instead of computing it again.
+    The entry is read a second time only if its file changed meanwhile, so a bad one is
+    warned about once.
+    """
+    path = Path(path)
+    seen = _file_identity(path)
+    found = read() if seen is not None else None
+    if found is not None:
+        return found
+    writable_folder(path.parent, what)
+    with compute_lock(path):
+        if _file_identity(path) not in (None, seen):
+            found = read()
+            if found is not None:
+                return found
+        return compute()
+
+
+def _file_identity(path: Path) -> tuple | None:
     """What tells one version of a file from another (inode, size, mtime), or None if absent.
 
     An atomic write gives the file a new inode, so a changed identity means another
     process wrote it.
     """
     try:
-        stat = Path(path).stat()
+        stat = path.stat()
     except FileNotFoundError:
         return None
     return stat.st_ino, stat.st_size, stat.st_mtime_ns
@@ -295,26 +334,14 @@ class CacheEntry:
         -------
         (value, stamp)
             ``stamp`` as from :meth:`read`, or None when the value was computed here.
-
-        Notes
-        -----
-        A miss takes :func:`compute_lock` on the entry; a process that waited on it reads
-        the entry the other one wrote instead of computing it again. The entry is read a
-        second time only if its file changed meanwhile, so a bad one is warned about once.
+            Waiting and reading what another process wrote: :func:`compute_once`.
         """
-        seen = file_identity(self.path)
-        found = self.read(load)
-        if found is not None:
-            return found
-        self.path.parent.mkdir(parents=True, exist_ok=True)  # the lock file lives beside the entry
-        with compute_lock(self.path):
-            if file_identity(self.path) not in (None, seen):
-                found = self.read(load)
-                if found is not None:
-                    return found
+        def computed() -> tuple[Any, None]:
             value = compute()
             store(value)
-        return value, None
+            return value, None
+
+        return compute_once(self.path, lambda: self.read(load), computed)
 
     def write(self, writer: Callable[[Path], Any], extra: Mapping | None = None) -> None:
         """Write the content through ``writer`` and then its stamp (with ``extra`` fields), atomically."""

@@ -330,10 +330,11 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     entry = CacheEntry(folder / f"minilm-{key[:24]}.npy", key, EMBEDDINGS_FORMAT)
     if rows is not None:
         rows = np.asarray(rows, dtype=np.intp)
-        whole = entry.read(_load_embeddings(len(texts))) if cache and entry.path.exists() else None
+        whole = entry.read(_load_embeddings(len(texts))) if cache else None
         if whole is not None:
             return whole[0][rows]
-        return encode_items(items.iloc[rows], batch_size, cache, cache_dir, progress, threads)
+        return encode_items(items.iloc[rows], batch_size=batch_size, cache=cache, cache_dir=cache_dir,
+                            progress=progress, threads=threads)
     model_path = _encoder_path()
 
     def compute() -> np.ndarray:

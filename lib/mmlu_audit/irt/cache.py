@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from mmlu_audit.core.errors import DataError, warn_bad_cache
-from mmlu_audit.core.paths import cache_root, writable_folder
-from mmlu_audit.core.store import array_digest, cache_key, compute_lock, file_identity, stamp_problem
+from mmlu_audit.core.paths import cache_root
+from mmlu_audit.core.store import array_digest, cache_key, compute_once, stamp_problem
 from mmlu_audit.irt.data import _as_response_array
 from mmlu_audit.irt.engine import fit_irt
 from mmlu_audit.irt.result import IRTFit
@@ -95,26 +95,21 @@ def fit_cached(data, spec: IRTSpec | None = None, cache_dir: str | Path | None =
     :class:`~mmlu_audit.core.errors.CacheWarning`. The stored ``meta`` keeps the original
     wall time; the ``cache_key``, ``cache_format`` and ``content_sha256`` attributes
     are added on write. Kernels that miss the same fit at once compute it once: the others wait
-    for it (:func:`~mmlu_audit.core.store.compute_lock`) and read the file it wrote.
+    for it (:func:`~mmlu_audit.core.store.compute_once`) and read the file it wrote.
     """
     spec = spec or IRTSpec()
     inputs = {"item_stem": item_stem, "item_covariate": item_covariate, "holdout": holdout}
     key = fit_key(data, spec, **inputs)
     folder = Path(cache_dir) if cache_dir is not None else cache_root(writable=False) / "irt"
     path = folder / f"irt-{spec.model}-{key[:20]}.nc"
-    seen = file_identity(path)
-    if seen is not None:
-        cached = _verified(path, key)
-        if cached is not None:
-            return cached  # a valid fit is read even from a read-only (shared, archived) cache
-    writable_folder(folder, "IRT cache folder")  # checked before the fit, not after it
-    with compute_lock(path):  # another kernel computing this fit: wait for it, then read its file
-        if file_identity(path) not in (None, seen):
-            cached = _verified(path, key)
-            if cached is not None:
-                return cached
+
+    def refit() -> IRTFit:
         fit = fit_irt(data, spec, progress=progress, **inputs)
         fit.dataset.attrs.update(cache_key=key, cache_format=CACHE_FORMAT,
                                  content_sha256=content_digest(fit.dataset))
         fit.save(path)
-    return fit
+        return fit
+
+    # a valid fit is read even from a read-only (shared, archived) cache; kernels missing it
+    # at once fit it once, the others wait and read its file
+    return compute_once(path, lambda: _verified(path, key), refit, "IRT cache folder")
