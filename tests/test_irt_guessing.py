@@ -1,9 +1,11 @@
-"""The engine's likelihood with a guessing floor (3PL, interaction; value and gradient in closed
-form) and without one (c = 0; autodiff): values and gradients against autodiff of the plain cell
-log-likelihood and against an independent float64 formula, at extreme η and with frequency
-weights, and the cache key that versions the guessing one."""
+"""The engine's likelihood with a guessing floor (3PL, interaction) and without one (c = 0), value
+and gradient in closed form, in one pass and in blocks of rows: values and gradients against
+autodiff of the plain cell log-likelihood and against an independent float64 formula, at extreme η
+and with frequency weights, and the cache key that versions the guessing one."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -12,7 +14,7 @@ import pytest
 
 from mmlu_audit.irt import IRTSpec
 from mmlu_audit.irt import cache
-from mmlu_audit.irt.models import cell_loglik, total_loglik
+from mmlu_audit.irt.models import BLOCK_CELLS, cell_loglik, likelihood_block_rows, total_loglik
 
 
 def _reference(eta: np.ndarray, signs: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
@@ -78,3 +80,38 @@ def test_cache_key_versions_the_guessing_likelihood_only_for_models_that_use_it(
     assert after["3pl"] != before["3pl"]
     no_floor = IRTSpec(model="3pl", guessing=0.0)  # a 3PL without a floor is the 2PL likelihood
     assert not no_floor.has_guessing
+
+
+@pytest.mark.parametrize("guessing", [0.0, 0.25])
+@pytest.mark.parametrize("n_dims", [1, 2])
+def test_likelihood_in_row_blocks_equals_one_pass(guessing, n_dims):
+    rng = np.random.default_rng(11)
+    n_models, n_items = 37, 23  # 37 = 4 blocks of 9 and one of 1, so the last block is padded
+    abilities = jnp.asarray(rng.normal(size=(n_models, n_dims)), jnp.float32)
+    loadings = jnp.asarray(rng.lognormal(0, 0.4, (n_dims, n_items)), jnp.float32)
+    offsets = jnp.asarray(rng.normal(0, 2, n_items), jnp.float32)
+    signs = jnp.asarray(rng.choice([-1, 0, 1], size=(n_models, n_items)), jnp.int8)
+    weights = (jnp.asarray(rng.integers(0, 3, n_models), jnp.float32),
+               jnp.asarray(rng.integers(0, 3, n_items), jnp.float32))
+
+    def plain(ab, lo, of):  # autodiff through the cell likelihood: an independent reference
+        return (cell_loglik(ab @ lo + of, signs, guessing) * weights[0][:, None] * weights[1][None, :]).sum()
+
+    args = (abilities, loadings, offsets)
+    want_value, want_grads = jax.value_and_grad(plain, argnums=(0, 1, 2))(*args)
+    for block_rows in (None, 9, n_models, 100):
+        blocked = partial(total_loglik, signs=signs, guessing=guessing, row_weight=weights[0],
+                          item_weight=weights[1], block_rows=block_rows)
+        got_value, got_grads = jax.value_and_grad(blocked, argnums=(0, 1, 2))(*args)
+        assert float(got_value) == pytest.approx(float(want_value), rel=1e-6)
+        for got, want in zip(got_grads, want_grads, strict=True):
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+
+
+def test_block_rows_cover_about_a_megabyte_and_none_when_one_block_holds_all(monkeypatch):
+    assert likelihood_block_rows(1000, 14042) == BLOCK_CELLS // 14042
+    assert likelihood_block_rows(4278, 102) == BLOCK_CELLS // 102
+    assert likelihood_block_rows(20, 102) is None  # one block holds every row: one pass
+    assert likelihood_block_rows(10, 10**7) == 1
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert likelihood_block_rows(1000, 14042) is None  # an accelerator keeps the one wide pass

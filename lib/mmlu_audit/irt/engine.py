@@ -31,8 +31,9 @@ from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.scaling import weighted_moments
 from mmlu_audit.irt.data import FitData, prepare_data
-from mmlu_audit.irt.models import (ITEM_SITES, SCALAR_SITES, cell_loglik, initial_values, linear_predictor,
-                                   log_likelihood, log_prior, model_sites, site_sum, weight_cells)
+from mmlu_audit.irt.models import (ITEM_SITES, SCALAR_SITES, cell_loglik, initial_values,
+                                   likelihood_block_rows, linear_predictor, log_likelihood, log_prior,
+                                   model_sites, site_sum, weight_cells)
 from mmlu_audit.irt.numpyro_svi import run_numpyro_svi
 from mmlu_audit.irt.result import IRTFit, SVIRun, summarise_fit
 from mmlu_audit.irt.spec import IRTSpec
@@ -45,7 +46,7 @@ _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
 
 def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate, row_weight=None,
-                  item_weight=None):
+                  item_weight=None, block_rows=None):
     """Single-draw ELBO: log p(y, x) + log|J| at x ~ q, plus the guide's entropy.
 
     The entropy of the mean-field normal is exact (Σ log σ + const), so only the
@@ -54,6 +55,8 @@ def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate,
     has the ELBO of k identical rows whose guide factors are equal; ``item_weight`` does the
     same for item i's terms (likelihood, a and b priors, a's Jacobian, a and b entropies).
     A weight of 0 leaves the element out: its factors get no gradient and keep their start.
+    ``block_rows``: the likelihood's pass, ``block_rows`` models at a time (see
+    :func:`~mmlu_audit.irt.models.likelihood_block_rows`).
     """
     loc, log_scale = guide
     keys = jax.random.split(key, len(sites))
@@ -65,7 +68,8 @@ def elbo_estimate(spec: IRTSpec, sites, guide, key, signs, item_stem, covariate,
         terms = log_det_jacobian_terms(site, z) + log_scale[site.name]
         total += site_sum(site.name, terms, row_weight, item_weight)
     total += log_prior(spec, values, row_weight, item_weight)
-    return total + log_likelihood(spec, values, signs, item_stem, covariate, row_weight, item_weight)
+    return total + log_likelihood(spec, values, signs, item_stem, covariate, row_weight, item_weight,
+                                  block_rows)
 
 
 def _adam_update(params, grads, moments, step, learning_rate):
@@ -82,8 +86,9 @@ def _adam_update(params, grads, moments, step, learning_rate):
     return jax.tree.map(move, params, first, second), (first, second)
 
 
-@partial(jax.jit, static_argnames=("spec", "sites"))
-def _run_chunk(spec: IRTSpec, sites: tuple, state, signs, item_stem, covariate, row_weight, item_weight):
+@partial(jax.jit, static_argnames=("spec", "sites", "block_rows"))
+def _run_chunk(spec: IRTSpec, sites: tuple, block_rows, state, signs, item_stem, covariate, row_weight,
+               item_weight):
     """``spec.chunk`` SVI steps in one scan; returns (state, elbo per step, mean guide over the steps).
 
     A module-level program with the data as arguments (not baked-in constants), keyed on the
@@ -99,7 +104,8 @@ def _run_chunk(spec: IRTSpec, sites: tuple, state, signs, item_stem, covariate, 
     def one_step(carry, _):
         (guide, moments, step, key), total = carry
         step_key = jax.random.fold_in(key, step)
-        value, grads = objective(guide, step_key, signs, item_stem, covariate, row_weight, item_weight)
+        value, grads = objective(guide, step_key, signs, item_stem, covariate, row_weight, item_weight,
+                                 block_rows)
         rate = spec.learning_rate * spec.lr_decay**step
         guide, moments = _adam_update(guide, grads, moments, step, rate)
         return ((guide, moments, step + 1, key), jax.tree.map(jnp.add, total, guide)), value
@@ -109,12 +115,13 @@ def _run_chunk(spec: IRTSpec, sites: tuple, state, signs, item_stem, covariate, 
     return state, elbo, jax.tree.map(lambda x: x / spec.chunk, total)
 
 
-def _make_chunk_runner(spec: IRTSpec, sites, item_stem, covariate, row_weight, item_weight):
+def _make_chunk_runner(spec: IRTSpec, sites, item_stem, covariate, row_weight, item_weight, block_rows):
     """``run_chunk(state, signs)`` over the shared compiled :func:`_run_chunk`."""
     program_spec, site_key = spec.with_(seed=0), tuple(sites)
 
     def run_chunk(state, signs):
-        return _run_chunk(program_spec, site_key, state, signs, item_stem, covariate, row_weight, item_weight)
+        return _run_chunk(program_spec, site_key, block_rows, state, signs, item_stem, covariate, row_weight,
+                          item_weight)
 
     return run_chunk
 
@@ -209,11 +216,13 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True, devices: int | 
     sites = model_sites(spec, *data.shape)
     stem, covariate, weight, item_weight = _data_arrays(data)
     state, signs = _initial_state(spec, sites, data), jnp.asarray(data.signs)
+    block_rows = likelihood_block_rows(*data.shape)
     if devices is not None and devices != 1:
         place = model_axis_placement(devices, data.shape[0])
         state, signs, stem, covariate, weight, item_weight = _shard(
             state, signs, (stem, covariate, weight, item_weight), place)
-    run_chunk = _make_chunk_runner(spec, sites, stem, covariate, weight, item_weight)
+        block_rows = None  # a scan over row blocks would gather the rows split over the devices
+    run_chunk = _make_chunk_runner(spec, sites, stem, covariate, weight, item_weight, block_rows)
     n_chunks = math.ceil(spec.max_steps / spec.chunk)
     n_average = math.ceil(spec.average_steps / spec.chunk)
     chunks, converged, compile_s = [], False, 0.0

@@ -46,7 +46,7 @@ from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.irt.data import _as_response_array, to_signs
 from mmlu_audit.irt.engine import elbo_converged
-from mmlu_audit.irt.models import factor_form, total_loglik
+from mmlu_audit.irt.models import factor_form, likelihood_block_rows, total_loglik
 
 __all__ = ["REPLICATE_SD_RATIO", "ExplanatoryFit", "ExplanatorySpec", "explanatory_model", "fit_explanatory",
            "fit_explanatory_restarts", "identification_table", "is_identified"]
@@ -153,7 +153,8 @@ def explanatory_model(signs, X, stem, subject_index, *, n_subjects: int, guessin
     mean_b = beta0 + delta * stem + X @ beta + stem * (X @ gamma) + tau * z[subject_index]
     b = numpyro.sample("b", dist.Normal(mean_b, sigma_b).to_event(1))
     if likelihood:
-        numpyro.factor("responses", total_loglik(*factor_form(theta, b, a), signs, guessing))
+        numpyro.factor("responses", total_loglik(*factor_form(theta, b, a), signs, guessing,
+                                                 block_rows=likelihood_block_rows(*signs.shape)))
 
 
 def _inputs(data, X, item_stem, subjects):
