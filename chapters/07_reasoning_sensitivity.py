@@ -196,8 +196,8 @@ glue_figure("fig_rs_beta_theta", fig)
 # also refits the working-model fit on
 # {glue:text}`boot_replicates` bootstrap resamples of the models and of the subjects jointly
 # (rows, and whole subjects with all their items, drawn with replacement; each refit averages
-# {glue:text}`boot_average_steps:,` iterates after the ELBO rule, within a tenth of a bootstrap SD
-# of the converged estimator on a test resample): γ1's bootstrap interval
+# {glue:text}`boot_average_steps:,` iterates after the ELBO rule, on average within a tenth of a
+# bootstrap SD of the converged estimator over 16 test resamples): γ1's bootstrap interval
 # is [{glue:text}`gamma1_boot_low:.3f`, {glue:text}`gamma1_boot_high:.3f`],
 # {glue:text}`gamma1_boot_ratio:.1f` times as wide as the mean-field one
 # (γ0: {glue:text}`gamma0_boot_ratio:.1f`), which puts a number on the paper's remark that
