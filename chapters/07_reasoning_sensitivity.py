@@ -47,7 +47,7 @@ from IPython.display import display
 
 from mmlu_audit import load_responses
 from mmlu_audit.irt import fit_cached
-from mmlu_audit.analyses.modelside import (EXCLUSIONS, beta_theta_correlations, bootstrap_gammas, bootstrap_note,
+from mmlu_audit.analyses.modelside import (EXCLUSIONS, REFIT_CHECK, beta_theta_correlations, bootstrap_gammas, bootstrap_note,
                                   bootstrap_spec, column_submatrix, construct_consistency, gamma_summary,
                                   interaction_spec, interval_table, null_correlations, null_spec, null_summary,
                                   null_world_note, planted_gamma_target, planted_interaction_note,
@@ -196,8 +196,10 @@ glue_figure("fig_rs_beta_theta", fig)
 # also refits the working-model fit on
 # {glue:text}`boot_replicates` bootstrap resamples of the models and of the subjects jointly
 # (rows, and whole subjects with all their items, drawn with replacement; each refit averages
-# {glue:text}`boot_average_steps:,` iterates after the ELBO rule, on average within a tenth of a
-# bootstrap SD of the converged estimator over 16 test resamples): γ1's bootstrap interval
+# {glue:text}`boot_average_steps:,` iterates after the ELBO rule; on
+# {glue:text}`refit_check_resamples` test resamples of the {glue:text}`refit_check_world` world it landed
+# {glue:text}`refit_check_mean_sd:.2f` bootstrap SDs from the converged estimator on average, at most
+# {glue:text}`refit_check_max_sd:.2f`): γ1's bootstrap interval
 # is [{glue:text}`gamma1_boot_low:.3f`, {glue:text}`gamma1_boot_high:.3f`],
 # {glue:text}`gamma1_boot_ratio:.1f` times as wide as the mean-field one
 # (γ0: {glue:text}`gamma0_boot_ratio:.1f`), which puts a number on the paper's remark that
@@ -231,7 +233,10 @@ for name in ("gamma0", "gamma1"):
                      f"{name}_boot_ratio": intervals.loc[name, "width ratio"]}
 glue_values(gamma_values | {"boot_replicates": boot_replicates, "boot_note": bootstrap_note(boot, boot_max_steps),
                             "int_min_steps": int_spec.min_steps, "int_average_steps": int_spec.average_steps,
-                            "boot_average_steps": boot_spec.average_steps})
+                            "boot_average_steps": boot_spec.average_steps,
+                            "refit_check_resamples": REFIT_CHECK["resamples"], "refit_check_world": REFIT_CHECK["world"],
+                            "refit_check_mean_sd": REFIT_CHECK["mean_offset_sd"],
+                            "refit_check_max_sd": REFIT_CHECK["max_offset_sd"]})
 gamma_table = paper_table({k: gamma_values[k] for k in ("gamma0", "gamma0_low", "gamma0_high",
                                                        "gamma1", "gamma1_low", "gamma1_high")})
 display(gamma_table.round(3))

@@ -11,7 +11,8 @@
   noise floor and the 2D-IRT ability gap.
 """
 
-from mmlu_audit.analyses.modelside.interaction import (bootstrap_gammas, bootstrap_note, bootstrap_spec,
+from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_gammas, bootstrap_note,
+                                                       bootstrap_spec,
                                                        gamma_summary, interaction_spec, interval_table,
                                                        null_world_note, planted_gamma_target,
                                                        planted_interaction_note, simulate_interaction)
@@ -30,7 +31,8 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
                                                        reasoning_sensitivity)
 
 __all__ = [
-    "EXCLUSIONS", "ability_gap", "beta_theta_correlations", "bootstrap_gammas", "bootstrap_note",
+    "EXCLUSIONS", "REFIT_CHECK", "ability_gap", "beta_theta_correlations", "bootstrap_gammas",
+    "bootstrap_note",
     "bootstrap_spec", "column_submatrix", "null_world_note", "planted_interaction_note",
     "construct_consistency", "displacement_bootstrap", "displacement_exact_interval",
     "displacement_null", "duplicate_pairs", "gamma_summary", "gap_recovery", "interaction_spec",
