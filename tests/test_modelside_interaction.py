@@ -6,7 +6,8 @@ import pytest
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.analyses.modelside import bootstrap_gammas, gamma_summary, interval_table
-from mmlu_audit.analyses.modelside.interaction import null_world_note
+from mmlu_audit.analyses.modelside.interaction import gamma_world_note
+from mmlu_audit.analyses.modelside.null3pl import null_world_note
 from mmlu_audit.core.scaling import standardise
 
 GAMMA0, GAMMA1 = -0.4, -0.3
@@ -96,18 +97,27 @@ def test_planted_interaction_world_and_its_target():
     assert abs(g1["mean"] - target["gamma1"]) < max(3 * g1["sd"], 0.02), (g1, target)
 
 
-def test_null_world_note_states_the_all_model_fit_where_the_world_has_floor_models():
+def test_gamma_world_note_states_the_all_model_fit_where_the_world_has_floor_models():
     gamma1 = {"estimate": -0.006, "low": -0.012, "high": -0.001, "boot_low": -0.02, "boot_high": 0.01}
-    common = {"true_r": -0.2, "null_share": 0.9, "n_tail": 50, "item_target": 0.004, "tail_beta": 0.1,
-              "rest_beta": 0.2, "gamma1": gamma1}
-    plain = null_world_note(**common)
+    common = {"item_target": 0.004, "gamma1": gamma1}
+    plain = gamma_world_note(**common)
     assert "covers it: yes" in plain and "guessing floor" not in plain
-    assert null_world_note(**common, all_models={"n_floor": 0, "estimate": 0.0, "low": -1, "high": 1,
-                                                 "n_planted_chance": 0, "rule_matches": True}) == plain
+    # the item sample's target 0.004 lies outside the mean-field interval
+    assert "the mean-field interval covers: no" in plain
+    assert "covers it: no" in gamma_world_note(**common | {"gamma1": gamma1 | {"boot_high": -0.001}})
+    assert gamma_world_note(**common, all_models={"n_floor": 0, "estimate": 0.0, "low": -1, "high": 1,
+                                                  "n_planted_chance": 0, "rule_matches": True}) == plain
     floor = {"n_floor": 130, "estimate": -0.019, "low": -0.026, "high": -0.013, "n_planted_chance": 130,
              "rule_matches": True}
-    note = null_world_note(**common, all_models=floor)
+    note = gamma_world_note(**common, all_models=floor)
     assert note.startswith(plain) and "130 models below the floor rule, exactly the models planted" in note
     assert "γ1 = -0.019 (mean-field [-0.026, -0.013]), which excludes the planted 0: yes" in note
-    covering = null_world_note(**common, all_models=floor | {"high": 0.002, "rule_matches": False})
+    covering = gamma_world_note(**common, all_models=floor | {"high": 0.002, "rule_matches": False})
     assert "excludes the planted 0: no" in covering and "not exactly the 130 models" in covering
+
+
+def test_null_world_note_reports_the_two_stage_coefficient_against_the_truth():
+    note = null_world_note(true_r=-0.213, null_share=0.87, n_tail=50, tail_beta=0.1, rest_beta=0.25)
+    assert "r = -0.213 over all models" in note and "accounts for 87% of the observed value" in note
+    assert "(50 models, θ_STEM shifted up)" in note and "0.100 against 0.250 for the rest" in note
+    assert "γ1 =" not in note  # the native model's side is gamma_world_note's

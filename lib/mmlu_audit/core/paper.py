@@ -316,8 +316,8 @@ RESULT_KEYS: dict[str, ResultKey] = {
           "homogeneity_rejected_common_support"),
     **_at("07", *(f"{stat}_{subset}" for stat in ("rs_r", "null_r", "null_share")
                   for subset in ("all", "excl_bottom_quartile", "excl_bottom_half")),
-          "null_theta_r_2pl", "null_b_r_2pl", "gamma0", "gamma0_low", "gamma0_high", "gamma1", "gamma1_low",
-          "gamma1_high"),
+          "null_theta_r_2pl", "null_b_r_2pl"),
+    **_at("18", "gamma0", "gamma0_low", "gamma0_high", "gamma1", "gamma1_low", "gamma1_high"),
     **_at("08", "tau_stem", "tau_nonstem", "tau_matched", "tau_matched_low", "tau_matched_high",
           "tau_matched_p",
           "retention_top50_nonstem", "retention_top50_stem", "retention_top10_nonstem",

@@ -13,11 +13,11 @@
 
 from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_gammas, bootstrap_note,
                                                        bootstrap_spec,
-                                                       gamma_summary, interaction_spec, interval_table,
-                                                       null_world_note, planted_gamma_target,
+                                                       gamma_summary, gamma_world_note, interaction_spec,
+                                                       interval_table, planted_gamma_target,
                                                        planted_interaction_note, simulate_interaction)
 from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_correlations, null_spec,
-                                                   null_summary, simulate_3pl)
+                                                   null_summary, null_world_note, simulate_3pl)
 from mmlu_audit.analyses.modelside.ranking import (Blocks, ability_gap, displacement_bootstrap,
                                                    displacement_exact_interval,
                                                    displacement_null, duplicate_pairs, gap_recovery,
@@ -35,8 +35,8 @@ __all__ = [
     "bootstrap_note",
     "bootstrap_spec", "column_submatrix", "null_world_note", "planted_interaction_note",
     "construct_consistency", "displacement_bootstrap", "displacement_exact_interval",
-    "displacement_null", "duplicate_pairs", "gamma_summary", "gap_recovery", "interaction_spec",
-    "interval_table",
+    "displacement_null", "duplicate_pairs", "gamma_summary", "gamma_world_note", "gap_recovery",
+    "interaction_spec", "interval_table",
     "item_blocks", "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs",
     "null_correlations", "null_p_at_least", "null_spec", "null_summary", "one_per_checkpoint",
     "planted_gamma_target", "random_item_sets", "rank_agreement", "rank_shifts",

@@ -32,7 +32,7 @@ from mmlu_audit.core.seeds import check_seed, child_seed, seeded
 
 __all__ = ["REFIT_CHECK", "interaction_spec", "bootstrap_spec", "gamma_summary", "bootstrap_gammas",
            "interval_table", "simulate_interaction", "planted_gamma_target", "bootstrap_note",
-           "null_world_note", "planted_interaction_note"]
+           "gamma_world_note", "planted_interaction_note"]
 
 GAMMAS = ("gamma0", "gamma1")
 
@@ -219,9 +219,8 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
-def null_world_note(*, true_r: float, null_share: float, n_tail: int, gamma1: dict, item_target: float,
-                    tail_beta: float, rest_beta: float, all_models: dict | None = None) -> str:
-    """What the simulated world (no planted interaction) shows: β's r against the truth, and γ1 against 0.
+def gamma_world_note(*, gamma1: dict, item_target: float, all_models: dict | None = None) -> str:
+    """What the simulated world (no planted interaction) shows of the native model: γ1 against 0.
 
     ``gamma1`` holds the estimate and both intervals (``estimate``, ``low``, ``high``, ``boot_low``,
     ``boot_high``) of the fit the planted truth is compared with (the models above the guessing
@@ -229,26 +228,19 @@ def null_world_note(*, true_r: float, null_share: float, n_tail: int, gamma1: di
     (:func:`planted_gamma_target` with γ = 0). ``all_models``, where the world has models at the
     floor, holds the fit over every model (``estimate``, ``low``, ``high``), ``n_floor`` (models
     below the floor rule), ``n_planted_chance`` and ``rule_matches`` (whether the rule found
-    exactly the models planted at chance).
+    exactly the models planted at chance). The two-stage coefficient's side of the same world is
+    :func:`mmlu_audit.analyses.modelside.null3pl.null_world_note`.
     """
     covered = gamma1["boot_low"] <= 0 <= gamma1["boot_high"]
     return (
-        "The simulator generates 3PL responses with c = 0.25 from a(θ − b) alone: depth enters only "
-        "through the difficulties (a planted STEM slope of b on WSCG Depth), and there is no "
-        "ability × depth term, so the planted γ1 is 0. Its reasoning-tuned tail "
-        f"({n_tail} models, θ_STEM shifted up) is a shift in ability, not in sensitivity. "
-        f"Correlated with the true θ_STEM, β still gives r = {true_r:.3f} over all models: "
-        f"the 3PL null accounts for {null_share:.0%} of the observed value; "
-        "with no interaction in the generating model, a share near 100 % is what a sound procedure "
-        "should report, and the naive correlation says nothing about sensitivity. The native model "
-        f"estimates γ1 = {gamma1['estimate']:.3f} against a planted 0: the bootstrap interval over models "
+        "The simulator has no ability × depth term, so the planted γ1 is 0. The native model "
+        f"estimates γ1 = {gamma1['estimate']:.3f} against it: the bootstrap interval over models "
         f"and subjects, [{gamma1['boot_low']:.3f}, {gamma1['boot_high']:.3f}], covers it: {_yes(covered)}. "
         f"The mean-field interval [{gamma1['low']:.3f}, {gamma1['high']:.3f}] holds the items fixed, and "
         f"these items' true discriminations carry a chance depth trend of {item_target:+.3f}: that, not 0, "
         "is the γ1 of this item sample, which the mean-field interval covers: "
         f"{_yes(gamma1['low'] <= item_target <= gamma1['high'])}; only the bootstrap over subjects speaks "
-        f"to the population of items. The mean β of the tail models is {tail_beta:.3f} against "
-        f"{rest_beta:.3f} for the rest." + _floor_sentence(all_models))
+        "to the population of items." + _floor_sentence(all_models))
 
 
 def _floor_sentence(all_models: dict | None) -> str:
