@@ -6,7 +6,7 @@ import pytest
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.analyses.modelside import bootstrap_gammas, gamma_summary, interval_table
-from mmlu_audit.analyses.modelside.interaction import gamma_world_note
+from mmlu_audit.analyses.modelside.interaction import bootstrap_world_note, gamma_world_note
 from mmlu_audit.analyses.modelside.null3pl import null_world_note
 from mmlu_audit.core.scaling import standardise
 
@@ -98,22 +98,29 @@ def test_planted_interaction_world_and_its_target():
 
 
 def test_gamma_world_note_states_the_all_model_fit_where_the_world_has_floor_models():
-    gamma1 = {"estimate": -0.006, "low": -0.012, "high": -0.001, "boot_low": -0.02, "boot_high": 0.01}
-    common = {"item_target": 0.004, "gamma1": gamma1}
-    plain = gamma_world_note(**common)
-    assert "covers it: yes" in plain and "guessing floor" not in plain
-    # the item sample's target 0.004 lies outside the mean-field interval
-    assert "the mean-field interval covers: no" in plain
-    assert "covers it: no" in gamma_world_note(**common | {"gamma1": gamma1 | {"boot_high": -0.001}})
-    assert gamma_world_note(**common, all_models={"n_floor": 0, "estimate": 0.0, "low": -1, "high": 1,
-                                                  "n_planted_chance": 0, "rule_matches": True}) == plain
+    gamma1 = {"estimate": -0.006, "low": -0.012, "high": -0.001}
+    plain = gamma_world_note(gamma1=gamma1, item_target=0.004)
+    assert "estimates γ1 = -0.006, mean-field interval [-0.012, -0.001]" in plain
+    assert "which it covers: no" in plain and "guessing floor" not in plain
+    assert "which it covers: yes" in gamma_world_note(gamma1=gamma1, item_target=-0.005)
+    assert gamma_world_note(gamma1=gamma1, item_target=0.004,
+                            all_models={"n_floor": 0, "estimate": 0.0, "low": -1, "high": 1,
+                                        "n_planted_chance": 0, "rule_matches": True}) == plain
     floor = {"n_floor": 130, "estimate": -0.019, "low": -0.026, "high": -0.013, "n_planted_chance": 130,
              "rule_matches": True}
-    note = gamma_world_note(**common, all_models=floor)
+    note = gamma_world_note(gamma1=gamma1, item_target=0.004, all_models=floor)
     assert note.startswith(plain) and "130 models below the floor rule, exactly the models planted" in note
     assert "γ1 = -0.019 (mean-field [-0.026, -0.013]), which excludes the planted 0: yes" in note
-    covering = gamma_world_note(**common, all_models=floor | {"high": 0.002, "rule_matches": False})
+    covering = gamma_world_note(gamma1=gamma1, item_target=0.004,
+                                all_models=floor | {"high": 0.002, "rule_matches": False})
     assert "excludes the planted 0: no" in covering and "not exactly the 130 models" in covering
+
+
+def test_bootstrap_world_note_says_whether_the_interval_covers_the_planted_zero():
+    assert "[-0.020, 0.010], covers the planted 0: yes" in bootstrap_world_note(
+        estimate=-0.006, boot_low=-0.02, boot_high=0.01)
+    assert "covers the planted 0: no" in bootstrap_world_note(estimate=-0.009, boot_low=-0.022,
+                                                              boot_high=-0.001)
 
 
 def test_null_world_note_reports_the_two_stage_coefficient_against_the_truth():

@@ -75,7 +75,7 @@ READER_PREFIX = "9"
 #: calibration first (§3: most chapters read its fit) beside a page that does not need it, then the
 #: longest ones, so no long chapter is left to run alone on one lane at the end; §5.2 before
 #: Appendix C, which reads §5.2's 2D fit. Only the order depends on it, never a result.
-START_FIRST = ("02", "16", "18", "17", "08", "09", "11", "12")
+START_FIRST = ("02", "16", "18", "17", "19", "08", "09", "11", "12")
 
 #: Parameters set by their own options rather than ``-p``.
 COMMON = {"data_source": "--data-source", "seed": "--seed", "fast": "--fast"}

@@ -12,6 +12,7 @@
 """
 
 from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_gammas, bootstrap_note,
+                                                       bootstrap_world_note,
                                                        bootstrap_spec,
                                                        gamma_summary, gamma_world_note, interaction_spec,
                                                        interval_table, planted_gamma_target,
@@ -32,7 +33,7 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
 
 __all__ = [
     "EXCLUSIONS", "REFIT_CHECK", "ability_gap", "beta_theta_correlations", "bootstrap_gammas",
-    "bootstrap_note",
+    "bootstrap_note", "bootstrap_world_note",
     "bootstrap_spec", "column_submatrix", "null_world_note", "planted_interaction_note",
     "construct_consistency", "displacement_bootstrap", "displacement_exact_interval",
     "displacement_null", "duplicate_pairs", "gamma_summary", "gamma_world_note", "gap_recovery",

@@ -32,7 +32,8 @@ from mmlu_audit.core.seeds import check_seed, child_seed, seeded
 
 __all__ = ["REFIT_CHECK", "interaction_spec", "bootstrap_spec", "gamma_summary", "bootstrap_gammas",
            "interval_table", "simulate_interaction", "planted_gamma_target", "bootstrap_note",
-           "gamma_world_note", "planted_interaction_note"]
+           "gamma_world_note", "bootstrap_world_note",
+           "planted_interaction_note"]
 
 GAMMAS = ("gamma0", "gamma1")
 
@@ -220,27 +221,35 @@ def _yes(flag: bool) -> str:
 
 
 def gamma_world_note(*, gamma1: dict, item_target: float, all_models: dict | None = None) -> str:
-    """What the simulated world (no planted interaction) shows of the native model: γ1 against 0.
+    """What the simulated world (no planted interaction) shows of the native model's mean-field fit.
 
-    ``gamma1`` holds the estimate and both intervals (``estimate``, ``low``, ``high``, ``boot_low``,
-    ``boot_high``) of the fit the planted truth is compared with (the models above the guessing
-    floor); ``item_target`` is this item sample's chance W-trend of the true discriminations
-    (:func:`planted_gamma_target` with γ = 0). ``all_models``, where the world has models at the
-    floor, holds the fit over every model (``estimate``, ``low``, ``high``), ``n_floor`` (models
-    below the floor rule), ``n_planted_chance`` and ``rule_matches`` (whether the rule found
-    exactly the models planted at chance). The two-stage coefficient's side of the same world is
-    :func:`mmlu_audit.analyses.modelside.null3pl.null_world_note`.
+    ``gamma1`` holds the estimate and mean-field interval (``estimate``, ``low``, ``high``) of the
+    fit the planted truth is compared with (the models above the guessing floor); ``item_target``
+    is this item sample's chance W-trend of the true discriminations (:func:`planted_gamma_target`
+    with γ = 0). ``all_models``, where the world has models at the floor, holds the fit over every
+    model (``estimate``, ``low``, ``high``), ``n_floor`` (models below the floor rule),
+    ``n_planted_chance`` and ``rule_matches`` (whether the rule found exactly the models planted at
+    chance). The two-stage coefficient's side of the same world is
+    :func:`mmlu_audit.analyses.modelside.null3pl.null_world_note`, the bootstrap's
+    :func:`bootstrap_world_note`.
     """
-    covered = gamma1["boot_low"] <= 0 <= gamma1["boot_high"]
     return (
-        "The simulator has no ability × depth term, so the planted γ1 is 0. The native model "
-        f"estimates γ1 = {gamma1['estimate']:.3f} against it: the bootstrap interval over models "
-        f"and subjects, [{gamma1['boot_low']:.3f}, {gamma1['boot_high']:.3f}], covers it: {_yes(covered)}. "
-        f"The mean-field interval [{gamma1['low']:.3f}, {gamma1['high']:.3f}] holds the items fixed, and "
-        f"these items' true discriminations carry a chance depth trend of {item_target:+.3f}: that, not 0, "
-        "is the γ1 of this item sample, which the mean-field interval covers: "
-        f"{_yes(gamma1['low'] <= item_target <= gamma1['high'])}; only the bootstrap over subjects speaks "
-        "to the population of items." + _floor_sentence(all_models))
+        "The simulator has no ability × depth term, so the planted γ1 is 0. Above the floor the native "
+        f"model estimates γ1 = {gamma1['estimate']:.3f}, mean-field interval [{gamma1['low']:.3f}, "
+        f"{gamma1['high']:.3f}]. That interval holds the items fixed, and these items' true "
+        f"discriminations carry a chance depth trend of {item_target:+.3f}: that, not 0, is the γ1 of "
+        f"this item sample, which it covers: {_yes(gamma1['low'] <= item_target <= gamma1['high'])}; "
+        "only a bootstrap over subjects speaks to the population of items." + _floor_sentence(all_models))
+
+
+def bootstrap_world_note(*, estimate: float, boot_low: float, boot_high: float) -> str:
+    """The simulated world's planted γ1 = 0 against the bootstrap interval over models and subjects."""
+    covered = boot_low <= 0 <= boot_high
+    return (
+        "The simulator has no ability × depth term, so the planted γ1 is 0 in the population of models "
+        f"and items. Above the floor the native model estimates γ1 = {estimate:.3f}; the bootstrap "
+        f"interval over models and subjects, [{boot_low:.3f}, {boot_high:.3f}], covers the planted 0: "
+        f"{_yes(covered)}.")
 
 
 def _floor_sentence(all_models: dict | None) -> str:

@@ -1,0 +1,121 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (chap-interaction-bootstrap)=
+# # How uncertain is the interaction? A bootstrap over models and subjects (§5.1, continued)
+#
+# {ref}`chap-native-interaction` fits the ability × depth interaction γ1 and gives it a mean-field
+# interval. That interval holds every other parameter at its fit and the items fixed, so it cannot
+# say how γ1 would move with other models or other subjects. This page refits the interaction
+# model above the guessing floor on resamples of both, the interval the paper's remark that
+# mean-field understates the spread asks for. It is a page of its own so that its refits, the
+# longest step of §5.1, run and rerun with their own parameters apart from the single fits.
+
+# %% tags=["parameters"]
+data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
+seed = 20240601  # seed of the simulated world, the IRT fit and the bootstrap
+fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
+boot_replicates = 50  # refits of the interaction model on models and subjects resampled with replacement
+boot_max_steps = 0  # SVI step cap of each bootstrap refit; 0 keeps the full stopping rule
+
+# %% [raw] tags=["fast-parameters"]
+# boot_replicates = 2
+# boot_max_steps = 40
+
+# %%
+import numpy as np
+
+from mmlu_audit.irt import fit_cached
+from mmlu_audit.analyses.modelside import (REFIT_CHECK, bootstrap_gammas, bootstrap_note, bootstrap_spec,
+                                           bootstrap_world_note, column_submatrix, interaction_spec,
+                                           interval_table)
+from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.book.report import glue_values, source_banner
+from mmlu_audit.worlds.calibration import above_floor
+
+inputs = analysis_inputs(data_source, seed, fast)
+source_banner(inputs.matrix)
+stem = inputs.frame["stem"].to_numpy(bool)
+stem_matrix = column_submatrix(inputs.matrix, stem)
+depth = inputs.frame.loc[stem, "wscg_depth"].to_numpy(float)
+simulated = inputs.truth is not None
+
+# %% [markdown]
+# ## The bootstrap interval
+#
+# The fit above the guessing floor ({glue:text}`n_working_models:,` models, the same fit as
+# {ref}`chap-native-interaction`'s) is refitted on {glue:text}`boot_replicates` bootstrap
+# resamples of the models and of the subjects jointly (rows, and whole subjects with all their
+# items, drawn with replacement). Each refit runs the ELBO rule and then averages
+# {glue:text}`boot_average_steps:,` iterates; on {glue:text}`refit_check_resamples` test
+# resamples of the {glue:text}`refit_check_world` world it landed
+# {glue:text}`refit_check_mean_sd:.2f` bootstrap SDs from the converged estimator on average, at most
+# {glue:text}`refit_check_max_sd:.2f`. γ1's bootstrap interval is
+# [{glue:text}`gamma1_boot_low:.3f`, {glue:text}`gamma1_boot_high:.3f`],
+# {glue:text}`gamma1_boot_ratio:.1f` times as wide as the mean-field one
+# (γ0: {glue:text}`gamma0_boot_ratio:.1f`), which puts a number on the paper's remark that
+# mean-field understates the spread. {glue:text}`boot_note`
+
+# %%
+# the observable rule (accuracy over all items), so a real source gets the same working fit
+working = above_floor(inputs.matrix.responses, inputs.matrix.observed)
+working_stem = stem_matrix.take(rows=np.flatnonzero(working))
+fit_working = fit_cached(working_stem, interaction_spec(fast, seed), item_covariate=depth, progress=False)
+boot_spec = bootstrap_spec(fast, seed)
+if boot_max_steps:
+    boot_spec = boot_spec.with_(max_steps=boot_max_steps, min_steps=min(boot_spec.min_steps, boot_max_steps))
+stem_subjects = inputs.frame.loc[stem, "subject"].to_numpy()
+boot = bootstrap_gammas(working_stem.responses, depth, boot_spec, replicates=boot_replicates, seed=seed,
+                        item_clusters=stem_subjects, progress=not fast)
+intervals = interval_table(fit_working, boot)
+# the estimate the interval is around, as chapter 18 glues it too (the same cached fit)
+boot_values = {"n_working_models": int(working.sum()), "gamma1_working": intervals.loc["gamma1", "estimate"]}
+for name in ("gamma0", "gamma1"):
+    boot_values |= {f"{name}_boot_low": intervals.loc[name, "bootstrap low"],
+                    f"{name}_boot_high": intervals.loc[name, "bootstrap high"],
+                    f"{name}_boot_ratio": intervals.loc[name, "width ratio"]}
+glue_values(boot_values | {"boot_replicates": boot_replicates, "boot_note": bootstrap_note(boot, boot_max_steps),
+                           "boot_average_steps": boot_spec.average_steps,
+                           "refit_check_resamples": REFIT_CHECK["resamples"], "refit_check_world": REFIT_CHECK["world"],
+                           "refit_check_mean_sd": REFIT_CHECK["mean_offset_sd"],
+                           "refit_check_max_sd": REFIT_CHECK["max_offset_sd"]})
+intervals.round(3)
+
+# %% [markdown]
+# ## The planted world (simulated sources only)
+#
+# {glue:text}`planted_boot_note`
+
+# %%
+planted_boot_note = "On a real source there is no planted truth to compare with."
+if simulated:
+    planted_boot_note = bootstrap_world_note(estimate=intervals.loc["gamma1", "estimate"],
+                                             boot_low=boot_values["gamma1_boot_low"],
+                                             boot_high=boot_values["gamma1_boot_high"])
+glue_values({"planted_boot_note": planted_boot_note})
+
+# %% [markdown]
+# ## Checks
+
+# %%
+assert len(boot) == boot_replicates and np.isfinite(boot[["gamma0", "gamma1"]].to_numpy()).all()
+assert intervals.loc["gamma1", "mean-field low"] <= intervals.loc["gamma1", "estimate"] <= intervals.loc["gamma1", "mean-field high"]
+if simulated and not fast:
+    # the population γ1 is 0 among the working models. Whether the 95 % bootstrap interval (over them
+    # and the subjects) covers it is reported above, not asserted: a 95 % interval misses on 1 seed in
+    # 20 by design, so the build stops only where the estimate lies more than 3 bootstrap SDs from 0
+    # (0.3 % of seeds). A fast run's two capped refits make no interval.
+    boot_sd = intervals.loc["gamma1", "bootstrap SD"]
+    assert abs(intervals.loc["gamma1", "estimate"]) <= 3 * boot_sd, ("planted γ1 = 0 not recovered",
+                                                                     intervals.loc["gamma1"], boot_sd)
