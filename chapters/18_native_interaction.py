@@ -117,16 +117,14 @@ pd.concat({"all models": all_models, "above the floor": above_floor_models},
 # %%
 planted = {"planted_gamma_note": "On a real source there is no planted truth to compare with.",
            "planted_interaction_note": ""}
-gamma1_intervals = {"estimate": gamma_values["gamma1_working"], "low": gamma_values["gamma1_working_low"],
-                    "high": gamma_values["gamma1_working_high"]}
+gamma1_intervals = above_floor_models.loc["gamma1"].to_dict()  # estimate, low, high
 if simulated:
     world_target = planted_gamma_target(inputs.truth["a"][stem], inputs.truth["b"][stem], depth, 0.0, 0.0)
     planted["planted_gamma_note"] = gamma_world_note(
         gamma1=gamma1_intervals, item_target=world_target["gamma1"],
-        all_models={"estimate": gamma_values["gamma1"], "low": gamma_values["gamma1_low"],
-                    "high": gamma_values["gamma1_high"], "n_floor": gamma_values["n_floor_models"],
-                    "n_planted_chance": int(inputs.truth["chance"].sum()),
-                    "rule_matches": bool(np.array_equal(working, ~inputs.truth["chance"].astype(bool)))})
+        all_models=all_models.loc["gamma1"].to_dict() | {
+            "n_floor": gamma_values["n_floor_models"], "n_planted_chance": int(inputs.truth["chance"].sum()),
+            "rule_matches": bool(np.array_equal(working, ~inputs.truth["chance"].astype(bool)))})
     # a second world: the fitted interaction model's own parameters with a planted γ1 ≠ 0
     # (the working fit's: the floor models' abilities are not identified, so not a truth to plant)
     int_theta, int_a, int_b = fit_working.theta, fit_working.a, fit_working.b

@@ -7,7 +7,6 @@ from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.analyses.modelside import bootstrap_gammas, gamma_summary, interval_table
 from mmlu_audit.analyses.modelside.interaction import bootstrap_world_note, gamma_world_note
-from mmlu_audit.analyses.modelside.null3pl import null_world_note
 from mmlu_audit.core.scaling import standardise
 
 GAMMA0, GAMMA1 = -0.4, -0.3
@@ -122,9 +121,3 @@ def test_bootstrap_world_note_says_whether_the_interval_covers_the_planted_zero(
     assert "covers the planted 0: no" in bootstrap_world_note(estimate=-0.009, boot_low=-0.022,
                                                               boot_high=-0.001)
 
-
-def test_null_world_note_reports_the_two_stage_coefficient_against_the_truth():
-    note = null_world_note(true_r=-0.213, null_share=0.87, n_tail=50, tail_beta=0.1, rest_beta=0.25)
-    assert "r = -0.213 over all models" in note and "accounts for 87% of the observed value" in note
-    assert "(50 models, θ_STEM shifted up)" in note and "0.100 against 0.250 for the rest" in note
-    assert "γ1 =" not in note  # the native model's side is gamma_world_note's

@@ -63,8 +63,7 @@ PROVENANCE_SHORT = dict(zip(PROVENANCES, ("items", "responses", "simulated", "no
 CHAPTER_LABELS = {
     "01": "§2 Data", "02": "§3 Calibration", "03": "§3 Complexity", "04": "§4.1 Pooled",
     "05": "§4.2 Stratified", "06": "§4.3 Homogeneity", "07": "§5.1 Reasoning", "18": "§5.1 Interaction",
-    "19": "§5.1 Bootstrap",
-    "08": "§5.2 Rankings",
+    "19": "§5.1 Bootstrap", "08": "§5.2 Rankings",
     "09": "App. A Robustness", "10": "App. B Options", "11": "App. C 2D IRT", "12": "App. D Redux",
     "13": "MMLU-Pro", "14": "MMLU-Pro key audit", "15": "Validity",
 }

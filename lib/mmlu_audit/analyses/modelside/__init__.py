@@ -12,11 +12,10 @@
 """
 
 from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_gammas, bootstrap_note,
-                                                       bootstrap_world_note,
-                                                       bootstrap_spec,
-                                                       gamma_summary, gamma_world_note, interaction_spec,
-                                                       interval_table, planted_gamma_target,
-                                                       planted_interaction_note, simulate_interaction)
+                                                       bootstrap_spec, bootstrap_world_note, gamma_summary,
+                                                       gamma_world_note, interaction_spec, interval_table,
+                                                       planted_gamma_target, planted_interaction_note,
+                                                       simulate_interaction)
 from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_correlations, null_spec,
                                                    null_summary, null_world_note, simulate_3pl)
 from mmlu_audit.analyses.modelside.ranking import (Blocks, ability_gap, displacement_bootstrap,
