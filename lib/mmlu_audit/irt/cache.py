@@ -33,8 +33,10 @@ __all__ = ["CACHE_FORMAT", "content_digest", "fit_key", "fit_cached"]
 #: 3: canonical keys; 4: free 2D ability SDs, identified interaction, Laplace scalar SDs;
 #: 5: the interaction model's θ location and scale set at their optimum (interaction_gauge_step);
 #: 7: the likelihood in blocks of rows on a CPU, the logistic cells in closed form (the estimates
-#: move at float rounding; 6 named a closed form that was retired, so its old entries stay unread)
-CACHE_FORMAT = "irt-svi-7"
+#: move at float rounding; 6 named a closed form that was retired, so its old entries stay unread);
+#: 8: the cells' sum by matrix-vector products, log(1 + e) in the logistic cells (the stored ELBO
+#: moves at float rounding, and with it, rarely, the step the stopping rule picks; the gradients do not)
+CACHE_FORMAT = "irt-svi-8"
 
 #: Version of the likelihood with a guessing floor (3PL, interaction), keyed only into those
 #: fits so the 2PL, Rasch and 2D fits, whose arithmetic did not change, keep their keys.
