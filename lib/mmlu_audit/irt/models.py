@@ -191,9 +191,10 @@ def _logistic_cells_and_slopes(eta, signs):
     σ(−z) is e / (1 + e) for z ≥ 0 and 1 / (1 + e) below. One exp, one log and one division
     a cell; through ``jax.nn.softplus`` (a logaddexp, ~4× an exp on XLA CPU) and its pullback a
     blocked 2PL step took ~40 % longer. ``log(1 + e)`` rather than ``log1p(e)``: 1 + e lies in
-    (1, 2], where the two differ by at most 6·10⁻⁸ (float32 rounding of 1 + e), less than the
-    rounding of any float32 sum of the cells, and the slopes do not use it; XLA's CPU log1p is
-    the slower of the two (a 1,000 × 14,042 step on one core: 28–32 against 20–24 ms).
+    (1, 2], where the two differ by at most 6·10⁻⁸ a cell (float32 rounding of 1 + e), below the
+    rounding of a float32 total of more than a few cells; the slopes do not use it, and a value
+    wanted cell by cell with full relative accuracy comes from :func:`cell_loglik`. XLA's CPU
+    log1p is the slower of the two (a 1,000 × 14,042 step on one core: 28–32 against 20–24 ms).
     """
     s = signs.astype(eta.dtype)
     z = s * eta
@@ -218,9 +219,9 @@ def _block_terms(abilities, loadings, offsets, signs, row_weight, item_weight, g
         cells, slopes = _guessing_cells_and_slopes(eta, signs, guessing)
     slopes = weight_cells(slopes, row_weight, item_weight)
     with_ones = jnp.concatenate([abilities, jnp.ones_like(abilities[:, :1])], axis=1)
-    row_weight = jnp.ones(cells.shape[0], cells.dtype) if row_weight is None else row_weight
-    item_weight = jnp.ones(cells.shape[1], cells.dtype) if item_weight is None else item_weight
-    return (cells @ item_weight) @ row_weight, slopes @ loadings.T, with_ones.T @ slopes
+    rows = jnp.ones(cells.shape[0], cells.dtype) if row_weight is None else row_weight
+    items = jnp.ones(cells.shape[1], cells.dtype) if item_weight is None else item_weight
+    return (cells @ items) @ rows, slopes @ loadings.T, with_ones.T @ slopes
 
 
 def _value_and_gradients(abilities, loadings, offsets, signs, row_weight, item_weight, guessing, block_rows):
