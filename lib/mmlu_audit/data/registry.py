@@ -108,6 +108,25 @@ register_source("openllm_v1_mmlu102", "Open LLM Leaderboard v1: 4,278 models on 
                 "selected by metabench, not sampled (real)", _load_openllm)
 
 
+def _population_loader(name: str) -> Callable[[Path | None], ResponseMatrix]:
+    def load(root: Path | None) -> ResponseMatrix:
+        from mmlu_audit.data.real_pool import load_population
+
+        return load_population(name, root)
+
+    return load
+
+
+def _register_populations() -> None:
+    from mmlu_audit.data.real_pool import POPULATION_SOURCES
+
+    for name, description in POPULATION_SOURCES.items():
+        register_source(name, description, _population_loader(name))
+
+
+_register_populations()
+
+
 def load_real_responses(source: str, items: pd.DataFrame, root: str | Path | None = None) -> ResponseMatrix:
     """Load a real source's responses with columns in ``items`` order.
 

@@ -55,6 +55,7 @@ __all__ = [
     "TEXT_SLOPES",
     "WorldSpec",
     "World",
+    "plant_items",
     "working_models",
     "working_correlation",
     "working_rho",
@@ -457,6 +458,29 @@ def _difficulties(spec: WorldSpec, items: pd.DataFrame, covariates: np.ndarray,
             "b_shift": shift}
 
 
+def plant_items(spec: WorldSpec, items: pd.DataFrame, covariates: np.ndarray,
+                rng: np.random.Generator) -> dict:
+    """The item side of a world: difficulties from the planted slopes, then discriminations.
+
+    Parameters
+    ----------
+    spec : WorldSpec
+    items : DataFrame
+        With ``stem`` and ``subject``.
+    covariates : ndarray, shape (I, K)
+        Standardised covariates, columns in ``spec.slopes`` order.
+    rng : numpy.random.Generator
+        Consumed in a fixed order (difficulties, then discriminations).
+
+    Returns
+    -------
+    dict
+        ``b``, ``a``, ``subject_effect``, ``b_scale`` and ``b_shift``.
+    """
+    truth = _difficulties(spec, items, covariates, rng)
+    return truth | {"a": spec.a_median * np.exp(rng.normal(0, spec.a_log_sd, len(items)))}
+
+
 def _standard_noise(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
     """Mean-0, SD-1 noise: standard normal, or a standardised log-normal (σ = 0.75)."""
     if kind == "normal":
@@ -587,8 +611,8 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
     item_rng, model_rng, name_rng, response_rng, chance_rng = (
         np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5))
 
-    item_truth = _difficulties(spec, items, x, item_rng)
-    a = spec.a_median * np.exp(item_rng.normal(0, spec.a_log_sd, len(items)))
+    item_truth = plant_items(spec, items, x, item_rng)
+    a = item_truth["a"]
     ability = _abilities(spec, model_rng, chance_rng)
     checkpoint = np.sort(np.concatenate([
         np.arange(spec.n_distinct),

@@ -1,0 +1,135 @@
+"""The paper's central item-side tests, run on any item frame in one call.
+
+The same three tests the §4 chapters compute at length, in the form the real-data verdicts,
+the replication across model populations and the power study share:
+
+- **homogeneity** (§4.3): W(9) of the nine STEM × indicator interactions under CR2 with the
+  HTZ small-sample test, and its null-imposed wild cluster bootstrap (subjects as clusters);
+- **d_ner** (§4.2): the STEM × D_ner contrast, CR2 t with Holm over the nine contrasts, and
+  the wild cluster bootstrap's Holm p;
+- **stem_r2** (§4.2): cross-validated R² in each partition and the logit² ratio (STEM over
+  non-STEM) with its subject-cluster bootstrap interval.
+
+Each test returns its statistic, its own p (never another test's) and the decision rule the
+verdict reads (:data:`DECISIONS`), so a chapter, a replication table and a many-seed power study
+apply one rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tests, cv_table, design_arrays,
+                                            estimated_items, interaction_fit)
+from mmlu_audit.analyses.regression.joint import joint_wald_tests, wald_statistics
+from mmlu_audit.analyses.regression.stratified import effect_statistics
+from mmlu_audit.core.errors import ParameterError
+from mmlu_audit.core.seeds import seeded
+from mmlu_audit.inference import partition_effects, wild_cluster_bootstrap
+
+__all__ = ["ALPHA", "DECISIONS", "CENTRAL_TESTS", "central_tests", "decide", "homogeneity_tests",
+           "d_ner_tests", "stem_r2_tests"]
+
+ALPHA = 0.05
+#: The item-side tests, in the order of the paper.
+CENTRAL_TESTS = ("homogeneity", "d_ner", "stem_r2")
+#: What each test's decision reads: test → (description, rule on its result dict).
+DECISIONS = {
+    "homogeneity": "W(9) rejected by both size-holding tests: CR2-HTZ p < 0.05 and wild cluster "
+                   "bootstrap p < 0.05",
+    "d_ner": "STEM × D_ner survives Holm over the nine contrasts under CR2 and under the wild cluster "
+             "bootstrap",
+    "stem_r2": "cross-validated R² higher in STEM and the logit² ratio's 95 % interval above 1",
+}
+
+
+def homogeneity_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) -> dict:
+    """W(9) under CR2 (χ² and HTZ) and its null-imposed wild cluster bootstrap."""
+    tests = joint_wald_tests(y, X, stem, subjects, kinds=["CR2"], forms={"CR2": ["chi2", "HTZ"]})
+    wald = wald_statistics(tests)
+    fit = interaction_fit(y, X, stem)
+    boot = wild_cluster_bootstrap(fit, contrast_terms(X.columns), clusters=subjects, seed=seed, kind="CR2",
+                                  n_draws=n_boot)
+    return {"w9_cr2": wald["w9_cr2"], "w9_htz_F": wald["w9_htz_F"], "w9_htz_p": wald["w9_htz_p"],
+            "wcb_stat": float(boot.stat), "wcb_p": float(boot.p)}
+
+
+def d_ner_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) -> dict:
+    """The STEM × D_ner contrast: estimate, CR2 t, Holm p (CR2 and wild bootstrap)."""
+    fit = interaction_fit(y, X, stem)
+    table = contrast_tests(fit, subjects, contrast_terms(X.columns), kinds=("CR2",), seed=seed,
+                           n_boot=n_boot).loc["STEM:d_ner"]
+    crit = _t_crit(table["df_CR2"])
+    return {"d_ner_estimate": float(table["estimate"]), "t_cr2_d_ner": float(table["t_CR2"]),
+            "d_ner_low": float(table["estimate"] - crit * table["se_CR2"]),
+            "d_ner_high": float(table["estimate"] + crit * table["se_CR2"]),
+            "holm_p_cr2_d_ner": float(table["holm_CR2"]), "boot_holm_p_d_ner": float(table["holm_boot"])}
+
+
+def _t_crit(df: float) -> float:
+    from scipy import stats
+
+    return float(stats.t.ppf(0.975, df))
+
+
+def stem_r2_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int, cv_folds: int) -> dict:
+    """Cross-validated R² per partition and the logit² ratio with its cluster-bootstrap interval."""
+    cv = cv_table(y, stem, subjects, [Design("nine indicators", X.to_numpy())], n_folds=cv_folds, seed=seed)
+    effects = partition_effects(y, X, stem, subjects, seed=seed, n_boot=n_boot).set_index("effect")
+    out = effect_statistics(cv, effects)
+    return {key: float(out[key]) for key in ("cv_r2_stem", "cv_r2_nonstem", "logit2_ratio",
+                                             "logit2_ratio_ci_low", "logit2_ratio_ci_high")}
+
+
+def decide(test: str, result: dict, alpha: float = ALPHA) -> bool:
+    """Whether ``result`` (from :func:`central_tests`) supports the paper's claim by :data:`DECISIONS`.
+
+    Raises
+    ------
+    ParameterError
+        For a test not in :data:`CENTRAL_TESTS`.
+    """
+    if test == "homogeneity":
+        return bool(result["w9_htz_p"] < alpha and result["wcb_p"] < alpha)
+    if test == "d_ner":
+        return bool(result["holm_p_cr2_d_ner"] < alpha and result["boot_holm_p_d_ner"] < alpha)
+    if test == "stem_r2":
+        return bool(result["cv_r2_stem"] > result["cv_r2_nonstem"] and result["logit2_ratio_ci_low"] > 1.0)
+    raise ParameterError("test", f"unknown central test {test!r}; choose one of {CENTRAL_TESTS}")
+
+
+@seeded
+def central_tests(frame: pd.DataFrame, *, seed, n_boot: int = 999, cv_folds: int = 10) -> dict:
+    """Run the three item-side tests on an item frame.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per item with ``b_hat``, ``stem``, ``subject`` and the nine indicators
+        (:attr:`mmlu_audit.analyses.pipeline.AnalysisInputs.frame`); items without ``b_hat``
+        are dropped.
+    seed : int
+        Seed of the bootstraps and the CV folds.
+    n_boot : int
+        Draws of each bootstrap.
+    cv_folds : int
+        K of the item-fold cross-validation.
+
+    Returns
+    -------
+    dict
+        ``test → {statistic: value}`` for :data:`CENTRAL_TESTS`, each with ``supports`` (the
+        decision of :func:`decide`) and ``n_items``.
+    """
+    X, y, stem, subjects = design_arrays(estimated_items(frame))
+    if np.unique(subjects[stem]).size < 2 or np.unique(subjects[~stem]).size < 2:
+        raise ParameterError("frame", "needs at least two subjects in each partition")
+    results = {
+        "homogeneity": homogeneity_tests(y, X, stem, subjects, seed=seed, n_boot=n_boot),
+        "d_ner": d_ner_tests(y, X, stem, subjects, seed=seed, n_boot=n_boot),
+        "stem_r2": stem_r2_tests(y, X, stem, subjects, seed=seed, n_boot=n_boot, cv_folds=cv_folds),
+    }
+    for test, result in results.items():
+        result |= {"supports": decide(test, result), "n_items": int(len(y))}
+    return results
