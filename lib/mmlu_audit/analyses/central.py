@@ -8,7 +8,11 @@ the replication across model populations and the power study share:
 - **d_ner** (§4.2): the STEM × D_ner contrast, CR2 t with Holm over the nine contrasts, and
   the wild cluster bootstrap's Holm p;
 - **stem_r2** (§4.2): cross-validated R² in each partition and the logit² ratio (STEM over
-  non-STEM) with its subject-cluster bootstrap interval.
+  non-STEM) with its subject-cluster bootstrap interval;
+
+and the model-side one, :func:`guessing_floor_test` (§5.1): the two-stage r(β, θ̂) over all
+models, with its Fisher interval, and the share of it that a 3PL null with no ability × depth
+term reproduces.
 
 Each test returns its statistic, its own p (never another test's) and the decision rule the
 verdict reads (:data:`DECISIONS`), so a chapter, a replication table and a many-seed power study
@@ -28,12 +32,16 @@ from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.inference import partition_effects, wild_cluster_bootstrap
 
-__all__ = ["ALPHA", "DECISIONS", "CENTRAL_TESTS", "central_tests", "decide", "homogeneity_tests",
-           "d_ner_tests", "stem_r2_tests"]
+__all__ = ["ALPHA", "DECISIONS", "CENTRAL_TESTS", "CLAIM_TESTS", "central_tests", "decide",
+           "d_ner_tests", "guessing_floor_test", "homogeneity_tests", "stem_r2_tests"]
 
 ALPHA = 0.05
 #: The item-side tests, in the order of the paper.
 CENTRAL_TESTS = ("homogeneity", "d_ner", "stem_r2")
+#: Every test a real-data verdict reads: the item-side ones, then the guessing floor.
+CLAIM_TESTS = CENTRAL_TESTS + ("guessing_floor",)
+#: The share of the observed r(β, θ̂) the 3PL null must reproduce for "most of it" (§5.1).
+FLOOR_SHARE = 0.5
 #: What each test's decision reads: test → (description, rule on its result dict).
 DECISIONS = {
     "homogeneity": "W(9) rejected by both size-holding tests: CR2-HTZ p < 0.05 and wild cluster "
@@ -41,6 +49,7 @@ DECISIONS = {
     "d_ner": "STEM × D_ner survives Holm over the nine contrasts under CR2 and under the wild cluster "
              "bootstrap",
     "stem_r2": "cross-validated R² higher in STEM and the logit² ratio's 95 % interval above 1",
+    "guessing_floor": "r(β, θ̂) over all models below 0 and the 3PL null reproducing more than half of it",
 }
 
 
@@ -96,7 +105,9 @@ def decide(test: str, result: dict, alpha: float = ALPHA) -> bool:
         return bool(result["holm_p_cr2_d_ner"] < alpha and result["boot_holm_p_d_ner"] < alpha)
     if test == "stem_r2":
         return bool(result["cv_r2_stem"] > result["cv_r2_nonstem"] and result["logit2_ratio_ci_low"] > 1.0)
-    raise ParameterError("test", f"unknown central test {test!r}; choose one of {CENTRAL_TESTS}")
+    if test == "guessing_floor":
+        return bool(result["rs_r_all"] < 0 and result["null_share_all"] > FLOOR_SHARE)
+    raise ParameterError("test", f"unknown test {test!r}; choose one of {CLAIM_TESTS}")
 
 
 @seeded
@@ -133,3 +144,50 @@ def central_tests(frame: pd.DataFrame, *, seed, n_boot: int = 999, cv_folds: int
     for test, result in results.items():
         result |= {"supports": decide(test, result), "n_items": int(len(y))}
     return results
+
+
+@seeded
+def guessing_floor_test(matrix, frame: pd.DataFrame, theta_hat, *, seed, fast: bool = False,
+                        replicates: int = 100) -> dict:
+    """§5.1's two-stage coefficient and its 3PL guessing-floor null, on one response matrix.
+
+    Parameters
+    ----------
+    matrix : ResponseMatrix
+        Responses, columns in ``frame`` order.
+    frame : DataFrame
+        The items with ``stem`` and ``wscg_depth``; STEM items no model answered are left out.
+    theta_hat : array-like, shape (J,)
+        The 2PL abilities of the calibration.
+    seed : int
+        Seed of the 3PL fit and of the null replicates.
+    fast : bool
+        The 3PL fit's smoke-run step cap.
+    replicates : int
+        Matrices simulated from the fitted 3PL.
+
+    Returns
+    -------
+    dict
+        ``rs_r_all`` with its Fisher 95 % interval (``rs_r_low``, ``rs_r_high``), ``null_r_all``
+        (the null's mean r), ``null_share_all``, ``n_models`` (with a finite β), ``supports``.
+    """
+    from mmlu_audit.analyses.modelside import (beta_theta_correlations, column_submatrix, null_correlations,
+                                               null_spec, reasoning_sensitivity)
+    from mmlu_audit.inference import fisher_interval
+    from mmlu_audit.irt import fit_cached
+
+    stem = frame["stem"].to_numpy(bool) & matrix.observed.any(axis=0)  # an unseen item has no b
+    depth = frame.loc[stem, "wscg_depth"].to_numpy(float)
+    sub = column_submatrix(matrix, stem)
+    betas = reasoning_sensitivity(sub.responses, depth)["beta"].to_numpy()
+    r_all = beta_theta_correlations(betas, np.asarray(theta_hat, float))["all"]
+    n = int(np.isfinite(betas).sum())
+    low, high = fisher_interval(r_all, n)
+    fit_3pl = fit_cached(sub, null_spec(fast, seed), progress=False)
+    null = null_correlations(fit_3pl.theta, fit_3pl.a, fit_3pl.b, depth, sub.responses >= 0,
+                             replicates=replicates, seed=seed, progress=False)
+    result = {"rs_r_all": float(r_all), "rs_r_low": float(low), "rs_r_high": float(high),
+              "null_r_all": float(null["all"].mean()), "null_share_all": float(null["all"].mean() / r_all),
+              "n_models": n}
+    return result | {"supports": decide("guessing_floor", result)}

@@ -14,8 +14,8 @@ from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.irt.backend import backend_name
 
 __all__ = ["FEW_MODELS", "MISSING", "SIGNIFICANT_DIGITS", "banner_html", "format_number", "frame_html",
-           "glue_figure", "glue_ready", "glue_values", "population_note", "simulation_banner",
-           "source_banner", "text_banner", "use_table_format", "write_download"]
+           "glue_figure", "glue_ready", "glue_values", "population_note", "real_label", "simulation_banner",
+           "source_banner", "text_banner", "three_way_table", "use_table_format", "write_download"]
 
 #: How a missing value (None, NaN) is shown in a table.
 MISSING = "—"
@@ -187,6 +187,58 @@ def use_table_format() -> None:
 
 #: Below this many models a chapter says the source cannot test the paper's claims.
 FEW_MODELS = 200
+
+
+def real_label(matrix: ResponseMatrix) -> str:
+    """The column header of a real population: ``"real: mmlu_real (31 models)"``."""
+    return f"real: {matrix.source} ({matrix.shape[0]:,} models)"
+
+
+def three_way_table(simulated: dict, real: dict, *, real_matrix: ResponseMatrix,
+                    planted: dict | None = None, labels: dict | None = None, paper_keys: dict | None = None):
+    """The paper's value, the real population's and the simulated world's, side by side.
+
+    Parameters
+    ----------
+    simulated : dict
+        Key → the value this chapter computed on the simulated world (the keys give the rows,
+        in order; keys of :data:`mmlu_audit.core.paper.PAPER` show the paper's value).
+    real : dict
+        Key → the same quantity computed on the real population; a key it lacks shows "—".
+    real_matrix : ResponseMatrix
+        The real population (names its column).
+    planted : dict, optional
+        Key → the simulated world's planted value, where it has one.
+    labels : dict, optional
+        Key → a readable name of the quantity.
+    paper_keys : dict, optional
+        Key → its :data:`~mmlu_audit.core.paper.PAPER` key where the two names differ.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by quantity; columns ``paper``, the real column, ``simulated world``, ``planted``
+        and ``where`` (the paper's section).
+
+    Raises
+    ------
+    ParameterError
+        If ``real_matrix`` is simulated (the real column would not be real).
+    """
+    import pandas as pd
+
+    from mmlu_audit.core.errors import ParameterError
+    from mmlu_audit.core.paper import PAPER
+
+    if real_matrix.simulated:
+        raise ParameterError("real_matrix", "the real column must come from real responses")
+    labels, planted, paper_keys = labels or {}, planted or {}, paper_keys or {}
+    published = {key: PAPER.get(paper_keys.get(key, key), (np.nan, MISSING)) for key in simulated}
+    rows = [{"quantity": labels.get(key, key), "paper": published[key][0],
+             real_label(real_matrix): real.get(key, np.nan), "simulated world": value,
+             "planted": planted.get(key, np.nan), "where": published[key][1]}
+            for key, value in simulated.items()]
+    return pd.DataFrame(rows).set_index("quantity")
 
 
 def population_note(matrix: ResponseMatrix) -> str:

@@ -7,7 +7,13 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.analyses.regression.contrasts import holm_count, holm_survivors, indicator_names
 
-__all__ = ["contrast_statistics", "effect_statistics", "standardised_statistics"]
+__all__ = ["HEADLINE_KEYS", "contrast_statistics", "effect_statistics", "standardised_statistics",
+           "stratified_headline"]
+
+#: §4.2's headline figures, by their glue names in the stratified chapter.
+HEADLINE_KEYS = ("cv_r2_stem", "cv_r2_nonstem", "logit2_ratio", "logit2_ratio_ci_low", "logit2_ratio_ci_high",
+                 "cohens_q", "holm_hc3", "holm_cr2", "holm_boot", "t_cr2_d_ner", "holm_p_cr2_d_ner",
+                 "boot_p_d_ner")
 
 
 def effect_statistics(cv: pd.DataFrame, effects: pd.DataFrame) -> dict[str, float]:
@@ -66,3 +72,36 @@ def standardised_statistics(contrasts: pd.DataFrame, standardised: pd.DataFrame,
         same = holm_survivors(contrasts, kind, alpha) == holm_survivors(standardised, kind, alpha)
         out |= {f"std_holm_{kind.lower()}": counts[kind], f"std_same_{kind.lower()}": "yes" if same else "no"}
     return out
+
+
+def stratified_headline(frame: pd.DataFrame, *, seed, n_boot: int, cv_folds: int,
+                        boot_kind: str = "CR2") -> dict:
+    """§4.2's headline figures (:data:`HEADLINE_KEYS`) on an item frame, as the chapter computes them.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Items with ``b_hat``, ``stem``, ``subject`` and the nine indicators; items without
+        ``b_hat`` are dropped.
+    seed : int
+        Seed of the CV folds and the bootstraps.
+    n_boot : int
+        Draws of the subject-cluster bootstrap (effect sizes) and of the wild cluster bootstrap.
+    cv_folds : int
+        K of the item-fold cross-validation.
+    boot_kind : str
+        Covariance inside the bootstrapped t statistics.
+    """
+    from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tests, cv_table,
+                                                design_arrays, estimated_items, interaction_fit)
+    from mmlu_audit.inference import partition_effects
+
+    X, y, stem, subjects = design_arrays(estimated_items(frame))
+    cv = cv_table(y, stem, subjects, [Design("nine indicators", X.to_numpy())], n_folds=cv_folds, seed=seed)
+    effects = partition_effects(y, X, stem, subjects, seed=seed, n_boot=n_boot).set_index("effect")
+    contrasts = contrast_tests(interaction_fit(y, X, stem), subjects, contrast_terms(X.columns), seed=seed,
+                               n_boot=n_boot, boot_kind=boot_kind)
+    d_ner = contrasts.loc["STEM:d_ner"]
+    out = effect_statistics(cv, effects) | contrast_statistics(contrasts) | {
+        "t_cr2_d_ner": d_ner["t_CR2"], "holm_p_cr2_d_ner": d_ner["holm_CR2"], "boot_p_d_ner": d_ner["p_boot"]}
+    return {key: out[key] for key in HEADLINE_KEYS}
