@@ -41,9 +41,12 @@ def test_an_empty_build_leaves_every_claim_not_testable_with_its_reason(tmp_path
     assert list(table.index) == [claim.key for claim in CLAIMS]
     assert (table["verdict"] == VERDICTS[2]).all()
     assert table.loc["d_ner", "why"].endswith(
-        "in this build: D_ner contrast, CR2 t (Holm p; bootstrap p): not in this build: 05:t_cr2_d_ner, "
+        "D_ner contrast, CR2 t (Holm p; bootstrap p): not in this build: 05:t_cr2_d_ner, "
         "05:holm_p_cr2_d_ner, 05:boot_p_d_ner; Holm survivors under CR2 include D_ner: not in this build: "
         "05:found_cr2_names, 05:found_boot_names")
+    assert "not in this build: 20:pool_d_ner_estimate, 20:pool_holm_p_cr2_d_ner, 20:pool_boot_holm_p_d_ner" \
+        in table.loc["d_ner", "why"]
+    assert table["power"].isna().all()
     assert set(table["simulated"]) == {SIMULATED[2], SIMULATED[3]}
 
 
@@ -121,7 +124,9 @@ def test_registry_is_well_formed():
     context = [ev.glue for claim in CLAIMS for ev in claim.evidence if ev.kind == "context"]
     assert set(context) <= real_glues, "context evidence is a registered real-data result"
     assert all(claim.scope for claim in CLAIMS)
-    assert set(claim_chapters()) == {"04", "05", "06", "07", "08", "13", "19"}
+    assert set(claim_chapters()) == {"04", "05", "06", "07", "08", "13", "19", "20"}
+    assert {claim.key for claim in CLAIMS if claim.power} == {"homogeneity", "d_ner", "stem_r2", "guessing_floor"}
+    assert all(claim.power in glue_names() for claim in CLAIMS if claim.power)
     assert set(OUTCOMES) >= {"supports", "missing"}
 
 
@@ -153,3 +158,40 @@ def test_a_null_world_plants_nothing_to_recover(tmp_path):
     assert claims_table(collection).loc["d_ner", "simulated"] == SIMULATED[2]
     with pytest.raises(ParameterError, match="only a planted truth"):
         Evidence("05", "x", "label", conditions=(Condition("x", "<", 1),), given=(Condition("y", ">", 0),))
+
+
+#: The real-verdicts chapter's pool values where homogeneity is not rejected.
+POOL_NOT_REJECTED = {"pool_w9_cr2": 26.5, "pool_w9_htz_p": 0.18, "pool_wcb_stat": 26.5, "pool_wcb_p": 0.07}
+
+
+@pytest.mark.parametrize("power, expected", [(0.3, VERDICTS[3]), (0.8, VERDICTS[1])])
+def test_a_real_test_against_is_inconclusive_below_the_power_floor(tmp_path, power, expected):
+    write_chapter(tmp_path, "20_real_verdicts", POOL_NOT_REJECTED | {"power_homogeneity": power},
+                  banner="real-banner")
+    table = _claims(tmp_path)
+    assert table.loc["homogeneity", "verdict"] == expected
+    assert table.loc["homogeneity", "power"] == power and table.loc["homogeneity", "real_evidence"] == 2
+    assert f"power {power:.2f}" in table.loc["homogeneity", "why"] or f"effect {power:.2f}" in \
+        table.loc["homogeneity", "why"]
+    evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
+    assert evidence.loc["20:pool_w9_cr2", "population"].startswith("real MMLU pool")
+    assert evidence.loc["20:pool_w9_cr2", "p"] == 0.18  # the HTZ p beside the statistic it refers
+
+
+def test_a_real_test_for_is_supported_whatever_the_power(tmp_path):
+    write_chapter(tmp_path, "20_real_verdicts", POOL_NOT_REJECTED | {"pool_w9_htz_p": 0.01, "pool_wcb_p": 0.02,
+                                                                   "power_homogeneity": 0.2},
+                  banner="real-banner")
+    assert _claims(tmp_path).loc["homogeneity", "verdict"] == VERDICTS[0]
+
+
+def test_summary_intervals_are_the_ones_the_chapters_say_to_read(tmp_path):
+    write_chapter(tmp_path, "08_rank_stability",
+                  {"helm_displacement": 0.2, "helm_displacement_low": 0.1, "helm_displacement_high": 0.3025,
+                   "helm_displacement_exact_low": 0.03, "helm_displacement_exact_high": 0.56,
+                   "helm_tau_stem": 0.81, "helm_tau_nonstem": 0.95, "helm_null_blocks_p": 0.03})
+    write_chapter(tmp_path, "07_reasoning_sensitivity", {"helm_r_beta_acc": 0.5, "helm_r_low": 0.14,
+                                                         "helm_r_high": 0.8})
+    evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
+    assert evidence.loc["08:helm_displacement", ["low", "high"]].tolist() == [0.03, 0.56]  # Clopper–Pearson
+    assert evidence.loc["07:helm_r_beta_acc", ["low", "high"]].tolist() == [0.14, 0.8]  # Fisher

@@ -33,7 +33,7 @@ from mmlu_audit.core.seeds import seeded
 from mmlu_audit.inference import partition_effects, wild_cluster_bootstrap
 
 __all__ = ["ALPHA", "DECISIONS", "CENTRAL_TESTS", "CLAIM_TESTS", "central_tests", "decide",
-           "d_ner_tests", "guessing_floor_test", "homogeneity_tests", "stem_r2_tests"]
+           "d_ner_tests", "guessing_floor_test", "homogeneity_tests", "population_tests", "stem_r2_tests"]
 
 ALPHA = 0.05
 #: The item-side tests, in the order of the paper.
@@ -61,7 +61,7 @@ def homogeneity_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) 
     boot = wild_cluster_bootstrap(fit, contrast_terms(X.columns), clusters=subjects, seed=seed, kind="CR2",
                                   n_draws=n_boot)
     return {"w9_cr2": wald["w9_cr2"], "w9_htz_F": wald["w9_htz_F"], "w9_htz_p": wald["w9_htz_p"],
-            "wcb_stat": float(boot.stat), "wcb_p": float(boot.p)}
+            "wcb_stat": float(boot.stat), "wcb_q95": float(boot.quantile(0.95)), "wcb_p": float(boot.p)}
 
 
 def d_ner_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) -> dict:
@@ -191,3 +191,35 @@ def guessing_floor_test(matrix, frame: pd.DataFrame, theta_hat, *, seed, fast: b
               "null_r_all": float(null["all"].mean()), "null_share_all": float(null["all"].mean() / r_all),
               "n_models": n}
     return result | {"supports": decide("guessing_floor", result)}
+
+
+def population_tests(source: str, *, seed: int, fast: bool, n_boot: int, cv_folds: int,
+                     replicates: int) -> dict:
+    """Every test of :data:`CLAIM_TESTS` on one response source, through the chapters' pipeline.
+
+    Parameters
+    ----------
+    source : str
+        A response source (:data:`mmlu_audit.worlds.sources.SOURCES`).
+    seed : int
+        Seed of the calibration, the bootstraps, the folds and the 3PL null.
+    fast : bool
+        The calibration's smoke-run step cap.
+    n_boot, cv_folds, replicates : int
+        As for :func:`central_tests` and :func:`guessing_floor_test`.
+
+    Returns
+    -------
+    dict
+        ``test → result`` (each with ``supports``), plus ``"population"``: ``source``,
+        ``n_models``, ``simulated`` and ``description``.
+    """
+    from mmlu_audit.analyses.pipeline import analysis_inputs
+
+    inputs = analysis_inputs(source, seed, fast)
+    results = central_tests(inputs.frame, seed=seed, n_boot=n_boot, cv_folds=cv_folds)
+    results["guessing_floor"] = guessing_floor_test(inputs.matrix, inputs.frame, inputs.fit.theta, seed=seed,
+                                                    fast=fast, replicates=replicates)
+    matrix = inputs.matrix
+    return results | {"population": {"source": source, "n_models": int(matrix.shape[0]),
+                                     "simulated": bool(matrix.simulated), "description": matrix.description}}

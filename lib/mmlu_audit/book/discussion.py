@@ -13,9 +13,11 @@ it. Each piece of evidence is one of three kinds:
 - ``"context"``: a real-data value shown beside the claim that does not test it.
 
 :func:`verdict` turns a claim's real-data tests into one of :data:`VERDICTS`: supported when
-every readable real test supports it, not supported when at least one does not, and not testable
-with the data here when no test was computed on real responses (with the reason). Simulation
-never supports a claim about MMLU.
+every readable real test supports it, not supported when at least one does not and the test had
+power of at least 0.5 at the paper's effect on the real design (the claim's ``power`` glue, from
+the real-verdicts chapter), inconclusive when it does not but that power is lower, and not
+testable with the data here when no test was computed on real responses (with the reason).
+Simulation never supports a claim about MMLU.
 """
 
 from __future__ import annotations
@@ -29,11 +31,15 @@ from mmlu_audit.book.scorecard import Collection, lookup
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.paper import REAL_RESULTS
 
-__all__ = ["CLAIMS", "KINDS", "OUTCOMES", "SIMULATED", "VERDICTS", "Claim", "Condition", "Evidence",
-           "claim_chapters", "claims_table", "evidence_table", "glue_names", "verdict"]
+__all__ = ["CLAIMS", "KINDS", "OUTCOMES", "POWER_FLOOR", "SIMULATED", "VERDICTS", "Claim", "Condition",
+           "Evidence", "claim_chapters", "claim_power", "claims_table", "evidence_table", "glue_names",
+           "verdict"]
 
 #: A claim's verdict, on real data.
-VERDICTS = ("supported", "not supported", "not testable with the data here")
+VERDICTS = ("supported", "not supported", "not testable with the data here",
+            "inconclusive (power below 0.5 at the paper's effect)")
+#: Below this power at the paper's effect a real test that does not support a claim is inconclusive.
+POWER_FLOOR = 0.5
 #: What the simulated world says about a claim.
 SIMULATED = ("recovered as planted", "not recovered", "no planted truth", "not in this build")
 #: Kinds of evidence (see the module docstring).
@@ -139,6 +145,8 @@ class Claim:
     evidence : tuple of Evidence
     scope : str
         What the data staged here can and cannot say about it (stated with a "not testable").
+    power : tuple of (str, str), optional
+        ``(chapter, glue)`` of the real test's power at the paper's effect on the real design.
     """
 
     key: str
@@ -146,6 +154,7 @@ class Claim:
     section: str
     evidence: tuple
     scope: str
+    power: tuple | None = None
 
 
 def _p_below(glue: str, chapter: str | None = None) -> Condition:
@@ -156,17 +165,26 @@ def _p_below(glue: str, chapter: str | None = None) -> Condition:
 CLAIMS: tuple[Claim, ...] = (
     Claim("homogeneity", "Structural homogeneity is rejected: the nine indicators map onto "
           "difficulty differently in STEM and non-STEM (joint Wald W(9), cluster-robust).", "§4.3",
-          (Evidence("06", "w9_cr2", "W(9), CR2 Wald", conditions=(_p_below("w9_cr2_p"),), p="w9_cr2_p"),
-           Evidence("06", "wcb_stat", "W(9), wild cluster bootstrap", conditions=(_p_below("wcb_p"),),
-                    p="wcb_p"),
+          (Evidence("20", "pool_w9_cr2", "W(9) under CR2, real pool, HTZ reference (p)",
+                    conditions=(_p_below("pool_w9_htz_p"),), p="pool_w9_htz_p"),
+           Evidence("20", "pool_wcb_stat", "W(9) under CR2, real pool, wild cluster bootstrap (p)",
+                    conditions=(_p_below("pool_wcb_p"),), p="pool_wcb_p"),
+           Evidence("06", "w9_cr2", "W(9) under CR2, HTZ reference (p)", conditions=(_p_below("w9_htz_p"),),
+                    p="w9_htz_p"),
+           Evidence("06", "wcb_stat", "W(9) under CR2, wild cluster bootstrap (p)",
+                    conditions=(_p_below("wcb_p"),), p="wcb_p"),
            Evidence("06", "w9_cr2", "slopes planted unequal; CR2 Wald rejects", kind="planted",
                     given=(Condition("n_planted", ">", 0),), conditions=(_p_below("w9_cr2_p"),),
                     p="w9_cr2_p")),
-          "the §4 pipeline tests it on real MMLU responses only when chapters 05 and 06 run on a "
-          "real source (data_source helm20: 20 models)"),
+          "tested on the real MMLU pool by the real-verdicts chapter (20) in every build, and by "
+          "chapter 06 when it runs on a real source", power=("20", "power_homogeneity")),
     Claim("d_ner", "The STEM × entity-density (D_ner) contrast survives CR2, Holm over the nine "
           "contrasts, and the wild cluster bootstrap.", "§4.2",
-          (Evidence("05", "t_cr2_d_ner", "D_ner contrast, CR2 t (Holm p; bootstrap p)",
+          (Evidence("20", "pool_d_ner_estimate", "D_ner contrast, real pool, CR2 95 % interval (Holm p); "
+                    "bootstrap Holm p < 0.05 too",
+                    conditions=(_p_below("pool_holm_p_cr2_d_ner"), _p_below("pool_boot_holm_p_d_ner")),
+                    low="pool_d_ner_low", high="pool_d_ner_high", p="pool_holm_p_cr2_d_ner"),
+           Evidence("05", "t_cr2_d_ner", "D_ner contrast, CR2 t (Holm p; bootstrap p)",
                     conditions=(_p_below("holm_p_cr2_d_ner"), _p_below("boot_p_d_ner")),
                     p="holm_p_cr2_d_ner"),
            Evidence("05", "found_cr2_names", "Holm survivors under CR2 include D_ner",
@@ -176,22 +194,36 @@ CLAIMS: tuple[Claim, ...] = (
                     kind="planted", given=(Condition("planted_names", "contains", "d_ner"),),
                     conditions=(Condition("found_cr2_names", "contains", "d_ner"),
                                                 Condition("found_boot_names", "contains", "d_ner")))),
-          "tested on real MMLU responses only when chapter 05 runs on a real source"),
+          "tested on the real MMLU pool by chapter 20 in every build, and by chapter 05 when it runs "
+          "on a real source", power=("20", "power_d_ner")),
     Claim("stem_r2", "The indicators explain more of difficulty in STEM than in non-STEM "
           "(cross-validated R², and the ratio of logit R² with its bootstrap interval above 1).", "§4.2",
-          (Evidence("05", "logit2_ratio", "logit R² ratio, STEM over non-STEM",
+          (Evidence("20", "pool_logit2_ratio", "logit² ratio, real pool, STEM over non-STEM (subject "
+                    "bootstrap interval)",
+                    conditions=(Condition("pool_cv_r2_stem", ">", "pool_cv_r2_nonstem"),
+                                Condition("pool_logit2_ratio_ci_low", ">", 1.0)),
+                    low="pool_logit2_ratio_ci_low", high="pool_logit2_ratio_ci_high"),
+           Evidence("05", "logit2_ratio", "logit R² ratio, STEM over non-STEM",
                     conditions=(Condition("cv_r2_stem", ">", "cv_r2_nonstem"),
                                 Condition("logit2_ratio_ci_low", ">", 1.0)),
                     low="logit2_ratio_ci_low", high="logit2_ratio_ci_high"),
            Evidence("05", "cv_r2_stem", "true R² planted higher in STEM; CV R² orders them so",
                     kind="planted", given=(Condition("true_r2_stem", ">", "true_r2_nonstem", "04"),),
                     conditions=(Condition("cv_r2_stem", ">", "cv_r2_nonstem"),))),
-          "tested on real MMLU responses only when chapter 05 runs on a real source"),
+          "tested on the real MMLU pool by chapter 20 in every build, and by chapter 05 when it runs "
+          "on a real source", power=("20", "power_stem_r2")),
     Claim("guessing_floor", "The apparent reasoning sensitivity (r(β, θ̂) < 0) is confounded by the "
           "guessing floor: a 3PL null with no ability × depth term reproduces most of it.", "§5.1",
-          (Evidence("07", "null_share_all", "share of the observed r the guessing-floor null reproduces",
+          (Evidence("20", "pool_null_share_all", "real pool: share of the observed r(β, θ̂) the 3PL null "
+                    "reproduces (observed r below 0 too)",
+                    conditions=(Condition("pool_rs_r_all", "<", 0.0),
+                                Condition("pool_null_share_all", ">", 0.5))),
+           Evidence("20", "pool_rs_r_all", "real pool: r(β, θ̂), Fisher 95 % interval", kind="context",
+                    low="pool_rs_r_low", high="pool_rs_r_high"),
+           Evidence("07", "null_share_all", "share of the observed r the guessing-floor null reproduces",
                     conditions=(Condition("null_share_all", ">", 0.5),)),
-           Evidence("07", "helm_r_beta_acc", "r(β, STEM accuracy logit), no null fitted", kind="context"),
+           Evidence("07", "helm_r_beta_acc", "r(β, STEM accuracy logit), HELM-20, Fisher 95 % interval; "
+                    "no null fitted", kind="context", low="helm_r_low", high="helm_r_high"),
            Evidence("07", "null_share_all", "no interaction planted; the null reproduces most of r",
                     kind="planted", conditions=(Condition("null_share_all", ">", 0.5),)),
            Evidence("19", "gamma1_working",
@@ -199,26 +231,29 @@ CLAIMS: tuple[Claim, ...] = (
                     kind="planted", conditions=(Condition("gamma1_boot_low", "<", 0.0),
                                                 Condition("gamma1_boot_high", ">", 0.0)),
                     low="gamma1_boot_low", high="gamma1_boot_high")),
-          "the guessing-floor null and the interaction are fitted only to the matrix chapters 07, 18 "
-          "and 19 run on; the real HELM matrix in chapter 07 (20 models) gives r(β, accuracy) but too "
-          "few models for the null's quartiles"),
+          "the guessing-floor null is fitted to the real MMLU pool by chapter 20 in every build; the "
+          "interaction model of chapters 18 and 19 only to the matrix they run on",
+          power=("20", "power_guessing_floor")),
     Claim("rank_stability", "STEM subscore rankings are less stable than non-STEM ones, beyond what "
           "a length-matched non-STEM subsample or subject blocks give.", "§5.2",
           (Evidence("08", "tau_stem", "τ_w STEM vs aggregate, below length-matched non-STEM",
                     conditions=(Condition("tau_stem", "<", "tau_nonstem"), _p_below("tau_matched_p")),
                     p="tau_matched_p"),
-           Evidence("08", "helm_displacement", "Top-k displacement beyond subject-block null",
+           Evidence("08", "helm_displacement", "Top-k displacement beyond subject-block null (exact "
+                    "Clopper–Pearson interval; p conditional on the top-k models selected)",
                     conditions=(Condition("helm_tau_stem", "<", "helm_tau_nonstem"),
                                 _p_below("helm_null_blocks_p")),
-                    low="helm_displacement_low", high="helm_displacement_high", p="helm_null_blocks_p"),
+                    low="helm_displacement_exact_low", high="helm_displacement_exact_high",
+                    p="helm_null_blocks_p"),
            Evidence("08", "h20_tau_stem", "τ_w STEM below length-matched non-STEM",
                     conditions=(Condition("h20_tau_stem", "<", "h20_tau_matched"),
                                 _p_below("h20_tau_matched_p")),
                     p="h20_tau_matched_p")),
           "chapter 08 tests it on the real HELM tables whatever its data_source"),
-    Claim("mmlu_pro", "MMLU-Pro's reforms (more options, harder items) are insufficient: structural "
-          "heterogeneity remains on MMLU-Pro.", "§6",
-          (Evidence("13", "pro_w9_cr2", "W(9) on MMLU-Pro, wild cluster bootstrap p",
+    Claim("mmlu_pro", "Proposed next test, not a claim: the paper proposes auditing MMLU-Pro (more "
+          "options, harder items) for the same structural heterogeneity; is homogeneity rejected there?",
+          "§6",
+          (Evidence("13", "pro_w9_cr2", "W(9) under CR2 on MMLU-Pro, wild cluster bootstrap (p)",
                     conditions=(_p_below("pro_wcr_p"),), p="pro_wcr_p"),
            Evidence("13", "pro_b_sd", "SD of b̂ on MMLU-Pro", kind="context")),
           "chapter 13 tests it on the real MMLU-Pro responses (29 models) whatever its data_source"),
@@ -227,7 +262,7 @@ CLAIMS: tuple[Claim, ...] = (
 
 def glue_names() -> set[tuple[str, str]]:
     """Every ``(chapter prefix, glue name)`` :data:`CLAIMS` reads (the smoke build checks them)."""
-    names = set()
+    names = {claim.power for claim in CLAIMS if claim.power is not None}
     for evidence in (ev for claim in CLAIMS for ev in claim.evidence):
         own = (evidence.glue, evidence.low, evidence.high, evidence.p)
         names |= {(evidence.chapter, name) for name in own if name}
@@ -344,11 +379,13 @@ def evidence_table(collection: Collection) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def verdict(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
+def verdict(claim: Claim, evidence: pd.DataFrame, power: float | None = None) -> tuple[str, str]:
     """The verdict on ``claim`` (one of :data:`VERDICTS`) and why, from its rows of ``evidence``.
 
     Only tests computed on real responses count; a claim with none is not testable with the
-    data here, and the reason says what each test lacked.
+    data here, and the reason says what each test lacked. A claim a real test does not support
+    is inconclusive when ``power`` (that test's rejection rate at the paper's effect on the real
+    design) is below :data:`POWER_FLOOR`.
     """
     tests = evidence[(evidence["claim"] == claim.key) & (evidence["kind"] == "test")]
     real = tests[(tests["provenance"] == "real responses") & tests["outcome"].isin(OUTCOMES[:2])]
@@ -361,7 +398,10 @@ def verdict(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
     listing = "; ".join(f"{row.label} ({row.population}): {row.outcome}" for row in real.itertuples())
     if support.all():
         return VERDICTS[0], listing
-    return VERDICTS[1], f"{int(support.sum())} of {len(real)} real-data tests support it: {listing}"
+    why = f"{int(support.sum())} of {len(real)} real-data tests support it: {listing}"
+    if power is not None and not math.isnan(power) and power < POWER_FLOOR:
+        return VERDICTS[3], f"{why}; power at the paper's effect {power:.2f}"
+    return VERDICTS[1], why + ("" if power is None or math.isnan(power) else f"; power {power:.2f}")
 
 
 def _simulated(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
@@ -376,6 +416,14 @@ def _simulated(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
     return (SIMULATED[0] if (read["outcome"] == OUTCOMES[2]).all() else SIMULATED[1]), listing
 
 
+def claim_power(collection: Collection, claim: Claim) -> float | None:
+    """The power of ``claim``'s real test at the paper's effect, as glued; None when not read."""
+    if claim.power is None:
+        return None
+    found = _glued(collection, *claim.power)
+    return None if found is None else _number(found.value)
+
+
 def claims_table(collection: Collection) -> pd.DataFrame:
     """One row per claim of :data:`CLAIMS`: its real-data verdict and what the simulation says.
 
@@ -383,17 +431,19 @@ def claims_table(collection: Collection) -> pd.DataFrame:
     -------
     DataFrame
         Indexed by claim key; columns ``claim`` (the text), ``section``, ``verdict`` (one of
-        :data:`VERDICTS`), ``why``, ``real_evidence`` (how many real-data tests were read),
+        :data:`VERDICTS`), ``why``, ``real_evidence`` (how many real-data tests were read), ``power``
+        (of the claim's real test at the paper's effect, None when not read),
         ``simulated`` (one of :data:`SIMULATED`) and ``simulated_why``.
     """
     evidence = evidence_table(collection)
     rows = []
     for claim in CLAIMS:
-        outcome, why = verdict(claim, evidence)
+        power = claim_power(collection, claim)
+        outcome, why = verdict(claim, evidence, power)
         sim, sim_why = _simulated(claim, evidence)
         mine = evidence[(evidence["claim"] == claim.key) & (evidence["kind"] == "test")]
         rows.append({"key": claim.key, "claim": claim.text, "section": claim.section, "verdict": outcome,
                      "why": why, "real_evidence": int(((mine["provenance"] == "real responses")
                                                        & mine["outcome"].isin(OUTCOMES[:2])).sum()),
-                     "simulated": sim, "simulated_why": sim_why})
+                     "power": power, "simulated": sim, "simulated_why": sim_why})
     return pd.DataFrame(rows).set_index("key")

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import matplotlib as mpl
 
-__all__ = ["PARTITION_COLORS", "SOURCE_COLORS", "axes_extent", "figure_title", "legend_outside",
-           "partition_legend", "stamp_source", "use_style"]
+__all__ = ["KIND_STYLES", "PARTITION_COLORS", "SOURCE_COLORS", "axes_extent", "claims_forest", "figure_title",
+           "legend_outside", "note_figure", "partition_legend", "stamp_source", "use_style"]
 
 PARTITION_COLORS = {"STEM": "#1b6ca8", "non-STEM": "#d1495b"}
 SOURCE_COLORS = {"paper": "#6c757d", "ours": "#2a9d8f"}
+#: How the forest plot marks the paper's value, a real population and the simulated world.
+KIND_STYLES = {"paper": {"marker": "D", "color": "#6c757d", "mfc": "white"},
+               "real": {"marker": "o", "color": "#2a9d8f", "mfc": "#2a9d8f"},
+               "simulated": {"marker": "s", "color": "#b07aa1", "mfc": "white"}}
 
 #: Points between the axes' extent and a text placed beside it.
 _GAP_PT = 4
@@ -121,3 +125,58 @@ def partition_legend(ax, loc: str = "lower right") -> None:
     from matplotlib.patches import Patch
 
     ax.legend(handles=[Patch(color=c, label=p) for p, c in PARTITION_COLORS.items()], loc=loc)
+
+
+def claims_forest(rows, titles: dict | None = None):
+    """A forest plot of the central claims, one panel per claim on its own scale.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        :func:`mmlu_audit.analyses.verdicts.forest_rows`.
+    titles : dict, optional
+        Claim → panel title (default: the claim key).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Real populations filled circles, the simulated world hollow squares, the paper's value
+        hollow diamonds (:data:`KIND_STYLES`); each panel's dotted line is its no-effect value.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    claims = list(dict.fromkeys(rows["claim"]))
+    height = 0.32 * rows.groupby("claim").size().max() + 1.6
+    fig, axes = plt.subplots(1, len(claims), figsize=(3.1 * len(claims), height), sharey=True)
+    for ax, claim in zip(np.atleast_1d(axes), claims, strict=True):
+        panel = rows[rows["claim"] == claim].reset_index(drop=True)
+        for y, row in panel.iterrows():
+            style = KIND_STYLES[row["kind"]]
+            err = None if np.isnan(row["low"]) else [[row["estimate"] - row["low"]],
+                                                     [row["high"] - row["estimate"]]]
+            ax.errorbar(row["estimate"], y, xerr=err, fmt=style["marker"], color=style["color"],
+                        mfc=style["mfc"], ms=6, capsize=2, lw=1.2)
+        ax.axvline(panel["reference"].iloc[0], color="k", lw=0.8, ls=":")
+        ax.set_yticks(range(len(panel)), panel["who"])
+        ax.set_xlabel(panel["scale"].iloc[0], fontsize=8)
+        ax.set_title((titles or {}).get(claim, claim), fontsize=10)
+        if claim == "stem_r2":
+            ax.set_xscale("log")
+    np.atleast_1d(axes)[0].invert_yaxis()
+    handles = [plt.Line2D([], [], ls="", marker=s["marker"], color=s["color"], mfc=s["mfc"], label=k)
+               for k, s in KIND_STYLES.items()]
+    fig.legend(handles=handles, labels=["paper (1,000 leaderboard models)", "real population",
+                                        "simulated world (not MMLU)"],
+               loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.08), fontsize=8)
+    return fig
+
+
+def note_figure(text: str):
+    """A small figure that says, in words, why the figure it stands in for is absent."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 1.2))
+    ax.axis("off")
+    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=10)
+    return fig

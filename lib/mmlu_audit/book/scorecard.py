@@ -65,7 +65,7 @@ CHAPTER_LABELS = {
     "05": "§4.2 Stratified", "06": "§4.3 Homogeneity", "07": "§5.1 Reasoning", "18": "§5.1 Interaction",
     "19": "§5.1 Bootstrap", "08": "§5.2 Rankings",
     "09": "App. A Robustness", "10": "App. B Options", "11": "App. C 2D IRT", "12": "App. D Redux",
-    "13": "MMLU-Pro", "14": "MMLU-Pro key audit", "15": "Validity",
+    "13": "MMLU-Pro", "14": "MMLU-Pro key audit", "15": "Validity", "20": "§6 Real verdicts",
 }
 
 _GLUE_PREFIX = "application/papermill.record/"

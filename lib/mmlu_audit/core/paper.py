@@ -385,8 +385,25 @@ _HELM79 = "HELM per-subject table, 79 models"
 _HELM20 = "HELM item level, 20 models"
 _PRO34 = "MMLU-Pro, 34 models (29 published + 5 recovered)"
 _OPENLLM = "Open LLM Leaderboard v1, 4,278 models × 102 selected MMLU items"
+_POOL = "real MMLU pool, 31 models (HELM 20 + OpenCompass 11), all 14,042 items"
 #: Every real-response result the chapters compute that no published value matches like for like.
 REAL_RESULTS: tuple[RealResult, ...] = (
+    RealResult("20", "pool_w9_cr2", "W(9) homogeneity, CR2, HTZ reference", _POOL, p="pool_w9_htz_p",
+               compare="w9_cr2"),
+    RealResult("20", "pool_wcb_stat", "W(9) homogeneity, CR2, wild cluster bootstrap", _POOL, p="pool_wcb_p",
+               compare="w9_cr2"),
+    RealResult("20", "pool_d_ner_estimate", "STEM × D_ner contrast, CR2 interval and Holm p", _POOL,
+               low="pool_d_ner_low", high="pool_d_ner_high", p="pool_holm_p_cr2_d_ner"),
+    RealResult("20", "pool_t_cr2_d_ner", "STEM × D_ner contrast, CR2 t (Holm p)", _POOL,
+               p="pool_holm_p_cr2_d_ner", compare="t_cr2_d_ner"),
+    RealResult("20", "pool_cv_r2_stem", "cross-validated R², STEM", _POOL, compare="cv_r2_stem"),
+    RealResult("20", "pool_cv_r2_nonstem", "cross-validated R², non-STEM", _POOL, compare="cv_r2_nonstem"),
+    RealResult("20", "pool_logit2_ratio", "logit² ratio, STEM ÷ non-STEM (subject bootstrap)", _POOL,
+               low="pool_logit2_ratio_ci_low", high="pool_logit2_ratio_ci_high", compare="logit2_ratio"),
+    RealResult("20", "pool_rs_r_all", "r(β, θ̂), all models (Fisher interval)", _POOL, low="pool_rs_r_low",
+               high="pool_rs_r_high", compare="rs_r_all"),
+    RealResult("20", "pool_null_share_all", "share of r(β, θ̂) the 3PL guessing-floor null reproduces", _POOL,
+               compare="null_share_all"),
     RealResult("07", "helm_r_beta_acc", "r(β, STEM accuracy logit)", _HELM20, compare="rs_r_all"),
     RealResult("08", "helm_tau_stem", "τ_w STEM subscore vs aggregate", _HELM79, compare="tau_stem"),
     RealResult("08", "helm_tau_nonstem", "τ_w non-STEM subscore vs aggregate", _HELM79,
