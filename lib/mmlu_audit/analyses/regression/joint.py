@@ -22,9 +22,9 @@ from mmlu_audit.inference import (breusch_pagan, fit_ols, homogeneity_test, lr_i
 from mmlu_audit.inference.covariance import CLUSTER_KINDS, HC_KINDS, KINDS
 from mmlu_audit.inference.hypothesis import FORMS
 
-__all__ = ["DEFAULT_FORM", "PERMUTATIONS", "bootstrap_statistics", "joint_wald_tests",
-           "partition_joint_tests", "permutation_statistics", "permutation_tests", "residual_diagnostics",
-           "se_inflation", "wald_statistics"]
+__all__ = ["DEFAULT_FORM", "HOMOGENEITY_HEADLINE", "PERMUTATIONS", "bootstrap_statistics",
+           "homogeneity_headline", "joint_wald_tests", "partition_joint_tests", "permutation_statistics",
+           "permutation_tests", "residual_diagnostics", "se_inflation", "wald_statistics"]
 
 #: The reference distribution of a kind that ``forms`` does not list.
 DEFAULT_FORM = "chi2"
@@ -201,3 +201,44 @@ def permutation_statistics(perm: Mapping, stem, subjects) -> dict[str, float]:
         "r2_gap_block_perm_p": gap_block.p, "lr_block_perm_p": perm[("block", "lr")].p,
         "lr_item_p": perm[("item", "lr")].p,
     }
+
+
+#: §4.3's headline figures, by their glue names in the homogeneity chapter.
+HOMOGENEITY_HEADLINE = ("w9_hc3", "w9_cr1", "w9_cr2", "w9_htz_F", "w9_htz_p", "wcb_q95", "wcb_p",
+                        "observed_r2_gap", "r2_gap_block_perm_p")
+
+
+def homogeneity_headline(frame: pd.DataFrame, *, seed, n_boot: int, n_perm: int,
+                         boot_kind: str = "CR2") -> dict:
+    """§4.3's headline figures (:data:`HOMOGENEITY_HEADLINE`) on an item frame, as the chapter has them.
+
+    W(9) under HC3, CR1 and CR2 (χ²) and CR2's HTZ test; the null-imposed wild cluster bootstrap of
+    W(9) (``boot_kind`` covariance, ``n_boot`` Rademacher draws over subjects); and the
+    subject-block permutation test of the R² gap (``n_perm`` relabellings).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Items with ``b_hat``, ``stem``, ``subject`` and the nine indicators; items without
+        ``b_hat`` are dropped.
+    seed : int
+        Seed of the bootstrap and the permutations.
+    n_boot, n_perm : int
+        Bootstrap draws and permutations.
+    boot_kind : str
+        Covariance inside the bootstrapped statistic.
+    """
+    from mmlu_audit.analyses.regression import (contrast_terms, design_arrays, estimated_items,
+                                                interaction_fit)
+    from mmlu_audit.inference import wild_cluster_bootstrap
+
+    X, y, stem, subjects = design_arrays(estimated_items(frame))
+    wald = wald_statistics(joint_wald_tests(y, X, stem, subjects, kinds=["HC3", "CR1", "CR2"],
+                                            forms={"CR2": ["chi2", "HTZ"]}))
+    boot = wild_cluster_bootstrap(interaction_fit(y, X, stem), contrast_terms(X.columns), clusters=subjects,
+                                  seed=seed, kind=boot_kind, n_draws=n_boot)
+    block = permutation_test(y, X, stem, subjects, seed=seed, scheme="block", statistic="r2_gap",
+                             n_perm=n_perm)
+    out = wald | {"wcb_q95": boot.quantile(0.95), "wcb_p": boot.p, "observed_r2_gap": block.stat,
+                  "r2_gap_block_perm_p": block.p}
+    return {key: float(out[key]) for key in HOMOGENEITY_HEADLINE}
