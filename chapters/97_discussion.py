@@ -20,10 +20,18 @@
 # nothing is recomputed here — and a verdict:
 #
 # - **supported**: every test of the claim computed on **real** responses supports it;
-# - **not supported**: at least one real-data test does not;
+# - **not supported**: at least one real-data test does not, and the test had power of at least
+#   {glue:text}`power_floor` at the paper's effect on the real design;
+# - **inconclusive**: a real-data test does not support it, but its power at the paper's effect
+#   was below {glue:text}`power_floor` (a true effect of the paper's size would often give that
+#   result too);
 # - **not testable with the data here**: no chapter computed a test on real responses in this
 #   build; the reason says what each test lacked (a chapter not executed, a value missing, or
 #   only simulated responses).
+#
+# The real tests of the four item- and model-side claims run on the real MMLU pool (HELM's and
+# OpenCompass's models, every item) in {ref}`chap-real-verdicts`, which also measures their power
+# and repeats them on each model population alone.
 #
 # A test on the simulated world never supports a claim about MMLU: the simulated world was planted
 # to resemble the paper. Its column says only whether the pipeline recovers what was planted
@@ -40,10 +48,12 @@ executed_dir = "../book/_executed"  # where the build wrote the other chapters
 import pandas as pd
 from IPython.display import display
 
-from mmlu_audit.book.discussion import CLAIMS, OUTCOMES, SIMULATED, VERDICTS, claim_chapters, claims_table, evidence_table
-from mmlu_audit.book.findings import missing_chapters, read_build
-from mmlu_audit.book.plots import use_style
-from mmlu_audit.book.report import glue_values
+from mmlu_audit.analyses.verdicts import CLAIM_TITLES
+from mmlu_audit.book.discussion import (CLAIMS, OUTCOMES, POWER_FLOOR, SIMULATED, VERDICTS, claim_chapters,
+                                        claims_table, evidence_table)
+from mmlu_audit.book.findings import forest_from_build, missing_chapters, read_build, replication_from_build
+from mmlu_audit.book.plots import claims_forest, note_figure, use_style
+from mmlu_audit.book.report import glue_figure, glue_values
 
 use_style()
 
@@ -55,6 +65,7 @@ claims = claims_table(collection)
 counts = claims["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
 glue_values({"n_claims": len(claims), "n_supported": int(counts[VERDICTS[0]]),
              "n_not_supported": int(counts[VERDICTS[1]]), "n_not_testable": int(counts[VERDICTS[2]]),
+             "n_inconclusive": int(counts[VERDICTS[3]]), "power_floor": POWER_FLOOR,
              "n_recovered": int((claims["simulated"] == SIMULATED[0]).sum()),
              "n_chapters_read": len(collection.chapters) - len(collection.skipped),
              "missing_note": ("Every chapter the claims read is in this build." if not missing else
@@ -66,15 +77,36 @@ glue_values({"n_claims": len(claims), "n_supported": int(counts[VERDICTS[0]]),
 # ## The claims
 #
 # Of {glue:text}`n_claims` claims, {glue:text}`n_supported` are supported on real data,
-# {glue:text}`n_not_supported` not supported, and {glue:text}`n_not_testable` not testable with
-# the data here. On the simulated world, the pipeline recovers the planted truth for
+# {glue:text}`n_not_supported` not supported, {glue:text}`n_inconclusive` inconclusive, and
+# {glue:text}`n_not_testable` not testable with the data here. On the simulated world, the pipeline recovers the planted truth for
 # {glue:text}`n_recovered` of them. Values were read from {glue:text}`n_chapters_read` executed
 # chapters (`data_source` {glue:text}`build_data_source`, seed {glue:text}`build_seed`, fast mode
 # {glue:text}`build_fast`). {glue:text}`missing_note`
 
 # %% tags=["hide-input"]
 with pd.option_context("display.max_colwidth", None):
-    display(claims[["section", "claim", "verdict", "why", "simulated", "simulated_why"]])
+    display(claims[["section", "claim", "verdict", "power", "why", "simulated", "simulated_why"]])
+
+# %% [markdown]
+# ## The claims at a glance, and across model populations
+#
+# ```{glue:figure} fig_discussion_forest
+# :name: fig-discussion-forest
+#
+# The forest plot of {ref}`chap-real-verdicts`, redrawn from its saved values: each claim on its
+# own test's scale, the paper's value (hollow diamond), each real population (filled circles, 95 %
+# intervals where the test has one) and the simulated world (hollow square, not MMLU).
+# ```
+#
+# Each real population's decision on each claim (a "yes" is the claim's decision rule holding):
+
+# %% tags=["hide-input"]
+forest = forest_from_build(collection)
+replication = replication_from_build(collection)
+glue_figure("fig_discussion_forest", note_figure("The real-verdicts chapter is not in this build.")
+            if forest is None else claims_forest(forest, titles=CLAIM_TITLES))
+if replication is not None:
+    display(replication.rename(index=CLAIM_TITLES))
 
 # %% [markdown]
 # ## The evidence, piece by piece
@@ -110,3 +142,5 @@ supported = evidence[(evidence["kind"] == "test") & (evidence["outcome"] == OUTC
                      & (evidence["provenance"] == "real responses")]
 assert set(claims.index[claims["verdict"] == VERDICTS[0]]) <= set(supported["claim"])
 assert evidence.loc[evidence["outcome"] != "missing", "chapter"].notna().all()
+inconclusive = claims.index[claims["verdict"] == VERDICTS[3]]
+assert (claims.loc[inconclusive, "power"] < POWER_FLOOR).all(), "inconclusive only below the power floor"

@@ -143,11 +143,13 @@ def claims_forest(rows, titles: dict | None = None):
         Real populations filled circles, the simulated world hollow squares, the paper's value
         hollow diamonds (:data:`KIND_STYLES`); each panel's dotted line is its no-effect value.
     """
+    import textwrap
+
     import matplotlib.pyplot as plt
     import numpy as np
 
     claims = list(dict.fromkeys(rows["claim"]))
-    height = 0.32 * rows.groupby("claim").size().max() + 1.6
+    height = 0.32 * rows.groupby("claim").size().max() + 2.2
     fig, axes = plt.subplots(1, len(claims), figsize=(3.1 * len(claims), height), sharey=True)
     for ax, claim in zip(np.atleast_1d(axes), claims, strict=True):
         panel = rows[rows["claim"] == claim].reset_index(drop=True)
@@ -159,8 +161,8 @@ def claims_forest(rows, titles: dict | None = None):
                         mfc=style["mfc"], ms=6, capsize=2, lw=1.2)
         ax.axvline(panel["reference"].iloc[0], color="k", lw=0.8, ls=":")
         ax.set_yticks(range(len(panel)), panel["who"])
-        ax.set_xlabel(panel["scale"].iloc[0], fontsize=8)
-        ax.set_title((titles or {}).get(claim, claim), fontsize=10)
+        ax.set_xlabel(textwrap.fill(panel["scale"].iloc[0], 30), fontsize=8)
+        ax.set_title(textwrap.fill((titles or {}).get(claim, claim), 26), fontsize=9.5)
         if claim == "stem_r2":
             ax.set_xscale("log")
     np.atleast_1d(axes)[0].invert_yaxis()
@@ -168,7 +170,8 @@ def claims_forest(rows, titles: dict | None = None):
                for k, s in KIND_STYLES.items()]
     fig.legend(handles=handles, labels=["paper (1,000 leaderboard models)", "real population",
                                         "simulated world (not MMLU)"],
-               loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.08), fontsize=8)
+               loc="upper center", ncol=3, bbox_to_anchor=(0.5, 0.0), fontsize=8)
+    fig.tight_layout()
     return fig
 
 
