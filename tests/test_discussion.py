@@ -125,7 +125,8 @@ def test_registry_is_well_formed():
     assert set(context) <= real_glues, "context evidence is a registered real-data result"
     assert all(claim.scope for claim in CLAIMS)
     assert set(claim_chapters()) == {"04", "05", "06", "07", "08", "13", "19", "20"}
-    assert {claim.key for claim in CLAIMS if claim.power} == {"homogeneity", "d_ner", "stem_r2", "guessing_floor"}
+    powered = {claim.key for claim in CLAIMS if claim.power}
+    assert powered == {"homogeneity", "d_ner", "stem_r2", "guessing_floor"}
     assert all(claim.power in glue_names() for claim in CLAIMS if claim.power)
     assert set(OUTCOMES) >= {"supports", "missing"}
 
@@ -179,8 +180,8 @@ def test_a_real_test_against_is_inconclusive_below_the_power_floor(tmp_path, pow
 
 
 def test_a_real_test_for_is_supported_whatever_the_power(tmp_path):
-    write_chapter(tmp_path, "20_real_verdicts", POOL_NOT_REJECTED | {"pool_w9_htz_p": 0.01, "pool_wcb_p": 0.02,
-                                                                   "power_homogeneity": 0.2},
+    values = POOL_NOT_REJECTED | {"pool_w9_htz_p": 0.01, "pool_wcb_p": 0.02, "power_homogeneity": 0.2}
+    write_chapter(tmp_path, "20_real_verdicts", values,
                   banner="real-banner")
     assert _claims(tmp_path).loc["homogeneity", "verdict"] == VERDICTS[0]
 

@@ -40,7 +40,8 @@ def test_stratified_headline_matches_its_parts(frame):
     out = stratified_headline(frame, seed=3, n_boot=99, cv_folds=5)
     assert tuple(out) == HEADLINE_KEYS
     X, y, stem, subjects = design_arrays(frame.dropna(subset=["b_hat"]))
-    table = contrast_tests(interaction_fit(y, X, stem), subjects, contrast_terms(X.columns), seed=3, n_boot=99)
+    table = contrast_tests(interaction_fit(y, X, stem), subjects, contrast_terms(X.columns), seed=3,
+                           n_boot=99)
     assert out["t_cr2_d_ner"] == table.loc["STEM:d_ner", "t_CR2"]
     assert out["holm_cr2"] == int((table["holm_CR2"] < 0.05).sum())
     assert out["logit2_ratio_ci_low"] <= out["logit2_ratio"] <= out["logit2_ratio_ci_high"]
