@@ -60,6 +60,7 @@ from mmlu_audit.analyses.verdicts import (CLAIM_TITLES, POWER_FLOOR, VERDICTS, a
 from mmlu_audit.book.plots import claims_forest, stamp_source, use_style
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner
 from mmlu_audit.core.paper import PAPER
+from mmlu_audit.data.openllm import load_openllm_items
 from mmlu_audit.data.registry import REAL_SOURCES
 from mmlu_audit.worlds.sources import load_responses
 
@@ -198,7 +199,17 @@ glue_values(flat | {f"paper_{k}": PAPER[k][0] for k in ("w9_cr2", "wcb_q95", "wc
 # {glue:text}`agree2_d_ner`; STEM R²: {glue:text}`agree2_stem_r2`; guessing floor:
 # {glue:text}`agree2_guessing_floor`.
 
+# The Open LLM Leaderboard's own models are staged only on a slice: {glue:text}`slice_models:,`
+# models on {glue:text}`slice_items` items ({glue:text}`slice_stem` of them STEM) that metabench
+# *selected* for what they say about the total score. A partition contrast on items chosen that way
+# is not MMLU's, and {glue:text}`slice_stem` STEM items leave the nine-slope interaction with too
+# few STEM items per slope, so the slice carries none of these tests here;
+# {ref}`chap-real-leaderboard` reports its item-side homogeneity test for completeness.
+
 # %%
+slice_items = load_openllm_items()
+glue_values({"slice_models": load_responses("openllm_v1_mmlu102", items=slice_items).shape[0],
+             "slice_items": len(slice_items), "slice_stem": int(slice_items["is_stem"].sum())})
 independent = [p for p in populations if p in ("helm10", "opencompass11")]
 glue_values({f"agree2_{t}": ("yes, both " + ("support it" if agreement(replication, t, independent)["supporting"]
                                              else "do not support it"))
