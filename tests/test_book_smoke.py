@@ -65,6 +65,29 @@ def test_landing_page_findings_box_comes_from_this_build(built_book):
     assert "fast mode yes" in box and "seed 20240601" in box
     assert "Incomplete build" not in box, "every chapter the registry names ran in the smoke build"
     assert re.search(r'href="[./]*_executed/13_mmlu_pro\.html"', box), "real-data results link their chapter"
+    # the verdict table opens the box, before any table of numbers, and the forest plot is there
+    verdicts = box.index("central claims on real responses")
+    assert verdicts < box.index("On real data") and "power at the paper" in box
+    assert re.search(r'href="[./]*_executed/20_real_verdicts\.html"', box)
+    assert re.search(r'<img[^>]+claims_forest\.png', box)
+
+
+#: The chapters that show a real-pool column beside the simulated world (issue 36).
+REAL_PATH_CHAPTERS = ("02", "04", "05", "06", "07", "09", "10", "11", "12")
+
+
+@pytest.mark.smoke
+def test_each_chapter_ran_its_real_path(built_book):
+    """In the (fast, simulated) smoke build every listed chapter also computed its real-pool values."""
+    from mmlu_audit.book.scorecard import read_chapter
+
+    executed = built_book.parent.parent / "book/_executed"
+    for prefix in REAL_PATH_CHAPTERS:
+        (path,) = executed.glob(f"{prefix}_*.ipynb")
+        names = set(read_chapter(path).values)
+        assert any(name.startswith("real_") for name in names), f"{path.name} glues no real_* value"
+        page = (built_book / "book/_executed" / f"{path.stem}.html").read_text()
+        assert "real: mmlu_real (31 models)" in page, path.name
 
 
 def _text_outputs(notebook: Path) -> list[str]:
