@@ -24,16 +24,19 @@
 # between groups of models (§6). On the simulated world this is **true for the reasoning-tuned
 # tail** (its STEM ability is shifted by a planted amount, so at equal total score it does better
 # on STEM items) and **false for the size split** used as a control (size carries no dimension
-# shift in the simulator). A last section reads the Redux labels against real HELM responses.
+# shift in the simulator). A section reads the Redux labels against real HELM responses, and the
+# last, {ref}`sec-redux-real`, repeats the homogeneity test with and without the flagged items on
+# the real item-level MMLU pool and sets it beside the paper's and the simulated world's.
 
 # %% tags=["parameters"]
-data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
+data_source = "simulated"  # simulated | simulated-null | mmlu_real | helm10 | helm20 | opencompass11 | leaderboard
 seed = 20240601  # seed of the simulated world, the IRT refit and the bootstrap
 fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 n_boot = 9999  # wild cluster bootstrap draws per homogeneity test
 boot_kind = "CR2"  # covariance inside the bootstrapped statistic
 n_strata = 20  # score-quantile strata that match the two model groups
-real_source = "helm20"  # the real per-item responses read against the Redux labels
+real_source = "helm20"  # the real per-item responses read against the Redux labels (every model saw every item)
+pool_source = "mmlu_real"  # real population of the homogeneity headline: mmlu_real | helm10 | helm20 | opencompass11
 refit_max_steps = 0  # SVI step cap of the refit without the flagged items; 0 keeps the stopping rule
 
 # %% [raw] tags=["fast-parameters"]
@@ -51,10 +54,11 @@ from mmlu_audit.data import load_redux
 from mmlu_audit.analyses.dif import dif_counts, large_models, mantel_haenszel_dif
 from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.analyses.redux import (flagged_vs_clean, homogeneity_summary, item_rest_correlation,
-                              recalibrated_without_flagged, redux_coverage)
+from mmlu_audit.analyses.redux import (HEADLINE_KEYS, flagged_vs_clean, homogeneity_pair, homogeneity_summary,
+                                       item_rest_correlation, recalibrated_without_flagged, redux_coverage,
+                                       redux_homogeneity_headline)
 from mmlu_audit.analyses.regression import estimated_items
-from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner, three_way_table
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -273,6 +277,39 @@ glue_figure("fig_redux_helm", fig)
 # discrimination are what one expects when the keyed answer is wrong or ambiguous, which is the
 # mechanism by which label errors would bias b̂ upwards and â downwards in a calibration.
 #
+# (sec-redux-real)=
+# ## Homogeneity without the flagged items, on real responses
+#
+# The section above reads the labels on HELM-20 because every one of its models answered every
+# Redux item. The homogeneity test needs a difficulty for every item, and is read here on the
+# largest real item-level pool: the responses of {glue:text}`real_n_models` models
+# (`{glue:text}`real_source_name``: {glue:text}`real_description`). As on the simulated world,
+# the 2PL is calibrated on the pool, the §4.3 tests run on its {glue:text}`real_n_items_all:,`
+# calibrated items, the {glue:text}`real_n_removed` flagged items then leave the response matrix,
+# the 2PL is recalibrated, and the tests run again on the {glue:text}`real_n_items_kept:,` items
+# that remain. On all items W(9) is {glue:text}`real_w9_hc3_all:.1f` under HC3
+# (p = {glue:text}`real_p_hc3_all:.2g`), the CR2 HTZ p is {glue:text}`real_p_htz_all:.3g` and
+# the wild cluster bootstrap p is {glue:text}`real_p_wcr_all:.3f`; without the flagged items
+# W(9) is {glue:text}`real_w9_hc3_kept:.1f` (HC3 p = {glue:text}`real_p_hc3_kept:.2g`), the HTZ p
+# {glue:text}`real_p_htz_kept:.3g` and the bootstrap p {glue:text}`real_p_wcr_kept:.3f`
+# ({glue:text}`n_boot:,` draws each). HC3 takes the items as independent; the HTZ and bootstrap
+# tests cluster by subject and are the ones that hold size, so they are the ones to read. The
+# difficulties come from a few dozen models, so each b̂ is noisier than the paper's; how often
+# these tests reject at such a design when the paper's effects are true is the power study on
+# the {ref}`chap-real-verdicts` page.
+
+# %%
+pool = analysis_inputs(pool_source, seed, fast)
+real_values = redux_homogeneity_headline(pool.frame, pool.matrix, load_redux(pool.items), spec, seed=seed,
+                                         n_boot=n_boot, boot_kind=boot_kind)
+glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_n_models": pool.matrix.shape[0], "real_source_name": pool.matrix.source,
+               "real_description": pool.matrix.description})
+simulated_values = homogeneity_pair(tests["all items"].to_dict(), tests["without Redux-flagged"].to_dict())
+three_way_table(simulated_values, real_values, real_matrix=pool.matrix,
+                paper_keys={"w9_hc3_all": "w9_hc3", "w9_cr2_all": "w9_cr2", "p_wcr_all": "wcb_p"}).round(4)
+
+# %% [markdown]
 # ## Checks
 
 # %%
@@ -280,6 +317,12 @@ assert coverage.loc["all", "annotated"] == len(redux) and coverage.loc["all", "f
 assert len(frame_kept) == len(frame_all) - redux["is_error"].sum() or not inputs.matrix.observed.all()
 assert ((tests.loc[["p_hc3", "p_htz", "p_wcr"]] >= 0) & (tests.loc[["p_hc3", "p_htz", "p_wcr"]] <= 1)).all().all()
 assert comparison["cluster_p"].between(0, 1).all() and comparison["n_subjects"].min() > 1
+# the real pool's headline: every figure the prose reads exists, the p values are probabilities, and the
+# removal took out exactly the flagged items the pool's calibration had
+assert set(real_values) == set(HEADLINE_KEYS) and np.isfinite(list(real_values.values())).all()
+assert all(0 <= real_values[f"{p}_{part}"] <= 1 for p in ("p_hc3", "p_htz", "p_wcr") for part in ("all", "kept"))
+assert real_values["n_removed"] == int(pool.frame.loc[redux.loc[redux["is_error"].astype(bool), "item_id"],
+                                                      "b_hat"].notna().sum())
 assert comparison["n_flagged"].min() > 0 and stats_by_item["accuracy"].between(0, 1).all()
 # the prose above reads these directions off the real HELM responses
 assert comparison.loc["accuracy", "mean_flagged"] < comparison.loc["accuracy", "mean_clean"]

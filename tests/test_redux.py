@@ -117,3 +117,46 @@ def test_flagged_vs_clean_cluster_p_matches_statsmodels_and_is_honest_under_clus
             assert row["n_subjects"] == 30 and 0 < row["cluster_p"] < 1
             assert row["cluster_p"] == pytest.approx(float(ols.pvalues[1]), rel=0.5)
     assert cl_rejects <= 6 < mw_rejects, (cl_rejects, mw_rejects)
+
+
+def test_homogeneity_pair_by_hand():
+    from mmlu_audit.analyses.redux import HEADLINE_KEYS, homogeneity_pair
+
+    def summary(n, shift):
+        return {"n_items": n, "w9_hc3": 10.0 + shift, "p_hc3": 0.01 + shift, "w9_cr2": 5.0 + shift,
+                "htz_F": 1.0, "p_htz": 0.2 + shift, "p_wcr": 0.3 + shift}
+
+    out = homogeneity_pair(summary(100, 0.0), summary(93, 0.5))
+    assert tuple(out) == HEADLINE_KEYS and out["n_removed"] == 7
+    assert (out["n_items_all"], out["p_wcr_all"]) == (100, 0.3)
+    assert (out["n_items_kept"], out["p_wcr_kept"]) == (93, 0.8)
+    assert out["w9_hc3_kept"] == 10.5 and out["p_htz_all"] == 0.2
+
+
+def test_redux_headline_is_both_summaries_around_the_refit():
+    """The headline is homogeneity_summary on the calibrated items and on the refit without
+    the flagged items; an item nobody answered stays out of both."""
+    from mmlu_audit.analyses.redux import recalibrated_without_flagged, redux_homogeneity_headline
+    from mmlu_audit.analyses.regression import estimated_items
+    from mmlu_audit.irt import IRTSpec
+
+    rng = np.random.default_rng(3)
+    n_items, ids = 240, np.array([f"i{k}" for k in range(240)])
+    theta, b = rng.normal(size=40), rng.normal(size=n_items)
+    y = (rng.random((40, n_items)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(np.int8)
+    y[:, 5] = -1  # nobody answered i5
+    matrix = ResponseMatrix(y, pd.DataFrame({"model_id": [f"m{k}" for k in range(40)]}), ids, "test", False)
+    frame = pd.DataFrame(rng.normal(size=(n_items, len(INDICATORS))), columns=list(INDICATORS), index=ids)
+    frame["subject"] = np.repeat(np.arange(40), 6).astype(str)
+    frame["stem"] = np.repeat(np.arange(40) < 16, 6)
+    frame["b_hat"], frame["a_hat"] = b, 1.0
+    frame.loc["i5", "b_hat"] = np.nan
+    redux = pd.DataFrame({"item_id": ids[:60], "is_error": np.arange(60) % 6 == 0})  # 10 flagged
+    spec = IRTSpec(max_steps=60)
+    out = redux_homogeneity_headline(frame, matrix, redux, spec, seed=4, n_boot=99)
+    kept = estimated_items(recalibrated_without_flagged(frame, matrix, redux, spec))
+    assert (out["n_items_all"], out["n_items_kept"], out["n_removed"]) == (n_items - 1, n_items - 11, 10)
+    expected_all = homogeneity_summary(estimated_items(frame), seed=4, n_boot=99)
+    expected_kept = homogeneity_summary(kept, seed=4, n_boot=99)
+    for key in ("w9_hc3", "p_hc3", "w9_cr2", "p_htz", "p_wcr"):
+        assert out[f"{key}_all"] == expected_all[key] and out[f"{key}_kept"] == expected_kept[key]

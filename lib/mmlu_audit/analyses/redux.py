@@ -19,8 +19,9 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.inference import coef_table, fit_ols, homogeneity_test, wild_cluster_bootstrap
 from mmlu_audit.analyses.regression import contrast_terms, design_arrays, interaction_fit
 
-__all__ = ["flagged_vs_clean", "homogeneity_summary", "item_rest_correlation", "recalibrated_without_flagged",
-           "redux_coverage", "without_flagged"]
+__all__ = ["HEADLINE_KEYS", "flagged_vs_clean", "homogeneity_pair", "homogeneity_summary",
+           "item_rest_correlation", "recalibrated_without_flagged", "redux_coverage",
+           "redux_homogeneity_headline", "without_flagged"]
 
 
 def redux_coverage(items: pd.DataFrame, redux: pd.DataFrame) -> pd.DataFrame:
@@ -175,3 +176,72 @@ def _clustered_difference(v: np.ndarray, flag: np.ndarray, subjects: np.ndarray)
     fit = fit_ols(v[keep], flag[keep].astype(float)[:, None], names=["flagged"], intercept=True)
     row = coef_table(fit, "CR2", subjects[keep]).set_index("term").loc["flagged"]
     return {"cluster_p": float(row["p"]), "n_subjects": int(np.unique(subjects[keep]).size)}
+
+
+#: The keys :func:`redux_homogeneity_headline` returns, named as chapter 12 glues them.
+HEADLINE_KEYS = ("n_removed", "n_items_all", "w9_hc3_all", "p_hc3_all", "w9_cr2_all", "p_htz_all",
+                 "p_wcr_all", "n_items_kept", "w9_hc3_kept", "p_hc3_kept", "w9_cr2_kept", "p_htz_kept",
+                 "p_wcr_kept")
+
+
+def homogeneity_pair(all_items: dict, kept: dict) -> dict:
+    """Two :func:`homogeneity_summary` results as one flat dict keyed by :data:`HEADLINE_KEYS`.
+
+    Parameters
+    ----------
+    all_items, kept : dict
+        The summaries on all items and without the Redux-flagged ones.
+
+    Returns
+    -------
+    dict
+        ``n_removed`` (items the removal took out of the test) and each summary's
+        ``n_items``, ``w9_hc3``, ``p_hc3``, ``w9_cr2``, ``p_htz``, ``p_wcr`` with the suffix
+        ``_all`` or ``_kept``.
+    """
+    out = {"n_removed": int(all_items["n_items"] - kept["n_items"])}
+    for suffix, summary in (("all", all_items), ("kept", kept)):
+        out |= {f"{key}_{suffix}": summary[key] for key in ("n_items", "w9_hc3", "p_hc3", "w9_cr2", "p_htz",
+                                                             "p_wcr")}
+    return {key: out[key] for key in HEADLINE_KEYS}
+
+
+@seeded
+def redux_homogeneity_headline(frame: pd.DataFrame, matrix: ResponseMatrix, redux: pd.DataFrame, spec, *,
+                               seed: int, n_boot: int, boot_kind: str = "CR2") -> dict:
+    """Appendix D's headline on one population: §4.3 homogeneity with and without Redux-flagged items.
+
+    As chapter 12 computes it: the §4.3 tests (:func:`homogeneity_summary`: W(9) under HC3,
+    the CR2 Hotelling-T² (HTZ) form and the null-imposed wild cluster bootstrap over subjects)
+    on the population's calibrated items, then again after the flagged items leave the response
+    matrix and the 2PL is recalibrated on the rest (:func:`recalibrated_without_flagged`).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The analysis frame of the population (indexed by ``item_id``; items without ``b_hat``
+        are dropped).
+    matrix : ResponseMatrix
+        The same population's responses.
+    redux : DataFrame
+        From :func:`mmlu_audit.data.load_redux`.
+    spec : IRTSpec
+        The calibration to repeat without the flagged items.
+    seed : int
+        Seed of both wild cluster bootstraps.
+    n_boot : int
+        Bootstrap draws per test.
+    boot_kind : str
+        Covariance inside the bootstrapped statistic.
+
+    Returns
+    -------
+    dict
+        Keyed by :data:`HEADLINE_KEYS` (see :func:`homogeneity_pair`).
+    """
+    from mmlu_audit.analyses.regression import estimated_items
+
+    frame_all = estimated_items(frame)
+    frame_kept = estimated_items(recalibrated_without_flagged(frame, matrix, redux, spec))
+    return homogeneity_pair(homogeneity_summary(frame_all, seed=seed, n_boot=n_boot, boot_kind=boot_kind),
+                            homogeneity_summary(frame_kept, seed=seed, n_boot=n_boot, boot_kind=boot_kind))
