@@ -57,7 +57,8 @@ from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tes
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_summary, planted_truth_table)
 from mmlu_audit.irt import recovery_slope
-from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner, three_way_table
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
+                                    three_way_table)
 from mmlu_audit.core.formatting import names_where
 
 use_style()
@@ -282,6 +283,7 @@ if planted is not None and not inputs.matrix.meta["spec"]["null_world"]:
     assert truth_stats["n_planted"] == 3
     # without subject effects the true b carries the planted contrasts exactly (up to item noise)
     assert np.allclose(versus["true b − subject effects"], versus["planted contrast"], atol=0.15)
-    # b̂ tracks the contrasts the world realised, compressed by the recovery slope
-    assert np.corrcoef(versus["estimate"], versus["true b"])[0, 1] > 0.9
-    assert truth_stats["n_covered"] >= 7
+    # what this one seed recovered is reported, not asserted (coverage over many seeds: the validity page)
+    display(finding_checks({
+        "b̂'s contrasts track the realised ones (r > 0.9)": np.corrcoef(versus["estimate"], versus["true b"])[0, 1] > 0.9,
+        "the CR2 intervals cover the planted contrast × recovery for at least 7 of 9": truth_stats["n_covered"] >= 7}))

@@ -63,7 +63,8 @@ from mmlu_audit.analyses.regression.joint import (HOMOGENEITY_HEADLINE, bootstra
                                                   joint_wald_tests, permutation_statistics, permutation_tests,
                                                   residual_diagnostics, se_inflation, wald_statistics)
 from mmlu_audit.irt import recovery_slope
-from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner, three_way_table
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
+                                    three_way_table)
 from mmlu_audit.core.formatting import names_where
 
 use_style()
@@ -311,4 +312,5 @@ if planted is not None and not inputs.matrix.meta["spec"]["null_world"]:
     # without subject effects the true b carries the planted contrasts (up to item noise)
     assert np.allclose(versus["true b − subject effects"], versus["planted contrast"], atol=0.15)
     item_level = wald[(wald["test"] == "W(9)") & wald["kind"].str.startswith("HC")]
-    assert (item_level["p"] < 0.05).all()  # item-level tests see the planted heterogeneity
+    display(finding_checks({"the item-level tests reject the planted heterogeneity at 5 %":
+                            (item_level["p"] < 0.05).all()}))  # one seed: reported, not asserted

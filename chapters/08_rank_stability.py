@@ -62,7 +62,7 @@ from mmlu_audit.analyses.modelside import (ability_gap, displacement_bootstrap, 
 from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.book.report import glue_figure, glue_values, source_banner, text_banner
+from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, source_banner, text_banner
 from mmlu_audit.core.taxonomy import is_stem
 from mmlu_audit.worlds.simulated import working_models, working_rho
 
@@ -332,9 +332,10 @@ assert 0 <= boot["low"] <= boot["high"] <= 1 and len(random_null) == len(block_n
 assert 0 < gap["share_within"] <= 1 and gap["sd"] > 0
 assert helm_blocks.correct.shape == (79, 57) and 0 <= helm_boot["low"] <= helm_boot["high"] <= 1
 assert helm_values["helm_displacement_exact_low"] <= helm_boot["estimate"] <= helm_values["helm_displacement_exact_high"]
-if simulated and not matrix.meta["spec"]["null_world"]:
-    # among the working models the estimated 2D gap spread is within a quarter of the planted one
-    # (mean-field θ shrink it a little); the models planted at chance have no identifiable gap
-    assert abs(gap_check["sd"] - gap_check["planted_sd"]) < 0.25 * gap_check["planted_sd"], gap_check
-if simulated and not fast:
-    assert tau["non-STEM"] > tau["STEM"]  # planted: STEM is the smaller, distinct subscore
+# what this one seed recovered of the planted world is reported, not asserted
+display(finding_checks({
+    "the working models' estimated gap spread is within a quarter of the planted one":
+        abs(gap_check["sd"] - gap_check["planted_sd"]) < 0.25 * gap_check["planted_sd"]
+        if simulated and not matrix.meta["spec"]["null_world"] else None,
+    "τ_w of the non-STEM subscore exceeds STEM's (planted: STEM is the smaller, distinct subscore)":
+        tau["non-STEM"] > tau["STEM"] if simulated and not fast else None}))

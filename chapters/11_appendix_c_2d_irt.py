@@ -52,7 +52,8 @@ from mmlu_audit.irt import ability_correlation, fit_cached, heldout_cells, heldo
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner, three_way_table
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
+                                    three_way_table)
 from mmlu_audit.analyses.subscales import (HEADLINE_KEYS, matched_subscale_correlation, summarise_replicates,
                                            two_dimension_headline)
 from mmlu_audit.worlds.calibration import CHANCE_CUTOFF, above_floor
@@ -274,13 +275,15 @@ assert subscales.shape[0] == n_splits and subscales["r"].between(-1, 1).all()
 if truth is not None and not matrix.meta["spec"]["null_world"]:
     # the observable floor rule finds the planted working checkpoints, and the estimate is near ρ
     assert rho_working["n"] == np.unique(truth["checkpoint"][~truth["chance"].astype(bool)]).size
-    assert abs(rho_stats["rho_bias"]) < 0.01, rho_stats["rho_bias"]
-    if not fast:  # a capped fit's guide is not the posterior, so only a full fit's draws make an interval
-        assert rho_stats["rho_working_low"] <= rho_planted <= rho_stats["rho_working_high"], (
-            "planted ρ not covered", rho_planted, rho_stats)
-if truth is not None and not fast and not matrix.meta["spec"]["null_world"]:
-    assert by_model["z"] > 2, "the planted second dimension should improve held-out prediction"
-    assert summary["mean"] < 1
+# what this one seed recovered of the planted world is reported, not asserted
+planted_world = truth is not None and not matrix.meta["spec"]["null_world"]
+display(finding_checks({
+    "|ρ̂ − planted ρ| among the working models below 0.01": abs(rho_stats["rho_bias"]) < 0.01 if planted_world else None,
+    "the posterior interval covers the planted ρ (a capped fast fit's guide is not the posterior)":
+        rho_stats["rho_working_low"] <= rho_planted <= rho_stats["rho_working_high"]
+        if planted_world and not fast else None,
+    "held-out z clustered by model above 2": by_model["z"] > 2 if planted_world and not fast else None,
+    "mean subscale correlation below 1": summary["mean"] < 1 if planted_world and not fast else None}))
 # the real pool's headline: every figure the prose reads exists, and the intervals are ordered
 assert set(real_values) == set(HEADLINE_KEYS) and np.isfinite(list(real_values.values())).all()
 assert real_values["rho_2d_low"] < real_values["rho_2d"] < real_values["rho_2d_high"]  # Fisher's brackets r

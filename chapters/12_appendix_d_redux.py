@@ -58,7 +58,8 @@ from mmlu_audit.analyses.redux import (HEADLINE_KEYS, flagged_vs_clean, homogene
                                        item_rest_correlation, recalibrated_without_flagged, redux_coverage,
                                        redux_homogeneity_headline)
 from mmlu_audit.analyses.regression import estimated_items
-from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner, three_way_table
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
+                                    three_way_table)
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -248,7 +249,9 @@ glue_values({"helm_annotated": len(redux),
              "redux_n_subjects": int(comparison.loc["accuracy", "n_subjects"]),
              "irc_n_flagged": int(comparison.loc["item-rest r", "n_flagged"]),
              "irc_n_clean": int(comparison.loc["item-rest r", "n_clean"]),
-             "acc_wrong_gt": by_type.loc["wrong_groundtruth", ("accuracy", "mean")]})
+             "acc_wrong_gt": by_type.loc["wrong_groundtruth", ("accuracy", "mean")],
+             **{f"{key}_flagged_vs_clean": "below" if comparison.loc[row, "mean_flagged"] < comparison.loc[row, "mean_clean"]
+                else "not below" for key, row in (("acc", "accuracy"), ("irc", "item-rest r"))}})
 display(comparison.round(4))
 by_type
 
@@ -273,9 +276,12 @@ glue_figure("fig_redux_helm", fig)
 # (real responses), clean against flagged items.
 # ```
 #
-# {numref}`fig-redux-helm` shows where the flagged items sit: their lower accuracy and weaker
-# discrimination are what one expects when the keyed answer is wrong or ambiguous, which is the
-# mechanism by which label errors would bias b̂ upwards and â downwards in a calibration.
+# {numref}`fig-redux-helm` shows where the flagged items sit. Lower accuracy and weaker
+# discrimination on flagged items are what one expects when the keyed answer is wrong or ambiguous,
+# the mechanism by which label errors would bias b̂ upwards and â downwards in a calibration; here
+# the flagged items' mean accuracy is {glue:text}`acc_flagged_vs_clean` the clean items', and their
+# item–rest correlation {glue:text}`irc_flagged_vs_clean` (the checks at the end of the page say so
+# too).
 #
 # (sec-redux-real)=
 # ## Homogeneity without the flagged items, on real responses
@@ -324,12 +330,17 @@ assert all(0 <= real_values[f"{p}_{part}"] <= 1 for p in ("p_hc3", "p_htz", "p_w
 assert real_values["n_removed"] == int(pool.frame.loc[redux.loc[redux["is_error"].astype(bool), "item_id"],
                                                       "b_hat"].notna().sum())
 assert comparison["n_flagged"].min() > 0 and stats_by_item["accuracy"].between(0, 1).all()
-# the prose above reads these directions off the real HELM responses
-assert comparison.loc["accuracy", "mean_flagged"] < comparison.loc["accuracy", "mean_clean"]
-assert comparison.loc["item-rest r", "mean_flagged"] < comparison.loc["item-rest r", "mean_clean"]
 if truth is not None:
     assert all(table.shape[0] == inputs.matrix.shape[1] for table in dif.values())
-    if not inputs.matrix.meta["spec"]["null_world"]:
-        assert tests.loc["p_hc3", "without Redux-flagged"] < 0.05  # planted heterogeneity survives removal
-        if not fast:
-            assert tail_stem["share B or C"] > counts.loc[("large vs small", "STEM"), "share B or C"]
+# which way the results came out on this seed and these models is reported, not asserted
+planted_world = truth is not None and not inputs.matrix.meta["spec"]["null_world"]
+display(finding_checks({
+    "HELM: flagged items answered correctly less often than clean ones":
+        comparison.loc["accuracy", "mean_flagged"] < comparison.loc["accuracy", "mean_clean"],
+    "HELM: flagged items' item–rest correlation below clean ones'":
+        comparison.loc["item-rest r", "mean_flagged"] < comparison.loc["item-rest r", "mean_clean"],
+    "planted heterogeneity still rejected by HC3 without the flagged items":
+        tests.loc["p_hc3", "without Redux-flagged"] < 0.05 if planted_world else None,
+    "the reasoning tail answers B or C more often than the large-vs-small contrast, STEM":
+        tail_stem["share B or C"] > counts.loc[("large vs small", "STEM"), "share B or C"]
+        if planted_world and not fast else None}))

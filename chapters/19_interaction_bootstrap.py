@@ -35,13 +35,14 @@ boot_max_steps = 0  # SVI step cap of each bootstrap refit; 0 keeps the full sto
 
 # %%
 import numpy as np
+from IPython.display import display
 
 from mmlu_audit.irt import fit_cached
 from mmlu_audit.analyses.modelside import (REFIT_CHECK, bootstrap_gammas, bootstrap_note, bootstrap_spec,
                                            bootstrap_world_note, column_submatrix, interaction_spec,
                                            interval_table)
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.report import glue_values, source_banner
+from mmlu_audit.book.report import finding_checks, glue_values, source_banner
 from mmlu_audit.worlds.calibration import above_floor
 
 inputs = analysis_inputs(data_source, seed, fast)
@@ -111,11 +112,8 @@ glue_values({"planted_boot_note": planted_boot_note})
 # %%
 assert len(boot) == boot_replicates and np.isfinite(boot[["gamma0", "gamma1"]].to_numpy()).all()
 assert intervals.loc["gamma1", "mean-field low"] <= intervals.loc["gamma1", "estimate"] <= intervals.loc["gamma1", "mean-field high"]
-if simulated and not fast:
-    # the population γ1 is 0 among the working models. Whether the 95 % bootstrap interval (over them
-    # and the subjects) covers it is reported above, not asserted: a 95 % interval misses on 1 seed in
-    # 20 by design, so the build stops only where the estimate lies more than 3 bootstrap SDs from 0
-    # (0.3 % of seeds). A fast run's two capped refits make no interval.
-    boot_sd = intervals.loc["gamma1", "bootstrap SD"]
-    assert abs(intervals.loc["gamma1", "estimate"]) <= 3 * boot_sd, ("planted γ1 = 0 not recovered",
-                                                                     intervals.loc["gamma1"], boot_sd)
+# the population γ1 is 0 among the working models: whether this seed's estimate lies within 3 bootstrap
+# SDs of it is reported, not asserted (a fast run's two capped refits make no interval)
+display(finding_checks({"|γ̂1| within 3 bootstrap SDs of the planted 0":
+                        abs(intervals.loc["gamma1", "estimate"]) <= 3 * intervals.loc["gamma1", "bootstrap SD"]
+                        if simulated and not fast else None}))

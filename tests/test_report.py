@@ -59,3 +59,33 @@ def test_use_table_format_sets_the_plain_text_format_too():
         assert "14,042" in repr(pd.Series([14042.0, 0.5]))
     finally:
         pd.set_option("display.float_format", before)
+
+
+def test_finding_checks_report_yes_no_and_not_applicable():
+    from mmlu_audit.book.report import finding_checks
+
+    table = finding_checks({"a holds": True, "b fails": 0, "c does not apply": None, "d numpy": np.bool_(True)})
+    assert table["holds"].tolist() == ["yes", "no", "not applicable", "yes"]
+    assert table.index.name == "on this seed"
+
+
+def test_three_way_table_columns_and_refuses_a_simulated_real_column():
+    import pandas as pd
+
+    from mmlu_audit.book.report import three_way_table
+    from mmlu_audit.core.errors import ParameterError
+    from mmlu_audit.data.responses import ResponseMatrix
+
+    def matrix(simulated):
+        return ResponseMatrix(np.zeros((2, 3), np.int8), pd.DataFrame({"model_id": ["a", "b"]}),
+                              np.array(["s/0", "s/1", "s/2"]), "pool", simulated)
+
+    table = three_way_table({"w9_cr2": 30.0, "holm_hc3": 2, "mine": 1.0}, {"w9_cr2": 26.5},
+                            real_matrix=matrix(False), planted={"mine": 0.5},
+                            paper_keys={"holm_hc3": "holm_survivors_hc3"})
+    assert list(table.columns) == ["paper", "real: pool (2 models)", "simulated world", "planted", "where"]
+    assert table.loc["w9_cr2", "paper"] == 28.21 and table.loc["holm_hc3", "paper"] == 5
+    assert np.isnan(table.loc["mine", "paper"]) and table.loc["mine", "planted"] == 0.5
+    assert np.isnan(table.loc["holm_hc3", "real: pool (2 models)"])
+    with pytest.raises(ParameterError, match="real responses"):
+        three_way_table({"w9_cr2": 1.0}, {}, real_matrix=matrix(True))

@@ -13,7 +13,8 @@ import numpy as np
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.irt.backend import backend_name
 
-__all__ = ["FEW_MODELS", "MISSING", "SIGNIFICANT_DIGITS", "banner_html", "format_number", "frame_html",
+__all__ = ["FEW_MODELS", "MISSING", "SIGNIFICANT_DIGITS", "banner_html", "finding_checks", "format_number",
+           "frame_html",
            "glue_figure", "glue_ready", "glue_values", "population_note", "real_label", "simulation_banner",
            "source_banner", "text_banner", "three_way_table", "use_table_format", "write_download"]
 
@@ -187,6 +188,30 @@ def use_table_format() -> None:
 
 #: Below this many models a chapter says the source cannot test the paper's claims.
 FEW_MODELS = 200
+
+
+def finding_checks(checks: dict):
+    """A table of what one seed's results say, read against what the prose or the planted truth expects.
+
+    A chapter asserts only properties of its method and data (identities, bounds, shapes); which
+    way a finding came out on one seed, and whether a planted value was recovered, is *reported*
+    here instead, so that a build never passes or fails on a single seed at a significance line.
+
+    Parameters
+    ----------
+    checks : dict
+        Check (a sentence) → whether it holds (bool), or None where it does not apply.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by check, one column ``holds`` ("yes", "no" or "not applicable").
+    """
+    import pandas as pd
+
+    words = {True: "yes", False: "no", None: "not applicable"}
+    return pd.DataFrame({"holds": [words[None if v is None else bool(v)] for v in checks.values()]},
+                        index=pd.Index(list(checks), name="on this seed"))
 
 
 def real_label(matrix: ResponseMatrix) -> str:
