@@ -64,7 +64,8 @@ def test_use_table_format_sets_the_plain_text_format_too():
 def test_finding_checks_report_yes_no_and_not_applicable():
     from mmlu_audit.book.report import finding_checks
 
-    table = finding_checks({"a holds": True, "b fails": 0, "c does not apply": None, "d numpy": np.bool_(True)})
+    checks = {"a holds": True, "b fails": 0, "c does not apply": None, "d numpy": np.bool_(True)}
+    table = finding_checks(checks)
     assert table["holds"].tolist() == ["yes", "no", "not applicable", "yes"]
     assert table.index.name == "on this seed"
 
