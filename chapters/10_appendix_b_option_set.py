@@ -25,7 +25,8 @@
 # reversing sign). There the planted truth makes the first and third claims true and the
 # non-linearity claim false: any non-linearity found below comes from the IRT estimation of
 # b̂ or from chance, not from the world. (On `simulated-null` all contrasts are zero and the
-# first and third claims are false as well.)
+# first and third claims are false as well.) The three headline figures on the real item-level
+# pool of HELM and OpenCompass models are in {ref}`sec-appendix-b-real`.
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
@@ -36,6 +37,7 @@ boot_kind = "CR2"  # covariance inside the bootstrapped t statistics
 n_knots = 4  # knots of each restricted cubic spline (3, 4 or 5; Harrell's quantiles)
 support_trim = 0.01  # quantile trimmed from each end of each partition before intersecting ranges
 cv_folds = 10  # K of the item-fold cross-validation in the three conclusions
+real_source = "mmlu_real"  # real pool of the last section: mmlu_real | helm10 | helm20 | opencompass11
 
 # %% [raw] tags=["fast-parameters"]
 # n_boot = 199
@@ -48,13 +50,15 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.features import INDICATORS, OPTION_COVARIATES, option_covariate_table
-from mmlu_audit.analyses.option_set import common_support, controlled_contrasts, option_controls
+from mmlu_audit.analyses.option_set import (common_support, controlled_contrasts, option_controls,
+                                            option_set_headline)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import PARTITION_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.regression import design_arrays, estimated_items, partition_fits, planted_slopes
 from mmlu_audit.irt import recovery_slope
-from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.book.report import (glue_figure, glue_values, population_note, source_banner,
+                                    three_way_table)
 from mmlu_audit.analyses.robustness import ENTITY_TERM, primary_conclusions, section4_statistics
 from mmlu_audit.analyses.splines import nonlinearity_statistics, nonlinearity_tests, spline_curve
 
@@ -211,6 +215,57 @@ glue_figure("fig_appendix_b_splines", fig)
 # ```
 
 # %% [markdown]
+# (sec-appendix-b-real)=
+# ## The headline figures on real responses
+#
+# The same three claims on the real item-level responses of {glue:text}`real_n_models` models
+# (`{glue:text}`real_source_name``: {glue:text}`real_description`), with the difficulties of that
+# pool's own 2PL calibration and the same settings ({glue:text}`n_boot:,` bootstrap draws,
+# {glue:text}`n_knots` knots, {glue:text}`support_trim:.0%` trim). With the option set controlled
+# the $D_{ner}$ contrast has CR2 t = {glue:text}`real_option_d_ner_t:.2f` (Holm
+# p = {glue:text}`real_option_d_ner_holm:.3f`, bootstrap Holm
+# p = {glue:text}`real_option_d_ner_boot:.3f`; without the option set
+# t = {glue:text}`real_plain_d_ner_t:.2f`); does it survive Holm under CR2?
+# {glue:text}`real_contrast_survives_options`. The spline test of $C_{bry}$ outside STEM gives
+# p = {glue:text}`real_c_bry_nonlinear_p_nonstem:.3g` (in STEM
+# {glue:text}`real_c_bry_nonlinear_p_stem:.3g`), and the test flags
+# {glue:text}`real_nonlinear_flagged` of {glue:text}`real_nonlinear_tested` indicator × partition
+# pairs. On the common support ({glue:text}`real_support_n:,` items,
+# {glue:text}`real_support_share:.1%` of those with a b̂) homogeneity is rejected:
+# {glue:text}`real_homogeneity_rejected_common_support` (CR2-HTZ
+# p = {glue:text}`real_support_htz_p:.3g` against {glue:text}`real_full_htz_p:.3g` on all items), and
+# the $D_{ner}$ contrast survives Holm: {glue:text}`real_d_ner_survives_common_support`. Every test
+# here clusters by subject, as above. The real pool's b̂ rest on a few dozen models and are
+# noisier than the paper's, so a test that does not reject here may lack power; the
+# {ref}`chap-real-verdicts` page gives the power of the same tests on all items at this design.
+
+# %%
+real = analysis_inputs(real_source, seed, fast)
+real_values = option_set_headline(real.frame, seed=seed, n_boot=n_boot, boot_kind=boot_kind,
+                                  n_knots=n_knots, support_trim=support_trim, n_folds=cv_folds)
+glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
+               "real_description": real.matrix.description})
+HEADLINE_KEYS = ["contrast_survives_options", "option_d_ner_t", "option_d_ner_holm", "option_d_ner_boot",
+                 "option_htz_p", "plain_d_ner_t", "c_bry_nonlinear_nonstem", "c_bry_nonlinear_p_nonstem",
+                 "c_bry_nonlinear_p_stem", "nonlinear_flagged", "homogeneity_rejected_common_support",
+                 "support_htz_p", "full_htz_p", "d_ner_survives_common_support", "support_share"]
+on_support = comparison["common support"]
+simulated_values = (option_stats | nonlinear_stats
+                    | {"homogeneity_rejected_common_support": on_support["homogeneity_rejected"],
+                       "d_ner_survives_common_support": on_support["d_ner_survives_holm"],
+                       "support_htz_p": support_stats["htz_p"], "full_htz_p": full_stats["htz_p"],
+                       "support_share": inside.mean()})
+planted_values = None
+if inputs.matrix.simulated:  # the world: contrasts planted (none on the null world), b linear in each indicator
+    contrasts_planted = not inputs.matrix.meta["spec"]["null_world"]
+    planted_values = {"contrast_survives_options": contrasts_planted, "c_bry_nonlinear_nonstem": False,
+                      "homogeneity_rejected_common_support": contrasts_planted,
+                      "d_ner_survives_common_support": contrasts_planted}
+three_way_table({k: simulated_values[k] for k in HEADLINE_KEYS}, real_values, real_matrix=real.matrix,
+                planted=planted_values, paper_keys={"plain_d_ner_t": "t_cr2_d_ner"})
+
+# %% [markdown]
 # ## Checks
 
 # %%
@@ -236,3 +291,13 @@ if inputs.matrix.simulated and not inputs.matrix.meta["spec"]["null_world"]:
     for contrasts in (plain, with_options):
         row = contrasts.loc[ENTITY_TERM]
         assert abs(row["estimate"] - expected) <= 2.5 * row["se_CR2"], row
+# the real pool: the three headline figures are their thresholds on the statistics beside them
+assert real_values["contrast_survives_options"] == (real_values["option_d_ner_holm"] < 0.05
+                                                    and real_values["option_d_ner_t"] > 0)
+assert real_values["c_bry_nonlinear_nonstem"] == (real_values["c_bry_nonlinear_p_nonstem"] < 0.05)
+assert real_values["homogeneity_rejected_common_support"] == (real_values["support_htz_p"] < 0.05)
+assert 0.5 < real_values["support_share"] <= 1 and real_values["plain_htz_p"] == real_values["full_htz_p"]
+if real_source == data_source:  # the same pool two ways: the chapter's cells and the one library call
+    assert real_values["option_d_ner_boot"] == option_stats["option_d_ner_boot"]
+    assert real_values["support_htz_p"] == support_stats["htz_p"]
+    assert real_values["c_bry_nonlinear_p_nonstem"] == nonlinear_stats["c_bry_nonlinear_p_nonstem"]

@@ -128,3 +128,69 @@ def test_null_world_note_reports_the_two_stage_coefficient_against_the_truth():
     assert "r = -0.213 over all models" in note and "accounts for 87% of the observed value" in note
     assert "(50 models, θ_STEM shifted up)" in note and "0.100 against 0.250 for the rest" in note
     assert "γ1 =" not in note  # the native model's side is gamma_world_note's
+
+
+def _three_pl_matrix(n_models=60, n_items=80, seed=5):
+    """A 3PL matrix, the first half of the items STEM, STEM item 2 unanswered, with its item frame."""
+    from mmlu_audit.data.responses import MISSING, ResponseMatrix
+
+    rng = np.random.default_rng(seed)
+    theta, b = rng.normal(size=n_models), rng.normal(size=n_items)
+    p = 0.25 + 0.75 / (1 + np.exp(-(theta[:, None] - b[None, :])))
+    y = (rng.random(p.shape) < p).astype(np.int8)
+    y[:, 2] = MISSING
+    y[rng.random(p.shape) < 0.1] = MISSING
+    ids = np.array([f"i{k}" for k in range(n_items)])
+    matrix = ResponseMatrix(y, pd.DataFrame({"model_id": [f"m{j}" for j in range(n_models)]}), ids,
+                            "test", simulated=True)
+    frame = pd.DataFrame({"stem": np.arange(n_items) < n_items // 2, "wscg_depth": rng.normal(size=n_items),
+                          "b_hat": b + rng.normal(0, 0.1, n_items)}, index=pd.Index(ids, name="item_id"))
+    frame.loc["i2", "b_hat"] = np.nan
+    return matrix, frame, theta + rng.normal(0, 0.1, n_models)
+
+
+def test_two_stage_headline_skips_unanswered_stem_items_and_matches_the_central_test(monkeypatch):
+    import mmlu_audit.analyses.modelside as modelside
+    from mmlu_audit.analyses.central import guessing_floor_test
+    from mmlu_audit.analyses.modelside import EXCLUSIONS, column_submatrix, null3pl, two_stage_headline
+
+    # a short 3PL fit (both functions read null_spec, so the second finds the first's fit in the cache)
+    short = null3pl.null_spec
+
+    def short_spec(fast=False, seed=0):
+        return short(fast, seed).with_(max_steps=60, min_steps=10)
+
+    monkeypatch.setattr(null3pl, "null_spec", short_spec)
+    monkeypatch.setattr(modelside, "null_spec", short_spec)
+    matrix, frame, theta_hat = _three_pl_matrix()
+    out = two_stage_headline(matrix, frame, theta_hat, seed=3, fast=True, replicates=4)
+    # the reference: the central claims' guessing-floor test on the same matrix
+    central = guessing_floor_test(matrix, frame, theta_hat, seed=3, fast=True, replicates=4)
+    for key in ("rs_r_all", "rs_r_low", "rs_r_high", "null_r_all", "null_share_all"):
+        assert out[key] == pytest.approx(central[key], rel=1e-12), key
+    assert out["n_all"] == central["n_models"]
+    # by hand: β over the 39 answered STEM items, then the three correlations and their sample sizes
+    answered = frame["stem"].to_numpy() & (np.arange(80) != 2)
+    assert (out["n_stem_items"], out["n_stem_unanswered"]) == (39, 1)
+    beta = reasoning_sensitivity(column_submatrix(matrix, answered).responses,
+                                 frame.loc[answered, "wscg_depth"])["beta"].to_numpy()
+    assert np.isfinite(beta).all()
+    by_hand = beta_theta_correlations(beta, theta_hat)
+    for name, share in EXCLUSIONS.items():
+        assert out[f"rs_r_{name}"] == pytest.approx(by_hand[name])
+        assert out[f"n_{name}"] == (theta_hat > np.quantile(theta_hat, share)).sum() if share else 60
+        assert out[f"null_share_{name}"] == pytest.approx(out[f"null_r_{name}"] / out[f"rs_r_{name}"])
+    assert (out["n_excl_bottom_quartile"], out["n_excl_bottom_half"]) == (45, 30)
+    assert out["rs_r_low"] < out["rs_r_all"] < out["rs_r_high"]
+    assert 0.5 < out["null_b_r_2pl"] <= 1 and 0.5 < out["null_theta_r_2pl"] <= 1
+
+
+def test_two_stage_headline_refuses_mismatched_abilities_and_too_few_models():
+    from mmlu_audit.analyses.modelside import two_stage_headline
+
+    matrix, frame, theta_hat = _three_pl_matrix()
+    with pytest.raises(DataError, match="theta_hat"):
+        two_stage_headline(matrix, frame, theta_hat[:-1], seed=3, fast=True, replicates=2)
+    with pytest.raises(DataError, match="finite β"):
+        two_stage_headline(matrix, frame, np.where(np.arange(60) < 57, np.nan, theta_hat), seed=3, fast=True,
+                           replicates=2)

@@ -13,7 +13,8 @@ import pytest
 
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.analyses.option_set import common_support, controlled_contrasts, option_controls
+from mmlu_audit.analyses.option_set import (common_support, controlled_contrasts, option_controls,
+                                            option_set_headline)
 from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, design_arrays, interaction_fit,
                                    partition_fits)
 
@@ -80,3 +81,42 @@ def test_common_support_by_hand():
         common_support(frame.assign(x=[0.0] * 4 + [9.0] * 4), ["x"], trim=0.0)
     with pytest.raises(ParameterError, match="trim"):
         common_support(frame, ["x"], trim=0.5)
+
+
+def test_option_set_headline_is_the_appendix_pipeline_and_finds_what_was_planted():
+    from mmlu_audit.analyses.robustness import section4_statistics
+    from mmlu_audit.analyses.splines import nonlinearity_statistics, nonlinearity_tests
+    from mmlu_audit.features import OPTION_COVARIATES
+
+    rng = np.random.default_rng(5)
+    subjects = np.repeat([f"s{k:02d}" for k in range(24)], 50)
+    stem = np.repeat(np.arange(24) < 10, 50)
+    X = pd.DataFrame(rng.normal(size=(len(subjects), len(INDICATORS))), columns=list(INDICATORS))
+    options = pd.DataFrame(rng.normal(size=(len(subjects), len(OPTION_COVARIATES))),
+                           columns=list(OPTION_COVARIATES))
+    # planted: a STEM-only D_ner slope, one option effect, C_bry curved outside STEM only
+    b = (0.6 * stem * X["d_ner"] + 0.4 * options["opt_len_mean"] + 0.5 * ~stem * X["c_bry"] ** 2
+         + rng.normal(size=len(subjects)))
+    frame = pd.concat([X, options], axis=1).assign(b_hat=b, stem=stem, subject=subjects)
+    frame.index = pd.Index([f"i{k}" for k in range(len(frame))], name="item_id")
+    frame.loc["i0", "b_hat"] = np.nan  # an item nobody answered is left out
+    out = option_set_headline(frame, seed=2, n_boot=99, n_folds=5)
+    # the reference: the appendix's functions one by one, on the estimated items
+    kept = frame.dropna(subset=["b_hat"])
+    plain, plain_joint = controlled_contrasts(kept, None, seed=2)
+    with_options, option_joint = controlled_contrasts(kept, option_controls(kept), seed=2, n_boot=99)
+    assert out["plain_d_ner_t"] == pytest.approx(plain.loc["STEM:d_ner", "t_CR2"])
+    assert out["plain_htz_p"] == out["full_htz_p"] == pytest.approx(plain_joint["p"])
+    assert out["option_d_ner_holm"] == pytest.approx(with_options.loc["STEM:d_ner", "holm_CR2"])
+    assert out["option_d_ner_boot"] == pytest.approx(with_options.loc["STEM:d_ner", "holm_boot"])
+    assert out["option_htz_p"] == pytest.approx(option_joint["p"])
+    nonlinear = nonlinearity_statistics(nonlinearity_tests(kept))
+    assert {k: out[k] for k in nonlinear} == nonlinear
+    _, inside = common_support(kept, INDICATORS)
+    support = section4_statistics(kept[inside], seed=2, n_folds=5)
+    assert (out["support_n"], out["support_n_stem"]) == (inside.sum(), kept.loc[inside, "stem"].sum())
+    assert out["support_share"] == pytest.approx(inside.mean()) and out["support_htz_p"] == support["htz_p"]
+    # what was planted is found: the contrast survives the options, C_bry bends outside STEM only
+    assert out["contrast_survives_options"] and out["d_ner_survives_common_support"]
+    assert out["c_bry_nonlinear_nonstem"] and out["c_bry_nonlinear_p_stem"] > 0.01
+    assert np.isnan(option_set_headline(kept, seed=2)["option_d_ner_boot"])  # no bootstrap asked

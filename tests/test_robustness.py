@@ -19,9 +19,9 @@ from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tes
 from mmlu_audit.analyses.robustness import (CONCLUSIONS, REFITS, active_tiers, conclusion_shares,
                                             estimator_sensitivity, estimator_statistics,
                                             length_residualised, perturbation_study, primary_conclusions,
-                                            refit_frames, refitted_frame, scheme_statistics,
-                                            section4_statistics, share_statistics, tier_schemes,
-                                            tier_statistics)
+                                            refit_frames, refitted_frame, robustness_headline,
+                                            scheme_statistics, section4_statistics, share_statistics,
+                                            tier_schemes, tier_statistics)
 
 TIERS = tuple(f"T{k}" for k in range(1, 9))
 
@@ -329,3 +329,37 @@ def test_scheme_share_and_tier_statistics_by_hand():
     assert out["n_active"] == len(active_tiers(graphs))
     assert out["n_top_tier_vertices"] == 0  # random_graph never uses T8
     assert out["inert_names"].split(", ") == [t for t in tiers if t not in active_tiers(graphs)]
+
+
+def test_robustness_headline_is_the_appendix_pipeline_in_one_call():
+    from types import SimpleNamespace
+
+    from mmlu_audit.analyses.pipeline import calibration_spec
+    from mmlu_audit.data.responses import ResponseMatrix
+
+    rng = np.random.default_rng(11)
+    frame = world_frame(3, n_subjects=16, per_subject=25)
+    graphs = [random_graph(rng) for _ in range(len(frame))]
+    frame["wscg_depth"] = GraphBatch(graphs, TIERS).depths([list(default_tiers().values())])[0]
+    theta = rng.normal(size=60)
+    p = 1 / (1 + np.exp(-(theta[:, None] - frame["b_hat"].to_numpy())))
+    models = pd.DataFrame({"model_id": [f"m{j}" for j in range(60)]})
+    matrix = ResponseMatrix((rng.random(p.shape) < p).astype(np.int8), models, frame.index.to_numpy(), "test",
+                            simulated=True)
+    inputs = SimpleNamespace(matrix=matrix, frame=frame, items=pd.DataFrame({"item_id": frame.index}))
+    batch = GraphBatch(graphs, TIERS)
+    schemes = tier_schemes(dict(default_tiers()), ["T1", "T3"], 2, seed=0, clamp_tier="T1")
+    out = robustness_headline(inputs, batch, schemes, seed=4, fast=True, n_folds=5, n_boot=49, max_steps=60)
+    # the reference: the appendix's functions called one by one
+    base = section4_statistics(frame, seed=4, n_folds=5, n_boot=49)
+    assert {k: out[f"base_{k}"] for k in base} == pytest.approx(base, nan_ok=True)
+    conclusions = primary_conclusions(base)
+    assert {c: out[f"base_{c}"] for c in CONCLUSIONS} == {c: conclusions[c] for c in CONCLUSIONS}
+    assert np.isfinite(out["base_wcr_p"]) and "base_homogeneity_rejected_wcr" in out
+    study = perturbation_study(frame, batch, frame.index, schemes, seed=4, n_folds=5)
+    assert {k: out[k] for k in share_statistics(study)} == pytest.approx(share_statistics(study))
+    assert out["n_schemes"] == out["n_perturbation_schemes"] == len(schemes) + 1
+    assert out["n_tier_schemes"] == 4
+    refit, _ = refitted_frame(inputs, calibration_spec(True, 4, model="rasch", max_steps=60))
+    rasch = primary_conclusions(section4_statistics(refit, seed=4, n_folds=5))
+    assert out["rasch_conclusions_intact"] == all(rasch[c] for c in CONCLUSIONS)

@@ -7,6 +7,9 @@
 * :func:`common_support` finds, for each predictor, the range both partitions
   cover (between the larger of the two lower quantiles and the smaller of the two
   upper quantiles) and the items inside every predictor's range.
+* :func:`option_set_headline` gives the appendix's three headline figures on one item
+  frame: the contrast with the option set, C_bry's non-linearity, homogeneity on the
+  common support.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from mmlu_audit.inference import wald_test
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, estimated_items, indicator_design,
                                             interaction_fit)
+from mmlu_audit.analyses.robustness import ENTITY_TERM, primary_conclusions, section4_statistics
+from mmlu_audit.analyses.splines import nonlinearity_statistics, nonlinearity_tests
 
-__all__ = ["option_controls", "controlled_contrasts", "common_support"]
+__all__ = ["option_controls", "controlled_contrasts", "common_support", "option_set_headline"]
 
 
 def option_controls(frame: pd.DataFrame, columns: Sequence[str] = OPTION_COVARIATES) -> pd.DataFrame:
@@ -126,3 +131,69 @@ def common_support(frame: pd.DataFrame, columns: Sequence[str] = INDICATORS,
         rows[column] = {"lower": lower, "upper": upper, "share STEM inside": within[stem].mean(),
                         "share non-STEM inside": within[~stem].mean()}
     return pd.DataFrame(rows).T, inside
+
+
+@seeded
+def option_set_headline(frame: pd.DataFrame, *, seed, n_boot: int = 0, boot_kind: str = "CR2",
+                        n_knots: int = 4, support_trim: float = 0.01, n_folds: int = 10,
+                        alpha: float = 0.05) -> dict:
+    """Appendix B's three headline figures on one item frame, in one call.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Item frame with ``b_hat``, ``stem``, ``subject``, the nine indicators and the option-set
+        covariates; rows without a finite ``b_hat`` are dropped.
+    seed : int
+        Seeds the wild cluster bootstrap and the CV folds.
+    n_boot, boot_kind
+        Wild cluster bootstrap of the contrasts with the option set (0 skips it; the plain
+        contrasts are not bootstrapped).
+    n_knots : int
+        Knots of each restricted cubic spline
+        (:func:`mmlu_audit.analyses.splines.nonlinearity_tests`).
+    support_trim : float
+        As ``trim`` of :func:`common_support`.
+    n_folds : int
+        K of the item-fold cross-validation on the common support.
+    alpha : float
+        Level of every decision.
+
+    Returns
+    -------
+    dict
+        Keyed by chapter 10's glue names. The contrast: ``plain_d_ner_t``, ``plain_d_ner_holm``,
+        ``plain_htz_p`` (= ``full_htz_p``) without the option set; ``option_d_ner_t``,
+        ``option_d_ner_holm``, ``option_d_ner_boot`` (NaN without bootstrap), ``option_htz_p``
+        with it, and ``contrast_survives_options`` (the D_ner contrast positive with Holm CR2
+        p < ``alpha``). The non-linearity: the values of
+        :func:`~mmlu_audit.analyses.splines.nonlinearity_statistics`, among them
+        ``c_bry_nonlinear_nonstem``. The common support: ``support_share``, ``support_n``,
+        ``support_n_stem``, ``support_htz_p``, ``support_d_ner_holm``,
+        ``homogeneity_rejected_common_support`` and ``d_ner_survives_common_support`` (the
+        conclusions of :func:`~mmlu_audit.analyses.robustness.primary_conclusions`).
+    """
+    frame = estimated_items(frame)
+    plain, plain_joint = controlled_contrasts(frame, None, seed=seed)
+    options, option_joint = controlled_contrasts(frame, option_controls(frame), seed=seed, n_boot=n_boot,
+                                                 boot_kind=boot_kind)
+    entity = options.loc[ENTITY_TERM]
+    nonlinear = nonlinearity_statistics(nonlinearity_tests(frame, n_knots=n_knots), alpha)
+    _, inside = common_support(frame, INDICATORS, trim=support_trim)
+    support = section4_statistics(frame[inside], seed=seed, n_folds=n_folds)
+    conclusions = primary_conclusions(support, alpha)
+    return {
+        "plain_d_ner_t": float(plain.loc[ENTITY_TERM, "t_CR2"]),
+        "plain_d_ner_holm": float(plain.loc[ENTITY_TERM, "holm_CR2"]), "plain_htz_p": plain_joint["p"],
+        "full_htz_p": plain_joint["p"], "option_d_ner_t": float(entity["t_CR2"]),
+        "option_d_ner_holm": float(entity["holm_CR2"]),
+        "option_d_ner_boot": float(entity["holm_boot"]) if "holm_boot" in entity else float("nan"),
+        "option_htz_p": option_joint["p"],
+        "contrast_survives_options": bool(entity["estimate"] > 0 and entity["holm_CR2"] < alpha),
+        **nonlinear,
+        "support_share": float(inside.mean()), "support_n": int(inside.sum()),
+        "support_n_stem": int(frame.loc[inside, "stem"].sum()), "support_htz_p": support["htz_p"],
+        "support_d_ner_holm": support["d_ner_holm_cr2"],
+        "homogeneity_rejected_common_support": conclusions["homogeneity_rejected"],
+        "d_ner_survives_common_support": conclusions["d_ner_survives_holm"],
+    }

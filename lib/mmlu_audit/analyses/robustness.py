@@ -27,6 +27,8 @@ replaces both Dimension 1 indicators by their OLS residuals on token count;
 hierarchical-prior 2PL) for the estimator sensitivity: :func:`refit_frames` refits the
 calibrations named in :data:`REFITS`, :func:`estimator_sensitivity` reruns the §4 pipeline
 on each and :func:`estimator_statistics` gives the values the appendix glues.
+:func:`robustness_headline` computes the appendix's headline figures on one population in a
+single call.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ __all__ = [
     "primary_conclusions",
     "refit_frames",
     "refitted_frame",
+    "robustness_headline",
     "section4_statistics",
     "tier_schemes",
 ]
@@ -470,3 +473,54 @@ def estimator_statistics(sensitivity: Mapping) -> dict:
         if name != PAPER_CALIBRATION[0]:
             out[f"{name}_conclusions_intact"] = bool(conclusions[label].loc[list(CONCLUSIONS)].all())
     return out
+
+
+@seeded
+def robustness_headline(inputs, batch: GraphBatch, schemes: pd.DataFrame, *, seed, fast: bool,
+                        n_folds: int = 10, n_boot: int = 0, boot_kind: str = "CR2", max_steps: int = 0,
+                        alpha: float = 0.05) -> dict:
+    """Appendix A's headline figures on one population, in one call.
+
+    The three conclusions under the paper calibration, their survival of the given perturbation
+    schemes (plus the length-residualised one), and of a Rasch refit of the difficulties.
+
+    Parameters
+    ----------
+    inputs : AnalysisInputs
+        From :func:`mmlu_audit.analyses.pipeline.analysis_inputs` (its fit is the paper's 2PL).
+    batch : GraphBatch
+        The WSCGs of ``inputs.items``, in that order.
+    schemes : DataFrame
+        Tier schemes from :func:`tier_schemes`, with one ``"clamp"`` row (a subset of a chapter's
+        schemes keeps the study cheap); the length-residualised scheme is added.
+    seed : int
+        Seeds the CV folds, the bootstrap and the Rasch refit.
+    fast : bool
+        The Rasch refit's smoke-run step cap (as :func:`refit_frames`).
+    n_folds, n_boot, boot_kind
+        As for :func:`section4_statistics`; the bootstrap runs on the paper calibration only.
+    max_steps : int
+        SVI step cap of the Rasch refit; 0 keeps the calibration default.
+    alpha : float
+        Level of the three conclusions.
+
+    Returns
+    -------
+    dict
+        Keyed by chapter 09's glue names: ``base_<stat>`` for the statistics of
+        :func:`section4_statistics` and ``base_<conclusion>`` for the conclusions under the paper
+        calibration; ``share_schemes_<conclusion>``, ``share_all_three``, ``w9_residualised_dim1``
+        and ``w9_clamped`` (:func:`share_statistics`) with ``n_schemes``, ``n_tier_schemes`` and
+        ``n_perturbation_schemes`` (:func:`scheme_statistics`, less its sentence); and
+        ``rasch_conclusions_intact`` (all three conclusions hold on the Rasch difficulties).
+    """
+    frame = estimated_items(inputs.frame)
+    base = section4_statistics(frame, seed=seed, n_folds=n_folds, n_boot=n_boot, boot_kind=boot_kind)
+    base_conclusions = primary_conclusions(base, alpha)
+    study = perturbation_study(frame, batch, inputs.items["item_id"], schemes, seed=seed, n_folds=n_folds,
+                               alpha=alpha)
+    counts = {k: v for k, v in scheme_statistics(study).items() if k != "count_matches_paper"}
+    rasch = refit_frames(inputs, ["rasch"], fast=fast, seed=seed, max_steps=max_steps)["rasch"][1]
+    rasch_conclusions = primary_conclusions(section4_statistics(rasch, seed=seed, n_folds=n_folds), alpha)
+    return ({f"base_{k}": v for k, v in {**base, **base_conclusions}.items()} | share_statistics(study)
+            | counts | {"rasch_conclusions_intact": all(rasch_conclusions[c] for c in CONCLUSIONS)})

@@ -17,7 +17,8 @@ from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_ga
                                                        planted_gamma_target, planted_interaction_note,
                                                        simulate_interaction)
 from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_correlations, null_spec,
-                                                   null_summary, null_world_note, simulate_3pl)
+                                                   null_summary, null_world_note, simulate_3pl,
+                                                   two_stage_headline)
 from mmlu_audit.analyses.modelside.ranking import (Blocks, ability_gap, displacement_bootstrap,
                                                    displacement_exact_interval,
                                                    displacement_null, duplicate_pairs, gap_recovery,
@@ -42,5 +43,6 @@ __all__ = [
     "planted_gamma_target", "random_item_sets", "rank_agreement", "rank_shifts",
     "reasoning_sensitivity", "retention_table", "shift_summary", "simulate_3pl",
     "simulate_interaction", "subject_block_sets", "subject_blocks", "subscores", "top_k_retention",
+    "two_stage_headline",
     "weighted_tau", "Blocks",
 ]

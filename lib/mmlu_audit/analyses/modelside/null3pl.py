@@ -24,12 +24,12 @@ from tqdm.auto import tqdm
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.machine import available_cores
-from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_correlations,
+from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_correlations, column_submatrix,
                                                        reasoning_sensitivity)
 from mmlu_audit.core.seeds import check_seed, seeded
 
 __all__ = ["null_spec", "simulate_3pl", "null_correlations", "null_summary", "construct_consistency",
-           "null_world_note"]
+           "null_world_note", "two_stage_headline"]
 
 
 @seeded
@@ -148,3 +148,78 @@ def null_world_note(*, true_r: float, null_share: float, n_tail: int, tail_beta:
         "should report, and the naive correlation says nothing about sensitivity. The mean β of the "
         f"tail models is {tail_beta:.3f} against {rest_beta:.3f} for the rest."
     )
+
+
+@seeded
+def two_stage_headline(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fast: bool = False,
+                       replicates: int = 100) -> dict:
+    """§5.1's headline figures on one response matrix: r(β, θ̂), its exclusions and the 3PL null.
+
+    STEM items that no model answered are left out before the β procedure and the 3PL fit (they
+    carry no response, and the fit refuses an empty column), as in
+    :func:`mmlu_audit.analyses.central.guessing_floor_test`, whose ``rs_r_*`` and ``null_*_all``
+    values this reproduces; here the null is summarised under every exclusion of
+    :data:`EXCLUSIONS`, and the construct consistency of the null is added.
+
+    Parameters
+    ----------
+    matrix : ResponseMatrix
+        Responses, columns in ``frame`` order.
+    frame : DataFrame
+        The items, with ``stem``, ``wscg_depth`` and ``b_hat`` (the 2PL difficulties).
+    theta_hat : array-like, shape (J,)
+        The 2PL abilities of the calibration, one per model of ``matrix``.
+    seed : int
+        Seed of the 3PL fit and of the null replicates.
+    fast : bool
+        The 3PL fit's smoke-run step cap.
+    replicates : int
+        Matrices simulated from the fitted 3PL.
+
+    Returns
+    -------
+    dict
+        Keyed by chapter 07's glue names: ``rs_r_<k>`` (observed r), ``null_r_<k>`` (the null's
+        mean r) and ``null_share_<k>`` (null mean / observed) for each key ``k`` of
+        :data:`EXCLUSIONS`; ``rs_r_low``, ``rs_r_high`` (Fisher 95 % interval of ``rs_r_all``,
+        treating the models as independent pairs); ``n_<k>``, the models each correlation rests
+        on (``n_all``: those with a finite β); ``n_stem_items`` (STEM items answered by at
+        least one model) and ``n_stem_unanswered``; ``null_theta_r_2pl`` and ``null_b_r_2pl``
+        (:func:`construct_consistency`).
+
+    Raises
+    ------
+    DataError
+        If ``theta_hat`` does not have one value per model, or fewer than four models have a
+        finite β.
+    """
+    from mmlu_audit.inference import fisher_interval
+    from mmlu_audit.irt import fit_cached
+
+    theta_hat = np.asarray(theta_hat, dtype=float)
+    if theta_hat.shape != (matrix.shape[0],):
+        raise DataError("theta_hat", f"has shape {theta_hat.shape}, the matrix {matrix.shape[0]} models")
+    is_stem = frame["stem"].to_numpy(bool)
+    stem = is_stem & matrix.observed.any(axis=0)
+    depth = frame.loc[stem, "wscg_depth"].to_numpy(float)
+    sub = column_submatrix(matrix, stem)
+    betas = reasoning_sensitivity(sub.responses, depth)["beta"].to_numpy()
+    kept = np.isfinite(betas) & np.isfinite(theta_hat)
+    if kept.sum() < 4:
+        raise DataError(matrix.source, f"only {int(kept.sum())} models have a finite β; r needs at least 4")
+    observed = beta_theta_correlations(betas, theta_hat)
+    # the cuts of beta_theta_correlations: θ̂ quantiles over the models with a finite β
+    sizes = {name: int((theta_hat[kept] > np.quantile(theta_hat[kept], share)).sum()) if share
+             else int(kept.sum()) for name, share in EXCLUSIONS.items()}
+    low, high = fisher_interval(observed["all"], sizes["all"])
+    fit_3pl = fit_cached(sub, null_spec(fast, seed), progress=False)
+    null = null_correlations(fit_3pl.theta, fit_3pl.a, fit_3pl.b, depth, sub.responses >= 0,
+                             replicates=replicates, seed=seed, progress=False)
+    summary = null_summary(observed, null)
+    consistency = construct_consistency(fit_3pl.theta, theta_hat, fit_3pl.b, frame.loc[stem, "b_hat"])
+    out = {f"rs_r_{k}": float(observed[k]) for k in EXCLUSIONS}
+    out |= {f"null_r_{k}": float(summary.loc[k, "null mean"]) for k in EXCLUSIONS}
+    out |= {f"null_share_{k}": float(summary.loc[k, "share of observed"]) for k in EXCLUSIONS}
+    return out | {"rs_r_low": low, "rs_r_high": high, **{f"n_{k}": v for k, v in sizes.items()},
+                  "n_stem_items": int(stem.sum()), "n_stem_unanswered": int((is_stem & ~stem).sum()),
+                  "null_theta_r_2pl": consistency["theta"], "null_b_r_2pl": consistency["b"]}
