@@ -53,7 +53,7 @@ from mmlu_audit.inference import fisher_interval
 from mmlu_audit.core.paper import PAPER, paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.book.report import glue_figure, glue_values, source_banner, three_way_table
+from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, source_banner, three_way_table
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -258,13 +258,13 @@ three_way_table(simulated_values, real_values, real_matrix=real.matrix, labels=r
 # %%
 assert betas["converged"].mean() > 0.95 and np.isfinite(list(observed_r.values())).all()
 assert null.shape == (null_replicates, 3) and np.isfinite(null.to_numpy()).all()
-assert consistency["b"] > 0.8
-if simulated:  # a few dozen real models span a narrow θ range, where the two abilities agree less closely
-    assert consistency["theta"] > 0.8
 assert helm_beta["beta"].notna().all() and len(helm_beta) == 20
 assert helm_r_low < helm_r < helm_r_high
-if simulated and not fast:
-    assert summary.loc["all", "null mean"] < 0  # the guessing floor alone produces a negative r
+# which way this seed's results came out is reported, not asserted
+display(finding_checks({"the 3PL null's b agrees with the 2PL's (r > 0.8)": consistency["b"] > 0.8,
+                        "the 3PL null's θ agrees with the 2PL's (r > 0.8)": consistency["theta"] > 0.8,
+                        "the guessing floor alone produces a negative mean r":
+                            summary.loc["all", "null mean"] < 0 if not fast else None}))
 # the real pool: the interval brackets its r, each exclusion keeps fewer models
 assert real_values["rs_r_low"] < real_values["rs_r_all"] < real_values["rs_r_high"]
 assert real_values["n_excl_bottom_half"] < real_values["n_excl_bottom_quartile"] < real_values["n_all"]
