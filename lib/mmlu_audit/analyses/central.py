@@ -53,6 +53,7 @@ DECISIONS = {
 }
 
 
+@seeded
 def homogeneity_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) -> dict:
     """W(9) under CR2 (χ² and HTZ) and its null-imposed wild cluster bootstrap."""
     tests = joint_wald_tests(y, X, stem, subjects, kinds=["CR2"], forms={"CR2": ["chi2", "HTZ"]})
@@ -64,6 +65,7 @@ def homogeneity_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) 
             "wcb_stat": float(boot.stat), "wcb_q95": float(boot.quantile(0.95)), "wcb_p": float(boot.p)}
 
 
+@seeded
 def d_ner_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) -> dict:
     """The STEM × D_ner contrast: estimate, CR2 t, Holm p (CR2 and wild bootstrap)."""
     fit = interaction_fit(y, X, stem)
@@ -82,6 +84,7 @@ def _t_crit(df: float) -> float:
     return float(stats.t.ppf(0.975, df))
 
 
+@seeded
 def stem_r2_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int, cv_folds: int) -> dict:
     """Cross-validated R² per partition and the logit² ratio with its cluster-bootstrap interval."""
     cv = cv_table(y, stem, subjects, [Design("nine indicators", X.to_numpy())], n_folds=cv_folds, seed=seed)
@@ -193,6 +196,7 @@ def guessing_floor_test(matrix, frame: pd.DataFrame, theta_hat, *, seed, fast: b
     return result | {"supports": decide("guessing_floor", result)}
 
 
+@seeded
 def population_tests(source: str, *, seed: int, fast: bool, n_boot: int, cv_folds: int,
                      replicates: int) -> dict:
     """Every test of :data:`CLAIM_TESTS` on one response source, through the chapters' pipeline.

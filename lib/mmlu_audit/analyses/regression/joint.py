@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.inference import (breusch_pagan, fit_ols, homogeneity_test, lr_interaction, permutation_test,
                                   residual_skew, vcov, wald_test)
 from mmlu_audit.inference.covariance import CLUSTER_KINDS, HC_KINDS, KINDS
@@ -208,6 +209,7 @@ HOMOGENEITY_HEADLINE = ("w9_hc3", "w9_cr1", "w9_cr2", "w9_htz_F", "w9_htz_p", "w
                         "observed_r2_gap", "r2_gap_block_perm_p")
 
 
+@seeded
 def homogeneity_headline(frame: pd.DataFrame, *, seed, n_boot: int, n_perm: int,
                          boot_kind: str = "CR2") -> dict:
     """§4.3's headline figures (:data:`HOMOGENEITY_HEADLINE`) on an item frame, as the chapter has them.

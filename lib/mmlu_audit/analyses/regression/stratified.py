@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.analyses.regression.contrasts import holm_count, holm_survivors, indicator_names
 
 __all__ = ["HEADLINE_KEYS", "contrast_statistics", "effect_statistics", "standardised_statistics",
@@ -74,6 +75,7 @@ def standardised_statistics(contrasts: pd.DataFrame, standardised: pd.DataFrame,
     return out
 
 
+@seeded
 def stratified_headline(frame: pd.DataFrame, *, seed, n_boot: int, cv_folds: int,
                         boot_kind: str = "CR2") -> dict:
     """§4.2's headline figures (:data:`HEADLINE_KEYS`) on an item frame, as the chapter computes them.
