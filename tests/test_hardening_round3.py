@@ -6,6 +6,8 @@ Each test names the finding it covers and fails on d578694.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -38,3 +40,56 @@ def test_max_steps_binds_when_not_a_multiple_of_chunk():
                                                        (50, 25, [25, 25]), (1, 25, [1])])
 def test_chunk_lengths_sum_to_max_steps(max_steps, chunk, lengths):
     assert chunk_lengths(max_steps, chunk) == lengths
+
+
+# ------------------------------------------------------------- book.build: validation before any kernel
+
+
+def _build_refused(capsys, monkeypatch, argv) -> str:
+    """Run book.build with kernels forbidden; it must exit 2 with one line."""
+    from mmlu_audit.book import build as bookbuild
+
+    def no_kernel(*_args, **_kwargs):
+        raise AssertionError("a kernel was started")
+
+    monkeypatch.setattr(bookbuild, "execute_all", no_kernel)
+    start = time.perf_counter()
+    assert bookbuild.main(argv) == 2
+    assert time.perf_counter() - start < 30
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+def test_build_refuses_a_wrong_typed_parameter_before_any_kernel(capsys, monkeypatch, tmp_path):
+    """Before: ``05 --fast -p n_boot '"abc"'`` ran the chapter and failed inside it (exit 1, 187 s)."""
+    err = _build_refused(capsys, monkeypatch, ["05", "--fast", "-p", "n_boot", '"abc"',
+                                               "--out", str(tmp_path / "x")])
+    assert "'n_boot'" in err and "an integer" in err and "'abc'" in err
+
+
+@pytest.mark.parametrize("value", ["true", "2.5", "[1]"])
+def test_build_refuses_a_bool_float_or_list_for_an_integer_parameter(capsys, monkeypatch, tmp_path, value):
+    err = _build_refused(capsys, monkeypatch, ["05", "-p", "n_boot", value, "--out", str(tmp_path / "x")])
+    assert "'n_boot'" in err
+
+
+def test_build_refuses_an_unregistered_data_source_before_any_kernel(capsys, monkeypatch, tmp_path):
+    """Before: an unknown ``--data-source`` failed inside the chapter's kernel (exit 1)."""
+    err = _build_refused(capsys, monkeypatch, ["05", "--data-source", "helm21", "--out", str(tmp_path / "x")])
+    assert "'helm21'" in err and "mmlu_real" in err  # the registry's names, read at run time
+
+
+def test_build_accepts_a_source_registered_at_run_time(monkeypatch):
+    from mmlu_audit.book.build import check_data_source
+    from mmlu_audit.data import registry
+
+    monkeypatch.setitem(registry.REAL_SOURCES, "just_added", registry.REAL_SOURCES["helm20"])
+    assert check_data_source("just_added") == "just_added"
+
+
+@pytest.mark.parametrize("text, problem", [("9" * 5000, "4300 digits"), ("[" * 5000 + "]" * 5000, "nested")])
+def test_build_refuses_unreadable_json_values_in_one_line(capsys, monkeypatch, tmp_path, text, problem):
+    """Before: a 5,000-digit integer or 5,000-deep nesting raised a raw ValueError / RecursionError."""
+    err = _build_refused(capsys, monkeypatch, ["05", "-p", "n_boot", text, "--out", str(tmp_path / "x")])
+    assert problem in err
