@@ -18,7 +18,7 @@ column          content
 A stem the MMLU item loader would refuse (blank, or only invisible characters) is refused
 here too; a stem that is mostly not English is audited and marked ``flag_non_english``.
 Items whose stems are the same text up to case and whitespace are named
-(:func:`mmlu_audit.features.duplicates.duplicate_columns`): ``duplicate_of`` the earlier copy
+(:func:`mmlu_audit.features.duplicates.duplicate_summary`): ``duplicate_of`` the earlier copy
 with the same option set, ``options_nested_in`` the item whose options contain this one's.
 
 MATRIX (optional) is a long table (JSONL, CSV or Parquet) of model answers with columns
@@ -59,7 +59,7 @@ from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.core.store import file_sha256
 from mmlu_audit.data.items import is_blank_text
 from mmlu_audit.features import INDICATORS, benchmark_features
-from mmlu_audit.features.duplicates import RELATIONS, duplicate_columns, duplicate_pairs
+from mmlu_audit.features.duplicates import RELATIONS, duplicate_summary
 from mmlu_audit.features.table import FLAGS
 
 __all__ = ["MANIFEST", "MAX_OPTION_CHARS", "MAX_STEM_CHARS", "MIN_PANEL", "OUTPUT_FILES",
@@ -526,14 +526,14 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
     table = items[["item_id", "subject", "n_options", "key"]].set_index("item_id")
     table = table.join(features[list(INDICATORS)]).join(capacity_indices(features))
     table = table.join(features[list(FLAGS)])
-    pairs = duplicate_pairs(items, "item_id")  # copies are relations between items: no feature sees them
-    table = table.join(duplicate_columns(pairs, items["item_id"]))
+    # copies are relations between items: no feature sees them; counted without listing the pairs
+    copies, pair_counts = duplicate_summary(items, "item_id")
+    table = table.join(copies)
     bar.update()
     meta = {"items_file": items_path.name, "items_sha256": file_sha256(items_path),
             "n_items": int(len(items)), "indicators": list(INDICATORS), "flags": list(FLAGS),
             "n_flag_non_english": int(features["flag_non_english"].sum()),
-            "same_stem_pairs": {relation: int((pairs["relation"] == relation).sum())
-                                for relation in RELATIONS},
+            "same_stem_pairs": {relation: int(pair_counts[relation]) for relation in RELATIONS},
             "indices": INDEX_DEFINITIONS, "seed": seed,
             "feature_provenance": features.attrs.get("provenance", {})}
     if responses_path:
