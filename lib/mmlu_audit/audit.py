@@ -29,6 +29,25 @@ wrong too. With MATRIX the audit adds a 2PL difficulty per item (``irt_converged
 the fit converged) and the consensus flags (:mod:`mmlu_audit.analyses.consensus`), which need
 at least :data:`MIN_PANEL` models and ``m ≤ k ≤`` the number of models.
 
+**Order does not matter.** The rows of both files are put in one canonical order before
+anything is computed, so the same rows in any order (and the columns in any order) give the
+same ``items.csv`` and ``audit.json`` (but for the files' names, hashes and the run time):
+items sort by id (:func:`canonical_id_key`: ids of ASCII digits first, by length and then
+digit by digit, which is numeric order for integers without leading zeros; then the other ids
+by Unicode code point), and ``items.csv`` lists them in that order; models sort by name (code
+point order), so a tie in accuracy for the last seat of the consensus panel goes to the model
+whose name sorts first. ``duplicate_of`` names the copy that comes first in that order. Ids
+that default to line numbers follow the file's order by construction: give ids to audit a file
+whose order is arbitrary.
+
+``irt_converged`` is the IRT engine's ELBO rule (:func:`mmlu_audit.irt.engine.elbo_converged`)
+under the audit's settings :data:`AUDIT_STOPPING`: the means of two successive windows of 250
+steps agree to 2e-5, judged only from step 1,000 on. A single-draw ELBO is noisy, and with the
+engine's default windows of 50 steps from step 100 the rule could fire by chance at step 200,
+0.54 logits (largest |Δb|) from a 4,000-step fit on a planted 25 × 150 panel; under the audit's
+settings the fits called converged there were within 0.15 of it, about the SVI noise floor
+(fits that ran to the 2,000-step cap were 0.07–0.11 from it).
+
 The two indices are computable before any model is evaluated, as the audit paper
 recommends (see :data:`mmlu_audit.analyses.capacity.INDEX_DEFINITIONS`). The output folder
 receives ``items.csv``, ``audit.json`` and :data:`MANIFEST` (the sha256 of each file written).
@@ -62,8 +81,8 @@ from mmlu_audit.features import INDICATORS, benchmark_features
 from mmlu_audit.features.duplicates import RELATIONS, duplicate_summary
 from mmlu_audit.features.table import FLAGS
 
-__all__ = ["MANIFEST", "MAX_OPTION_CHARS", "MAX_STEM_CHARS", "MIN_PANEL", "OUTPUT_FILES",
-           "read_answers", "read_benchmark", "run_audit", "write_benchmark"]
+__all__ = ["AUDIT_STOPPING", "MANIFEST", "MAX_OPTION_CHARS", "MAX_STEM_CHARS", "MIN_PANEL", "OUTPUT_FILES",
+           "canonical_id_key", "read_answers", "read_benchmark", "run_audit", "write_benchmark"]
 
 OUTPUT_FILES = ("items.csv", "audit.json")
 BENCHMARK_FILES = ("items.parquet", "answers.parquet")
@@ -74,6 +93,8 @@ MAX_STEM_CHARS = 20_000
 MAX_OPTION_CHARS = 5_000
 #: Fewest models a responses file may hold: with fewer, "consensus" is one model's opinion.
 MIN_PANEL = 3
+#: The 2PL fit's stopping rule in the audit (IRTSpec fields): windows of 250 steps, from step 1,000.
+AUDIT_STOPPING = {"min_steps": 1000, "window": 250}
 NO_ANSWER, NO_RECORD = -2, -1
 _LETTERS = "ABCDEFGHIJ"
 _INDEX = re.compile(r"[0-9]{1,2}")
@@ -302,6 +323,28 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
     return pred, list(models)
 
 
+def canonical_id_key(item_id: str) -> tuple[int, int, str]:
+    """Sort key of an item id: ASCII-digit ids first, by length then text; then the rest by code point.
+
+    Ids are unique, so the key orders items totally: no tie is left to the file's row order.
+    """
+    if item_id.isascii() and item_id.isdigit():
+        return (0, len(item_id), item_id)
+    return (1, 0, item_id)
+
+
+def _canonical_items(items: pd.DataFrame) -> pd.DataFrame:
+    """The items in :func:`canonical_id_key` order, whatever the file's row order."""
+    order = sorted(range(len(items)), key=lambda k: canonical_id_key(items["item_id"].iat[k]))
+    return items.iloc[order].reset_index(drop=True)
+
+
+def _canonical_models(pred: np.ndarray, models: list[str]) -> tuple[np.ndarray, list[str]]:
+    """``pred``'s rows and ``models`` sorted by model name (code point order)."""
+    order = sorted(range(len(models)), key=models.__getitem__)
+    return pred[order], [models[j] for j in order]
+
+
 # ------------------------------------------------------------------------------ output folders
 
 
@@ -441,7 +484,7 @@ def _difficulty(pred: np.ndarray, key: np.ndarray, seed: int, progress: bool,
 
     graded = np.where(pred == NO_RECORD, MISSING, (pred == key[None, :]).astype(np.int8))
     answered = (graded != MISSING).any(axis=0)
-    spec = IRTSpec(model="2pl", b_prior="paper", seed=seed)
+    spec = IRTSpec(model="2pl", b_prior="paper", seed=seed, **AUDIT_STOPPING)
     if max_steps is not None:
         spec = spec.with_(max_steps=max_steps, min_steps=min(spec.min_steps, max_steps))
     fit = fit_irt(graded[:, answered].astype(np.int8), spec, progress=progress)
@@ -510,13 +553,13 @@ def run_audit(items_path: str | Path, out: str | Path, responses_path: str | Pat
 def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tqdm):
     begin = time.perf_counter()
     bar = tqdm(total=6 if responses_path else 3, desc="audit", disable=not progress)
-    items = read_benchmark(items_path)
+    items = _canonical_items(read_benchmark(items_path))
     if responses_path:  # read before minutes of parsing: a bad file stops the run now
         if (items["key"] < 0).any():
             first = items.loc[items["key"] < 0, "item_id"].iloc[0]
             raise DataError(items_path, f"item {first!r} has no 'answer'; IRT and consensus need a "
                             "key on every item")
-        pred, models = read_answers(responses_path, items)
+        pred, models = _canonical_models(*read_answers(responses_path, items))
         if len(models) < MIN_PANEL or k > len(models):
             raise ParameterError("k", f"{Path(responses_path).name} holds {len(models)} model(s); "
                                  f"the audit needs at least {MIN_PANEL} and k = {k} at most that many")
