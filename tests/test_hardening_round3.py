@@ -266,3 +266,34 @@ def test_an_audit_fit_called_converged_is_close_to_a_much_longer_fit():
             assert meta["steps"] >= 1000
             assert np.abs(b_hat - long_fit.b).max() < 0.2
     assert converged  # the rule is not vacuous: some orders converge
+
+
+# ------------------------------------------------------------------ atomic and clean: input hashes
+
+
+def test_audit_json_hashes_the_bytes_it_read_not_a_file_swapped_in_later(tmp_path, monkeypatch):
+    """Before: the hash was taken at the end of the run, so a file replaced mid-run lent the
+    audit of the old rows its own sha256."""
+    import hashlib
+
+    from mmlu_audit import audit
+
+    items, answers = _order_rows()
+    items_path = _write(items, tmp_path / "items.jsonl", np.random.default_rng(0))
+    answers_path = _write(answers, tmp_path / "answers.csv", np.random.default_rng(0))
+    read = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (items_path, answers_path)}
+    features = audit.benchmark_features
+
+    def swap_then_parse(*args, **kwargs):  # both files replaced after they were read
+        items_path.write_text(items_path.read_text().replace("capital", "CAPITAL"))
+        answers_path.write_text(answers_path.read_text() + "\n")
+        return features(*args, **kwargs)
+
+    monkeypatch.setattr(audit, "benchmark_features", swap_then_parse)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out = audit.run_audit(items_path, tmp_path / "out", answers_path, k=3, m=1, progress=False,
+                              max_steps=50)
+    meta = json.loads((out / "audit.json").read_text())
+    assert meta["items_sha256"] == read[items_path] and meta["responses_sha256"] == read[answers_path]
+    assert hashlib.sha256(items_path.read_bytes()).hexdigest() != read[items_path]

@@ -59,6 +59,8 @@ computation, filled through a temporary folder beside it, and a failure leaves w
 from __future__ import annotations
 
 import csv
+import hashlib
+import io
 import json
 import os
 import re
@@ -104,36 +106,48 @@ _READERS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "par
 # ----------------------------------------------------------------------------------- reading
 
 
-def _read_rows(path: Path) -> list[tuple[int, dict]]:
-    """The rows of a JSONL / CSV / Parquet file, each with its line (row) number in the file."""
+def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], str]:
+    """The rows of a JSONL / CSV / Parquet file, each with its line (row) number in the file,
+    and the sha256 of the bytes they were parsed from (read once: a file replaced while the
+    audit runs cannot lend its hash to the rows of the old one)."""
     kind = _READERS.get(path.suffix.lower())
     if kind is None:
         raise DataError(path, f"unsupported file type {path.suffix!r}; use .jsonl, .csv or .parquet")
     if not path.is_file():
         raise DataError(path, "file not found" if not path.exists() else "is not a file")
     try:
-        rows = {"parquet": _parquet_rows, "csv": _csv_rows, "jsonl": _jsonl_rows}[kind](path)
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(path, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        rows = {"parquet": _parquet_rows, "csv": _csv_rows, "jsonl": _jsonl_rows}[kind](path, data)
     except UnicodeDecodeError as exc:
         raise DataError(path, f"not UTF-8 text ({exc.reason}: byte {exc.object[exc.start:exc.start + 1]!r}); "
                         "convert it to UTF-8 first") from None
     if not rows:
         raise DataError(path, "no rows")
-    return rows
+    return rows, hashlib.sha256(data).hexdigest()
 
 
-def _parquet_rows(path: Path) -> list[tuple[int, dict]]:
+def _text_stream(data: bytes, newline: str | None) -> io.TextIOWrapper:
+    """``data`` as ``open(path, encoding="utf-8-sig", newline=newline)`` would read the file."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=newline)
+
+
+def _parquet_rows(path: Path, data: bytes) -> list[tuple[int, dict]]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:  # to_pylist keeps ints as ints and gaps as None: no float ids, no "nan" subjects
-        rows = pq.read_table(path).to_pylist()
+        rows = pq.read_table(pa.BufferReader(data)).to_pylist()
     except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
         raise DataError(path, f"not a readable Parquet file ({type(exc).__name__}: {exc})") from None
     return list(enumerate(rows, start=1))
 
 
-def _csv_rows(path: Path) -> list[tuple[int, dict]]:
+def _csv_rows(path: Path, data: bytes) -> list[tuple[int, dict]]:
     rows = []
-    with open(path, encoding="utf-8-sig", newline="") as handle:
+    with _text_stream(data, "") as handle:
         reader = csv.DictReader(handle)
         try:
             for row in reader:  # every cell is text: ids, subjects and keys are never floats
@@ -148,9 +162,9 @@ def _csv_rows(path: Path) -> list[tuple[int, dict]]:
     return rows
 
 
-def _jsonl_rows(path: Path) -> list[tuple[int, dict]]:
+def _jsonl_rows(path: Path, data: bytes) -> list[tuple[int, dict]]:
     rows = []
-    with open(path, encoding="utf-8-sig") as handle:
+    with _text_stream(data, None) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -254,7 +268,8 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
     -------
     DataFrame
         ``item_id`` (str), ``subject`` (or ``""``), ``question``, ``options`` (list),
-        ``n_options`` and ``key`` (0-based, -1 where no answer is given).
+        ``n_options`` and ``key`` (0-based, -1 where no answer is given); ``attrs["sha256"]``
+        is the hash of the bytes the rows were parsed from.
 
     Raises
     ------
@@ -263,7 +278,8 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     records, seen = [], {}
-    for line, row in _read_rows(path):
+    rows, digest = _read_rows(path)
+    for line, row in rows:
         question = row.get("question")
         if question is None:
             raise DataError(path, f"line {line}: no 'question' (fields: {sorted(row)})")
@@ -285,8 +301,9 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
         subject = _label(row.get(subject_field), path, line, subject_field) or ""
         records.append((item_id, subject, question, options, len(options),
                         -1 if key is None else key))
-    return pd.DataFrame(records, columns=["item_id", "subject", "question", "options",
-                                          "n_options", "key"])
+    items = pd.DataFrame(records, columns=["item_id", "subject", "question", "options", "n_options", "key"])
+    items.attrs["sha256"] = digest
+    return items
 
 
 def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
@@ -299,11 +316,17 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
         (graded wrong, no consensus vote); -1 = no record.
     models : list of str
     """
-    path = Path(path)
+    pred, models, _digest = _read_answers(Path(path), items)
+    return pred, models
+
+
+def _read_answers(path: Path, items: pd.DataFrame) -> tuple[np.ndarray, list[str], str]:
+    """:func:`read_answers` and the sha256 of the bytes it parsed."""
     position = {item: k for k, item in enumerate(items["item_id"])}
     n_options = items["n_options"].to_numpy()
     rows, models = [], {}
-    for line, row in _read_rows(path):
+    records, digest = _read_rows(path)
+    for line, row in records:
         model = _label(row.get("model"), path, line, "model")
         item = _label(row.get("id"), path, line, "id")
         if model is None or item is None:
@@ -320,7 +343,7 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
                             f"{items['item_id'].iloc[i]!r}")
         # a letter past the item's last option is a real (wrong) answer, not a malformed row
         pred[j, i] = NO_ANSWER if choice is None or choice >= n_options[i] else choice
-    return pred, list(models)
+    return pred, list(models), digest
 
 
 def canonical_id_key(item_id: str) -> tuple[int, int, str]:
@@ -336,7 +359,9 @@ def canonical_id_key(item_id: str) -> tuple[int, int, str]:
 def _canonical_items(items: pd.DataFrame) -> pd.DataFrame:
     """The items in :func:`canonical_id_key` order, whatever the file's row order."""
     order = sorted(range(len(items)), key=lambda k: canonical_id_key(items["item_id"].iat[k]))
-    return items.iloc[order].reset_index(drop=True)
+    ordered = items.iloc[order].reset_index(drop=True)
+    ordered.attrs = dict(items.attrs)  # the input's hash travels with its rows
+    return ordered
 
 
 def _canonical_models(pred: np.ndarray, models: list[str]) -> tuple[np.ndarray, list[str]]:
@@ -559,7 +584,8 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
             first = items.loc[items["key"] < 0, "item_id"].iloc[0]
             raise DataError(items_path, f"item {first!r} has no 'answer'; IRT and consensus need a "
                             "key on every item")
-        pred, models = _canonical_models(*read_answers(responses_path, items))
+        pred, models, responses_sha256 = _read_answers(Path(responses_path), items)
+        pred, models = _canonical_models(pred, models)
         if len(models) < MIN_PANEL or k > len(models):
             raise ParameterError("k", f"{Path(responses_path).name} holds {len(models)} model(s); "
                                  f"the audit needs at least {MIN_PANEL} and k = {k} at most that many")
@@ -573,7 +599,7 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
     copies, pair_counts = duplicate_summary(items, "item_id")
     table = table.join(copies)
     bar.update()
-    meta = {"items_file": items_path.name, "items_sha256": file_sha256(items_path),
+    meta = {"items_file": items_path.name, "items_sha256": items.attrs["sha256"],
             "n_items": int(len(items)), "indicators": list(INDICATORS), "flags": list(FLAGS),
             "n_flag_non_english": int(features["flag_non_english"].sum()),
             "same_stem_pairs": {relation: int(pair_counts[relation]) for relation in RELATIONS},
@@ -591,7 +617,7 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
             table[f"consensus_{column}"] = flags[column].to_numpy()
         blank = (pred == NO_ANSWER).sum(axis=1)
         meta.update(responses_file=Path(responses_path).name,
-                    responses_sha256=file_sha256(responses_path), n_models=len(models),
+                    responses_sha256=responses_sha256, n_models=len(models),
                     consensus={"k": int(k), "m": int(m)},
                     no_answer={"total": int(blank.sum()), "rule": "a blank choice, or a letter "
                                "past the item's last option, is graded wrong and casts no vote",
