@@ -297,3 +297,81 @@ def test_audit_json_hashes_the_bytes_it_read_not_a_file_swapped_in_later(tmp_pat
     meta = json.loads((out / "audit.json").read_text())
     assert meta["items_sha256"] == read[items_path] and meta["responses_sha256"] == read[answers_path]
     assert hashlib.sha256(items_path.read_bytes()).hexdigest() != read[items_path]
+
+
+# ------------------------------------------------------------- atomic and clean: the --out swap
+
+
+def _small_items(word: str) -> pd.DataFrame:
+    return pd.DataFrame({"item_id": ["a", "b"], "question": [f"{word} one?", f"{word} two?"],
+                         "options": [["x", "y"], ["x", "y", "z"]], "key": [0, 1]})
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _count_replaces(monkeypatch, folder: Path, fire_at: int | None, action, after: bool) -> list[int]:
+    """Wrap os.replace: on the ``fire_at``-th call touching ``folder``'s parent, run ``action``."""
+    from mmlu_audit import audit
+
+    real, calls = audit.os.replace, [0]
+
+    def replace(src, dst, *args, **kwargs):
+        if str(folder.parent) not in str(src):
+            return real(src, dst, *args, **kwargs)
+        calls[0] += 1
+        if calls[0] == fire_at and not after:
+            action()
+        real(src, dst, *args, **kwargs)
+        if calls[0] == fire_at and after:
+            action()
+
+    monkeypatch.setattr(audit.os, "replace", replace)
+    return calls
+
+
+def _interrupt():
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-rename", "after-rename"])
+def test_an_interrupt_at_any_step_of_the_swap_leaves_the_previous_output(tmp_path, monkeypatch, after):
+    """Before: a KeyboardInterrupt during the final swap of --out deleted the backup of the
+    previous output with the temporary folder (the rollback handled OS errors only)."""
+    from mmlu_audit.audit import write_benchmark
+
+    out = tmp_path / "bench"
+    write_benchmark(_small_items("old"), out)
+    before = _tree(out)
+    write_benchmark(_small_items("old"), tmp_path / "probe")
+    with monkeypatch.context() as patch:  # how many renames one swap over a previous output makes
+        calls = _count_replaces(patch, out, None, None, after)
+        write_benchmark(_small_items("probe"), tmp_path / "probe")
+    probe_renames = calls[0]
+    assert probe_renames >= 4
+    for step in range(1, probe_renames + 1):
+        with monkeypatch.context() as patch:
+            _count_replaces(patch, out, step, _interrupt, after)
+            with pytest.raises(KeyboardInterrupt):
+                write_benchmark(_small_items("new"), out)
+        assert _tree(out) == before, step
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["bench", "probe"], step  # nothing left
+    write_benchmark(_small_items("new"), out)  # still recognised as ours: a rerun replaces it
+    assert _tree(out) != before
+
+
+def test_a_sigint_during_the_swap_is_delivered_after_it_completes(tmp_path, monkeypatch):
+    """A real Ctrl-C (SIGINT) mid-swap is held: the new output lands whole, then the interrupt."""
+    import signal
+
+    from mmlu_audit.audit import write_benchmark
+
+    write_benchmark(_small_items("new"), tmp_path / "expected")
+    out = tmp_path / "bench"
+    write_benchmark(_small_items("old"), out)
+    with monkeypatch.context() as patch:
+        _count_replaces(patch, out, 2, lambda: signal.raise_signal(signal.SIGINT), after=True)
+        with pytest.raises(KeyboardInterrupt):
+            write_benchmark(_small_items("new"), out)
+    assert _tree(out) == _tree(tmp_path / "expected")

@@ -58,6 +58,7 @@ computation, filled through a temporary folder beside it, and a failure leaves w
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -65,7 +66,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -455,37 +458,93 @@ class _Output:
             self._remove_made()
 
     def commit(self) -> None:
-        """Move the files written into ``self.tmp`` into the target; undo everything on failure."""
+        """Move the files written into ``self.tmp`` into the target; undo everything on failure.
+
+        SIGINT and SIGTERM that arrive during the swap are held until it ends
+        (:func:`_signals_held`); any exception inside it, KeyboardInterrupt included, puts the
+        previous content back from the state of the folders (not from a record of the moves an
+        interrupt could cut short). Should the undo itself fail, the backup is kept and named.
+        """
         names = sorted(p.name for p in self.tmp.iterdir())
         manifest = {"written_by": self.kind, "files": {n: file_sha256(self.tmp / n) for n in names}}
-        (self.tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        try:
+            (self.tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        except OSError as exc:
+            self.discard()
+            raise DataError(self.tmp / MANIFEST, f"could not be written ({exc.strerror or exc}); "
+                            "the previous content is left as it was") from None
         previous = _check_target(self.target, self.shown, self.kind, self.allowed, self.inputs)
         backup = self.tmp / ".previous"
         backup.mkdir()
         made = not self.target.exists()
-        moved_old, moved_new = [], []
+        undo_failed = False
         try:
-            if made:
-                self.target.mkdir()
-            for name in [MANIFEST, *previous]:  # the manifest first: a half-swap is never "ours"
-                if (self.target / name).exists():
-                    os.replace(self.target / name, backup / name)
-                    moved_old.append(name)
-            for name in names:
-                os.replace(self.tmp / name, self.target / name)
-                moved_new.append(name)
-            os.replace(self.tmp / MANIFEST, self.target / MANIFEST)
+            with _signals_held():
+                try:
+                    self._swap(names, previous, backup, made)
+                except BaseException:
+                    try:
+                        self._undo(names, backup, made)
+                    except BaseException:
+                        undo_failed = True  # the backup is all that is left of the previous output
+                        raise
+                    raise
         except OSError as exc:
-            for name in moved_new:
-                os.replace(self.target / name, self.tmp / name)
-            for name in moved_old:
-                os.replace(backup / name, self.target / name)
-            if made:
-                self.target.rmdir()
             raise DataError(self.shown, f"could not write the output ({exc.strerror or exc}); "
                             "the previous content is left as it was") from None
         finally:
-            self.discard()
+            if not undo_failed:
+                self.discard()
+
+    def _swap(self, names: list[str], previous: dict, backup: Path, made: bool) -> None:
+        if made:
+            self.target.mkdir()
+        for name in [MANIFEST, *previous]:  # the manifest first: a half-swap is never "ours"
+            if (self.target / name).exists():
+                os.replace(self.target / name, backup / name)
+        for name in names:
+            os.replace(self.tmp / name, self.target / name)
+        os.replace(self.tmp / MANIFEST, self.target / MANIFEST)
+
+    def _undo(self, names: list[str], backup: Path, made: bool) -> None:
+        """Put the previous content back, judging what moved from where each file is now."""
+        try:
+            for name in [MANIFEST, *names]:  # a new file is in the target exactly when gone from tmp
+                if not (self.tmp / name).exists() and (self.target / name).exists():
+                    os.replace(self.target / name, self.tmp / name)
+            for entry in sorted(backup.iterdir()):
+                os.replace(entry, self.target / entry.name)
+            if made and self.target.exists() and not any(self.target.iterdir()):
+                self.target.rmdir()
+        except OSError as exc:
+            raise DataError(self.shown, f"could not restore the previous output ({exc.strerror or exc}); "
+                            f"its files are kept in {backup}") from None
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM until the block ends, then deliver them to their usual handlers.
+
+    Only the main thread can set handlers; elsewhere the block runs unguarded (the swap's undo
+    still covers an exception).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught, kept = [], {}
+
+    def hold(number, _frame):
+        caught.append(number)
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        kept[number] = signal.signal(number, hold)
+    try:
+        yield
+    finally:
+        for number, handler in kept.items():
+            signal.signal(number, handler)
+        for number in dict.fromkeys(caught):
+            signal.raise_signal(number)
 
 
 # ----------------------------------------------------------------------------------- the audit
