@@ -375,3 +375,55 @@ def test_a_sigint_during_the_swap_is_delivered_after_it_completes(tmp_path, monk
         with pytest.raises(KeyboardInterrupt):
             write_benchmark(_small_items("new"), out)
     assert _tree(out) == _tree(tmp_path / "expected")
+
+
+# ------------------------------------------------------------ silently wrong: write_benchmark, BP, r
+
+
+@pytest.mark.parametrize("pred, models, error, message", [
+    (np.zeros((2, 3), dtype=int), ["m0", "m1"], "DataError", "one column per item"),
+    (np.array([[0, -3]]), ["m0"], "DataError", "code -3"),
+    (np.array([[0, 3]]), ["m0"], "DataError", "code 3"),  # item b has three options: 0-2
+    (np.array([[0.0, 1.0]]), ["m0"], "DataError", "integer matrix"),
+    (np.zeros((2, 2), dtype=int), ["m0"], "ParameterError", "one name per row"),
+    (np.zeros((2, 2), dtype=int), None, "ParameterError", "one name per row"),
+    (np.zeros((2, 2), dtype=int), ["m0", "m0"], "ParameterError", "'m0' is used twice"),
+    (np.zeros((2, 2), dtype=int), ["m0", " "], "ParameterError", "blank"),
+])
+def test_write_benchmark_checks_pred_and_model_names(tmp_path, pred, models, error, message):
+    """Before: a matrix of another width than the items wrote answers silently (3 × 2 for 6 items:
+    two answers), code -3
+    became "no answer", repeated names were written for read_answers to refuse, and too few
+    names raised a raw IndexError. Nothing is written when the check fails."""
+    from mmlu_audit.audit import write_benchmark
+    from mmlu_audit.core import errors
+
+    with pytest.raises(getattr(errors, error), match=message):
+        write_benchmark(_small_items("q"), tmp_path / "bench", pred, models)
+    assert not (tmp_path / "bench").exists()
+
+
+def test_breusch_pagan_refuses_a_perfect_fit():
+    """Before: an exact linear y reported p = 2e-19, a test of rounding noise."""
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.inference.diagnostics import breusch_pagan
+    from mmlu_audit.inference.ols import fit_ols
+
+    x = np.linspace(0, 10, 200)
+    X = np.column_stack([np.ones_like(x), x])
+    with pytest.raises(DataError, match="fits the data exactly"):
+        breusch_pagan(fit_ols(3 + 2 * x, X, ["const", "x"]))
+    noisy = 3 + 2 * x + np.random.default_rng(0).normal(scale=1e-6, size=x.size)
+    assert 0 <= breusch_pagan(fit_ols(noisy, X, ["const", "x"]))["p"].iat[0] <= 1  # tiny real noise is tested
+
+
+@pytest.mark.parametrize("constant", ["x", "y"])
+def test_cluster_bootstrap_correlation_refuses_a_constant_variable(constant):
+    """Before: a constant x returned (nan, nan, nan) where the other correlation helpers raise."""
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.inference.bootstrap import cluster_bootstrap_correlation
+
+    values = {"x": np.arange(12.0), "y": np.arange(12.0) ** 2}
+    values[constant] = np.full(12, 2.5)
+    with pytest.raises(DataError, match=f"{constant}.*constant"):
+        cluster_bootstrap_correlation(values["x"], values["y"], np.repeat(np.arange(4), 3), n_boot=10, seed=0)

@@ -688,6 +688,31 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
     return table, meta
 
 
+def _checked_pred(pred, models, items: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    """``pred`` as a checked (models × items) integer matrix and ``models`` as distinct names."""
+    pred = np.asarray(pred)
+    if pred.ndim != 2 or pred.shape[1] != len(items) or (pred.dtype.kind not in "iu" and pred.size):
+        raise DataError("pred", f"expected an integer matrix of one column per item ({len(items)}), "
+                        f"got {pred.dtype} of shape {pred.shape}")
+    n_options = np.array([len(options) for options in items["options"]])
+    bad = (pred < NO_ANSWER) | (pred >= n_options[None, :])
+    if bad.any():
+        j, i = (int(k) for k in np.argwhere(bad)[0])
+        raise DataError("pred", f"row {j}, item {items['item_id'].iat[i]!r}: code {int(pred[j, i])} is "
+                        f"neither -2 (no answer), -1 (no record) nor one of its {n_options[i]} options")
+    if models is None or isinstance(models, (str, bytes)) or len(models) != pred.shape[0]:
+        got = "none" if models is None else (1 if isinstance(models, (str, bytes)) else len(models))
+        raise ParameterError("models", f"one name per row of pred ({pred.shape[0]}) is needed, got {got}")
+    names = [str(name) for name in models]
+    if any(not name.strip() for name in names):
+        raise ParameterError("models", "a model name is blank")
+    if len(set(names)) != len(names):
+        repeated = next(name for name in names if names.count(name) > 1)
+        raise ParameterError("models", f"{repeated!r} is used twice; read_answers could not tell the "
+                             "rows apart")
+    return pred.astype(np.int64), names
+
+
 def write_benchmark(items: pd.DataFrame, folder: str | Path, pred: np.ndarray | None = None,
                     models=None) -> tuple[Path, Path | None]:
     """Write an item table (and optionally model choices) in the audit's input format.
@@ -708,10 +733,22 @@ def write_benchmark(items: pd.DataFrame, folder: str | Path, pred: np.ndarray | 
     Returns
     -------
     (items path, answers path or None)
+
+    Raises
+    ------
+    DataError
+        A key that is not an option index or -1; a ``pred`` that is not an integer matrix of one
+        row per model and one column per item, or holds a code other than -2, -1 or an option
+        index of its item.
+    ParameterError
+        ``models`` missing, of another length than ``pred``'s rows, or with a blank or repeated
+        name (which :func:`read_answers` could not tell apart).
     """
     keys = np.asarray(items["key"])
     if keys.dtype.kind not in "iu" or ((keys < -1) | (keys >= len(_LETTERS))).any():
         raise DataError("items", "key must hold 0-based option indices (or -1 for no key)")
+    if pred is not None:
+        pred, models = _checked_pred(pred, models, items)
     output = _Output(folder, "write_benchmark", BENCHMARK_FILES + (MANIFEST,))
     try:
         table = pd.DataFrame({"id": items["item_id"].astype(str), "question": items["question"],
@@ -721,11 +758,10 @@ def write_benchmark(items: pd.DataFrame, folder: str | Path, pred: np.ndarray | 
             table["subject"] = items["category"].to_numpy()
         table.to_parquet(output.tmp / "items.parquet", index=False)
         if pred is not None:
-            rows, cols = np.nonzero(np.asarray(pred) != NO_RECORD)
+            rows, cols = np.nonzero(pred != NO_RECORD)
             answers = pd.DataFrame({"model": np.asarray(models, dtype=object)[rows],
                                     "id": items["item_id"].to_numpy()[cols].astype(str),
-                                    "choice": [_LETTERS[c] if c >= 0 else ""
-                                               for c in np.asarray(pred)[rows, cols]]})
+                                    "choice": [_LETTERS[c] if c >= 0 else "" for c in pred[rows, cols]]})
             answers.to_parquet(output.tmp / "answers.parquet", index=False)
     except BaseException:
         output.discard()

@@ -262,11 +262,19 @@ def cluster_bootstrap_correlation(x, y, clusters, *, n_boot: int, seed, level: f
     -------
     r, low, high : float
         r on all rows and the ``(1 ± level) / 2`` quantiles of the replicates.
+
+    Raises
+    ------
+    DataError
+        Lengths that differ, or an ``x`` or ``y`` that is constant (r is undefined).
     """
     x, y = as_vector(x, "x"), as_vector(y, "y")
     codes, labels = as_clusters(clusters, x.size)
     if y.size != x.size:
         raise DataError("y", f"{y.size} values for {x.size} values of x")
+    for name, values in (("x", x), ("y", y)):
+        if np.ptp(values) == 0:
+            raise DataError(name, "is constant: a correlation needs variation in both variables")
     rng = rng_from(seed)
     n_boot, level = count(n_boot, "n_boot"), probability(level, "level")
     n_clusters = labels.size
