@@ -427,3 +427,83 @@ def test_cluster_bootstrap_correlation_refuses_a_constant_variable(constant):
     values[constant] = np.full(12, 2.5)
     with pytest.raises(DataError, match=f"{constant}.*constant"):
         cluster_bootstrap_correlation(values["x"], values["y"], np.repeat(np.arange(4), 3), n_boot=10, seed=0)
+
+
+# ---------------------------------------------------------------- bounds that bind; one-line errors
+
+
+def test_resample_counts_have_an_upper_bound():
+    """Before: n_draws=10**12 and n_perm=10**11 died with a MemoryError."""
+    from mmlu_audit.core.errors import ParameterError
+    from mmlu_audit.inference.bootstrap import wild_cluster_bootstrap
+    from mmlu_audit.inference.ols import fit_ols
+    from mmlu_audit.inference.permutation import permutation_test
+
+    rng = np.random.default_rng(0)
+    x, clusters = rng.normal(size=60), np.repeat(np.arange(6), 10)
+    fit = fit_ols(x + rng.normal(size=60), np.column_stack([np.ones(60), x]), ["const", "x"])
+    with pytest.raises(ParameterError, match="n_draws.*at most 1,000,000"):
+        wild_cluster_bootstrap(fit, ["x"], clusters=clusters, seed=0, n_draws=10**12)
+    stem = np.tile([0, 1], 30)
+    with pytest.raises(ParameterError, match="n_perm.*at most 1,000,000"):
+        permutation_test(x, x[:, None], stem, seed=0, n_perm=10**11)
+
+
+def test_permutations_that_would_not_fit_in_memory_are_refused():
+    from mmlu_audit.core.errors import ParameterError
+    from mmlu_audit.inference.permutation import permutation_test
+
+    n = 1000  # 10**6 permutations of 1,000 items: 8 GB of keys
+    x, stem = np.random.default_rng(0).normal(size=n), np.tile([0, 1], n // 2)
+    with pytest.raises(ParameterError, match="n_perm.*GB; at most 400,000 draws"):
+        permutation_test(x, x[:, None], stem, seed=0, n_perm=10**6, scheme="item")
+
+
+def _one_row(tmp_path: Path, text: str, suffix: str = ".jsonl") -> Path:
+    path = tmp_path / f"items{suffix}"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("field", ["question", "options"])
+@pytest.mark.parametrize("char", ["$", "_", '"', "["])
+def test_long_punctuation_runs_are_refused_before_parsing(tmp_path, field, char):
+    """Before: a 19,000-character stem of ``$`` took 55-90 s in spaCy's tokenizer."""
+    from mmlu_audit.audit import MAX_PUNCTUATION_RUN, read_benchmark
+    from mmlu_audit.core.errors import DataError
+
+    row = {"id": "x", "question": "What?", "options": ["a", "b"]}
+    run = char * (MAX_PUNCTUATION_RUN + 1)
+    row[field] = ("Is " + run + " it?") if field == "question" else ["a", run]
+    with pytest.raises(DataError, match=f"field '{field}': a run of 251 punctuation characters"):
+        read_benchmark(_one_row(tmp_path, json.dumps(row) + "\n"))
+    row[field] = ("Is " + run[1:] + " it?") if field == "question" else ["a", run[1:]]
+    assert len(read_benchmark(_one_row(tmp_path, json.dumps(row) + "\n"))) == 1  # 250 is taken
+
+
+@pytest.mark.parametrize("where", ["id", "answer", "options"])
+def test_integers_of_more_than_4300_digits_give_one_error(tmp_path, where):
+    """Before: json.loads's int-digit limit escaped as a raw ValueError traceback."""
+    from mmlu_audit.audit import read_benchmark
+    from mmlu_audit.core.errors import DataError
+
+    huge = "9" * 5000
+    if where == "options":  # a CSV cell holding a JSON list with a huge number in it
+        text = f'id,question,options\nx,What?,"[{huge}, 1]"\n'
+        path = _one_row(tmp_path, text, ".csv")
+    else:
+        fields = {"id": '"x"', "answer": '"A"', where: huge}
+        path = _one_row(tmp_path, '{"question": "What?", "options": ["a", "b"], '
+                        f'"id": {fields["id"]}, "answer": {fields["answer"]}}}\n')
+    with pytest.raises(DataError, match="more than 4,300 digits"):
+        read_benchmark(path)
+
+
+def test_a_json_array_says_json_files_are_read_as_json_lines(tmp_path):
+    """Before: "expected a JSON object", without saying a .json file is read as JSON Lines."""
+    from mmlu_audit.audit import read_benchmark
+    from mmlu_audit.core.errors import DataError
+
+    path = _one_row(tmp_path, json.dumps([{"question": "What?", "options": ["a", "b"]}]), ".json")
+    with pytest.raises(DataError, match=r"\.json files are read as JSON Lines\), got list"):
+        read_benchmark(path)

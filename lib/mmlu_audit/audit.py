@@ -9,7 +9,9 @@ column          content
 ==============  ==========================================================================
 ``question``    the stem (required; not blank, at most :data:`MAX_STEM_CHARS` characters)
 ``options``     the options (required): a list (JSONL / Parquet) or a JSON list in a CSV cell;
-                2–10 options of at most :data:`MAX_OPTION_CHARS` characters each
+                2–10 options of at most :data:`MAX_OPTION_CHARS` characters each; neither
+                stem nor option may hold a run of more than :data:`MAX_PUNCTUATION_RUN`
+                punctuation characters (refused, not shortened)
 ``id``          optional item id, text or an integer (default: the row's line number)
 ``subject``     optional; ``category`` is accepted too
 ``answer``      optional key: one letter A–J or one 0-based index (needed for IRT and consensus)
@@ -86,8 +88,9 @@ from mmlu_audit.features import INDICATORS, benchmark_features
 from mmlu_audit.features.duplicates import RELATIONS, duplicate_summary
 from mmlu_audit.features.table import FLAGS
 
-__all__ = ["AUDIT_STOPPING", "MANIFEST", "MAX_OPTION_CHARS", "MAX_STEM_CHARS", "MIN_PANEL", "OUTPUT_FILES",
-           "canonical_id_key", "read_answers", "read_benchmark", "run_audit", "write_benchmark"]
+__all__ = ["AUDIT_STOPPING", "MANIFEST", "MAX_OPTION_CHARS", "MAX_PUNCTUATION_RUN", "MAX_STEM_CHARS",
+           "MIN_PANEL", "OUTPUT_FILES", "canonical_id_key", "read_answers", "read_benchmark", "run_audit",
+           "write_benchmark"]
 
 OUTPUT_FILES = ("items.csv", "audit.json")
 BENCHMARK_FILES = ("items.parquet", "answers.parquet")
@@ -96,6 +99,11 @@ MANIFEST = "mmlu_audit_manifest.json"
 #: Longest stem and option accepted (4× the longest in MMLU and MMLU-Pro: 4,671 and 881).
 MAX_STEM_CHARS = 20_000
 MAX_OPTION_CHARS = 5_000
+#: Longest run of punctuation and symbols (no letter, digit or space) in a stem or option: 4× the
+#: longest in MMLU and MMLU-Pro (63, a table rule). spaCy's tokenizer takes time quadratic in such
+#: a run (1,000 ``$``: 1.8 s; 4,000: 21 s; 19,000: 55–90 s), so a longer one is refused.
+MAX_PUNCTUATION_RUN = 250
+_PUNCTUATION_RUN = re.compile(rf"(?:[^\s\w]|_){{{MAX_PUNCTUATION_RUN + 1},}}")
 #: Fewest models a responses file may hold: with fewer, "consensus" is one model's opinion.
 MIN_PANEL = 3
 #: The 2PL fit's stopping rule in the audit (IRTSpec fields): windows of 250 steps, from step 1,000.
@@ -103,6 +111,7 @@ AUDIT_STOPPING = {"min_steps": 1000, "window": 250}
 NO_ANSWER, NO_RECORD = -2, -1
 _LETTERS = "ABCDEFGHIJ"
 _INDEX = re.compile(r"[0-9]{1,2}")
+_BIG_NUMBER = "an integer of more than 4,300 digits (no id, answer or option needs one)"
 _READERS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
 
@@ -177,8 +186,11 @@ def _jsonl_rows(path: Path, data: bytes) -> list[tuple[int, dict]]:
                 raise DataError(path, f"line {number}: not valid JSON ({exc.msg})") from None
             except RecursionError:
                 raise DataError(path, f"line {number}: JSON nested too deeply") from None
+            except ValueError:  # Python's int-digit limit: json.loads refuses integers of > 4,300 digits
+                raise DataError(path, f"line {number}: {_BIG_NUMBER}") from None
             if not isinstance(row, dict):
-                raise DataError(path, f"line {number}: expected a JSON object")
+                raise DataError(path, f"line {number}: expected a JSON object (one per line: "
+                                f"{path.suffix} files are read as JSON Lines), got {type(row).__name__}")
             rows.append((number, row))
     return rows
 
@@ -198,6 +210,11 @@ def _text(value, path: Path, line: int, field: str, limit: int | None = None) ->
     if limit is not None and len(value) > limit:
         raise DataError(path, f"{_where(path, line, field)}: {len(value):,} characters; the audit "
                         f"takes at most {limit:,}")
+    run = _PUNCTUATION_RUN.search(value) if field in ("question", "options") else None
+    if run:
+        raise DataError(path, f"{_where(path, line, field)}: a run of {len(run.group()):,} punctuation "
+                        f"characters ({run.group()[:10]!r}…); the audit takes runs of at most "
+                        f"{MAX_PUNCTUATION_RUN} (the parser slows quadratically on longer ones)")
     return value
 
 
@@ -236,6 +253,8 @@ def _options(value, path: Path, line: int) -> list[str]:
             raise DataError(path, f"{where}: not a JSON list ({exc.msg})") from None
         except RecursionError:
             raise DataError(path, f"{where}: JSON nested too deeply") from None
+        except ValueError:
+            raise DataError(path, f"{where}: {_BIG_NUMBER}") from None
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, list) or not all(isinstance(o, str) for o in value):
