@@ -507,3 +507,45 @@ def test_a_json_array_says_json_files_are_read_as_json_lines(tmp_path):
     path = _one_row(tmp_path, json.dumps([{"question": "What?", "options": ["a", "b"]}]), ".json")
     with pytest.raises(DataError, match=r"\.json files are read as JSON Lines\), got list"):
         read_benchmark(path)
+
+
+# --------------------------------------------------------------------------- environment and paths
+
+
+@pytest.mark.parametrize("variable", ["MMLU_AUDIT_DATA", "MMLU_AUDIT_CACHE"])
+def test_both_folder_variables_expand_the_home_folder(tmp_path, monkeypatch, variable):
+    """Before: MMLU_AUDIT_CACHE=~/x created ./~/x; MMLU_AUDIT_DATA expanded it."""
+    from mmlu_audit.core.paths import cache_root, data_root
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "x").mkdir()
+    monkeypatch.setenv(variable, "~/x")
+    monkeypatch.chdir(tmp_path)
+    assert (data_root() if variable == "MMLU_AUDIT_DATA" else cache_root()) == tmp_path / "x"
+    assert not (tmp_path / "~").exists()
+
+
+@pytest.mark.parametrize("variable", ["MMLU_AUDIT_DATA", "MMLU_AUDIT_CACHE"])
+@pytest.mark.parametrize("value, message", [("", "set but empty"), ("  ", "set but empty"),
+                                            ("~nouser_h39/x", "'~nouser_h39': no such user"),
+                                            ("FILE", "names a file, not a folder")])
+def test_both_folder_variables_refuse_blank_unknown_user_and_files_alike(tmp_path, monkeypatch, variable,
+                                                                         value, message):
+    """Before: a blank value fell back to the default, ~nouser raised a raw RuntimeError, and a
+    file in MMLU_AUDIT_DATA was "a folder that does not exist"."""
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.core.paths import cache_root, data_root
+
+    (tmp_path / "file.txt").write_text("x")
+    monkeypatch.setenv(variable, str(tmp_path / "file.txt") if value == "FILE" else value)
+    with pytest.raises(DataError, match=message):
+        data_root() if variable == "MMLU_AUDIT_DATA" else cache_root()
+
+
+def test_an_output_folder_of_an_unknown_user_is_one_line(tmp_path, capsys):
+    """Before: ``--out ~nouser/x`` ended in a RuntimeError traceback."""
+    from mmlu_audit.__main__ import main
+
+    assert main(["audit", str(FIXTURE), "--out", "~nouser_h39/x", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1 and "no such user" in err, err

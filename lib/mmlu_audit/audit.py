@@ -81,6 +81,7 @@ import pandas as pd
 from mmlu_audit.analyses.capacity import INDEX_DEFINITIONS, capacity_indices
 from mmlu_audit.analyses.consensus import consensus_flags
 from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.core.paths import expand_user
 from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.core.store import file_sha256
 from mmlu_audit.data.items import is_blank_text
@@ -444,7 +445,7 @@ class _Output:
                  inputs: tuple[Path, ...] = ()):
         self.shown = Path(folder)
         # links resolved: a link to a previous output is replaced where it points, link kept
-        self.target = Path(os.path.realpath(self.shown.expanduser()))
+        self.target = Path(os.path.realpath(expand_user(self.shown, "output folder")))
         self.kind, self.allowed = kind, allowed
         self.inputs = tuple(Path(os.path.realpath(p)) for p in inputs)
         _check_target(self.target, self.shown, kind, allowed, self.inputs)
