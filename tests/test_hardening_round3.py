@@ -549,3 +549,30 @@ def test_an_output_folder_of_an_unknown_user_is_one_line(tmp_path, capsys):
     assert main(["audit", str(FIXTURE), "--out", "~nouser_h39/x", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert "Traceback" not in err and len(err.splitlines()) == 1 and "no such user" in err, err
+
+
+# ------------------------------------------------------------------------ findings: refuse bad builds
+
+
+@pytest.mark.parametrize("body", ['{"cells": 5}', '{"cells": [], "metadata": []}',
+                                  '{"cells": [{"cell_type": "code", "outputs": 3}]}',
+                                  '{"cells": [{"cell_type": "code", "metadata": {"tags": 7}}]}'])
+def test_findings_refuses_a_malformed_notebook_in_one_line(tmp_path, capsys, body):
+    """Before: a notebook whose fields had the wrong shape ended in a raw TypeError/AttributeError."""
+    from mmlu_audit.book.findings import main
+
+    (tmp_path / "executed").mkdir()
+    (tmp_path / "executed" / "04_pooled.ipynb").write_text(body)
+    assert main(["--executed", str(tmp_path / "executed"), "--out", str(tmp_path / "f.md")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1 and "malformed" in err, err
+    assert not (tmp_path / "f.md").exists()
+
+
+def test_findings_refuses_a_missing_executed_folder(tmp_path, capsys):
+    """Before: ``findings --executed missing/`` exited 0 with an "incomplete build" box."""
+    from mmlu_audit.book.findings import main
+
+    assert main(["--executed", str(tmp_path / "missing"), "--out", str(tmp_path / "f.md")]) == 2
+    assert "no such folder of executed chapters" in capsys.readouterr().err
+    assert not (tmp_path / "f.md").exists()
