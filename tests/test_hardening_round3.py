@@ -576,3 +576,27 @@ def test_findings_refuses_a_missing_executed_folder(tmp_path, capsys):
     assert main(["--executed", str(tmp_path / "missing"), "--out", str(tmp_path / "f.md")]) == 2
     assert "no such folder of executed chapters" in capsys.readouterr().err
     assert not (tmp_path / "f.md").exists()
+
+
+def test_a_rerun_removes_the_stale_temporary_folders_it_owns(tmp_path):
+    """Before: a run killed by SIGKILL/SIGTERM left ``.NAME.xxxx`` folders no rerun cleaned."""
+    import socket
+
+    from mmlu_audit.audit import write_benchmark
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    dead_pid, host = int(gone.stdout), socket.gethostname()
+    folders = {"stale": f"{host} {dead_pid}", "live": f"{host} {os.getpid()}",
+               "other_host": f"elsewhere.invalid {dead_pid}", "unstamped": None}
+    for name, stamp in folders.items():
+        (tmp_path / f".bench.{name}").mkdir()
+        if stamp:
+            (tmp_path / f".bench.{name}" / ".mmlu_audit_owner").write_text(stamp)
+    (tmp_path / ".other.stale").mkdir()  # another output's folder: never ours to judge here
+    (tmp_path / ".other.stale" / ".mmlu_audit_owner").write_text(f"{host} {dead_pid}")
+    write_benchmark(_small_items("q"), tmp_path / "bench")
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [".bench.live", ".bench.other_host", ".bench.unstamped", ".other.stale", "bench"]
+    written = sorted(p.name for p in (tmp_path / "bench").iterdir())
+    assert written == ["items.parquet", "mmlu_audit_manifest.json"]  # the stamp is not an output

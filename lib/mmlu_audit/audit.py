@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import glob
 import hashlib
 import io
 import json
@@ -69,6 +70,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 import time
@@ -438,6 +440,43 @@ def _check_target(target: Path, shown: Path, kind: str, allowed: tuple[str, ...]
     return files
 
 
+#: Written into every temporary output folder: the host and process that own it.
+_OWNER = ".mmlu_audit_owner"
+
+
+def _owner_stamp() -> str:
+    return f"{socket.gethostname()} {os.getpid()}"
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Remove the temporary folders of ``target`` left by a process of this host that is gone.
+
+    A run ended by SIGKILL (or SIGTERM outside the swap) cannot clean up; its ``.NAME.xxxx``
+    folder carries :data:`_OWNER` naming its host and process id. A folder without that stamp,
+    of another host, or of a live process is left alone.
+    """
+    host = socket.gethostname()
+    for folder in target.parent.glob(f".{glob.escape(target.name)}.*"):
+        try:
+            owner_host, pid = (folder / _OWNER).read_text().rsplit(" ", 1)
+            stale = folder.is_dir() and not folder.is_symlink() and owner_host == host \
+                and not _process_alive(int(pid))
+        except (OSError, ValueError):
+            continue  # not a folder of ours
+        if stale:
+            shutil.rmtree(folder)
+
+
 class _Output:
     """An output folder filled through a temporary folder beside it, swapped in on success."""
 
@@ -459,7 +498,9 @@ class _Output:
                 folder.mkdir()
             if self.target.exists() and not os.access(self.target, os.W_OK | os.X_OK):
                 raise PermissionError(f"{self.target} is not writable")
+            _remove_stale_temporaries(self.target)
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", dir=self.target.parent))
+            (self.tmp / _OWNER).write_text(_owner_stamp())
         except OSError as exc:
             self._remove_made()
             raise DataError(self.shown, f"cannot write here ({exc.strerror or exc})") from None
@@ -485,7 +526,7 @@ class _Output:
         previous content back from the state of the folders (not from a record of the moves an
         interrupt could cut short). Should the undo itself fail, the backup is kept and named.
         """
-        names = sorted(p.name for p in self.tmp.iterdir())
+        names = sorted(p.name for p in self.tmp.iterdir() if p.name != _OWNER)
         manifest = {"written_by": self.kind, "files": {n: file_sha256(self.tmp / n) for n in names}}
         try:
             (self.tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
@@ -515,6 +556,8 @@ class _Output:
         finally:
             if not undo_failed:
                 self.discard()
+            else:  # unstamped: a later run must not clean the only copy of the previous output away
+                (self.tmp / _OWNER).unlink(missing_ok=True)
 
     def _swap(self, names: list[str], previous: dict, backup: Path, made: bool) -> None:
         if made:
