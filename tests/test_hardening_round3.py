@@ -600,3 +600,35 @@ def test_a_rerun_removes_the_stale_temporary_folders_it_owns(tmp_path):
     assert left == [".bench.live", ".bench.other_host", ".bench.unstamped", ".other.stale", "bench"]
     written = sorted(p.name for p in (tmp_path / "bench").iterdir())
     assert written == ["items.parquet", "mmlu_audit_manifest.json"]  # the stamp is not an output
+
+
+# --------------------------------------------------------------------- caches: folders, full disks
+
+
+def test_an_irt_cache_entry_that_is_a_folder_is_one_error_before_fitting(tmp_path, monkeypatch):
+    """Before: the fit ran, then atomic_write's os.replace raised a raw IsADirectoryError."""
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.irt import cache as irt_cache
+    from mmlu_audit.irt import fit_cached, fit_key
+
+    y, spec = _random_responses(20, 30), IRTSpec(max_steps=50, min_steps=0)
+    (tmp_path / f"irt-2pl-{fit_key(y, spec)[:20]}.nc").mkdir()
+    monkeypatch.setattr(irt_cache, "fit_irt", lambda *a, **k: pytest.fail("fitted before the check"))
+    with pytest.raises(DataError, match=r"\.nc: is a folder where a file belongs"):
+        fit_cached(y, spec, tmp_path, progress=False)
+
+
+def test_a_full_disk_names_the_file_it_could_not_write(tmp_path, monkeypatch):
+    """Before: ENOSPC surfaced as a bare OSError naming no file."""
+    import errno
+
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.core.store import write_json_atomic
+
+    def full(*_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("mmlu_audit.core.store.os.fsync", full)
+    with pytest.raises(DataError, match=r"entry\.json: could not be written \(No space left on device\)"):
+        write_json_atomic(tmp_path / "entry.json", {"a": 1})
+    assert list(tmp_path.iterdir()) == []
