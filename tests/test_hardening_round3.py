@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -632,3 +633,38 @@ def test_a_full_disk_names_the_file_it_could_not_write(tmp_path, monkeypatch):
     with pytest.raises(DataError, match=r"entry\.json: could not be written \(No space left on device\)"):
         write_json_atomic(tmp_path / "entry.json", {"a": 1})
     assert list(tmp_path.iterdir()) == []
+
+
+class _FullDisk:
+    """A stand-in SQLite connection on a full disk."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc):
+        return False
+
+    def execute(self, *_args):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    executemany = execute
+
+    def close(self):
+        pass
+
+
+def test_a_full_disk_under_the_parse_cache_is_one_error_not_a_corrupt_store(tmp_path, monkeypatch):
+    """Before: ``database or disk is full`` escaped put_many as a raw sqlite3 error, and on
+    opening it was taken for corruption (the store moved aside as ``.corrupt``)."""
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.features import parse
+
+    store = parse._ParseStore(tmp_path, "spacy-test", "0" * 64)
+    store.connection.close()
+    store.connection = _FullDisk()
+    with pytest.raises(DataError, match=r"\.sqlite: the parse cache could not be written \(database or disk"):
+        store.put_many([("key", "payload")])
+    monkeypatch.setattr(parse.sqlite3, "connect", lambda *_a, **_k: _FullDisk())
+    with pytest.raises(DataError, match="database or disk is full"):
+        parse._ParseStore(tmp_path, "spacy-test", "0" * 64)
+    assert not list(tmp_path.glob("*.corrupt"))
