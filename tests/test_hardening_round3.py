@@ -668,3 +668,26 @@ def test_a_full_disk_under_the_parse_cache_is_one_error_not_a_corrupt_store(tmp_
     with pytest.raises(DataError, match="database or disk is full"):
         parse._ParseStore(tmp_path, "spacy-test", "0" * 64)
     assert not list(tmp_path.glob("*.corrupt"))
+
+
+def test_a_full_disk_while_writing_the_manifest_names_it_and_leaves_nothing(tmp_path, monkeypatch):
+    """Before: the error named no file and the hidden temporary folder stayed behind."""
+    import errno
+
+    from mmlu_audit.audit import MANIFEST, write_benchmark
+    from mmlu_audit.core.errors import DataError
+
+    real = Path.write_text
+
+    def write_text(self, *args, **kwargs):
+        if self.name == MANIFEST:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, *args, **kwargs)
+
+    write_benchmark(_small_items("old"), tmp_path / "bench")
+    before = _tree(tmp_path / "bench")
+    monkeypatch.setattr(Path, "write_text", write_text)
+    with pytest.raises(DataError, match=f"{MANIFEST}: could not be written \\(No space left on device\\)"):
+        write_benchmark(_small_items("new"), tmp_path / "bench")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]
+    assert _tree(tmp_path / "bench") == before
