@@ -12,7 +12,7 @@ from scipy import stats
 from mmlu_audit import DataError
 from mmlu_audit.__main__ import main
 from mmlu_audit.analyses.capacity import INDEX_DEFINITIONS, capacity_indices
-from mmlu_audit.audit import (MANIFEST, read_answers, read_benchmark,
+from mmlu_audit.audit import (MANIFEST, canonical_id_key, read_answers, read_benchmark,
                               run_audit, write_benchmark)
 from mmlu_audit.features import INDICATORS
 
@@ -164,6 +164,8 @@ def test_on_mmlu_pro(tmp_path):
         sample, tmp_path / "in", panel.comparable_pred()[:, pick], panel.matrix.models["model_id"])
     out = run_audit(items_path, tmp_path / "out", answers_path, progress=False)
     table = pd.read_csv(out / "items.csv", index_col="item_id")
+    order = sorted(range(len(sample)), key=lambda k: canonical_id_key(sample["item_id"].iat[k]))
+    sample, pick = sample.iloc[order], pick[order]  # the audit's canonical order (by id)
     assert list(table.index) == list(sample["item_id"])
     assert table["n_options"].tolist() == sample["n_options"].tolist()
     # graded accuracy per item equals the staged Y
@@ -183,7 +185,7 @@ def test_full_mmlu_pro_audit_matches_the_chapter(tmp_path):
     items_path, answers_path = write_benchmark(items, tmp_path / "in", panel.comparable_pred(),
                                                panel.matrix.models["model_id"])
     table = pd.read_csv(run_audit(items_path, tmp_path / "out", answers_path, progress=False) / "items.csv",
-                        index_col="item_id")
+                        index_col="item_id").loc[items["item_id"]]  # the chapter's item order
     flags = consensus_frame(items, panel, load_crosswalk(items))
     assert (table["consensus_flagged"].to_numpy() == flags["flagged"].to_numpy()).all()
     assert (table["consensus_panel_choice"].to_numpy() == flags["panel_choice"].to_numpy()).all()

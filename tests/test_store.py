@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.core.errors import CacheWarning
+from mmlu_audit.core.errors import CacheWarning, DataError
 from mmlu_audit.core.store import (CacheEntry, array_digest, atomic_write, cache_key, compute_lock,
                                    write_bytes_atomic,
                                    write_json_atomic)
@@ -71,7 +71,7 @@ def test_failed_writer_leaves_the_old_file_and_no_temporary(tmp_path):
         tmp.write_text("half")
         raise OSError("disk full")
 
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(DataError, match="result.json: could not be written \\(disk full\\)"):
         atomic_write(target, explode)
     assert json.loads(target.read_text()) == {"old": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["result.json"]

@@ -9,7 +9,9 @@ column          content
 ==============  ==========================================================================
 ``question``    the stem (required; not blank, at most :data:`MAX_STEM_CHARS` characters)
 ``options``     the options (required): a list (JSONL / Parquet) or a JSON list in a CSV cell;
-                2–10 options of at most :data:`MAX_OPTION_CHARS` characters each
+                2–10 options of at most :data:`MAX_OPTION_CHARS` characters each; neither
+                stem nor option may hold a run of more than :data:`MAX_PUNCTUATION_RUN`
+                punctuation characters (refused, not shortened)
 ``id``          optional item id, text or an integer (default: the row's line number)
 ``subject``     optional; ``category`` is accepted too
 ``answer``      optional key: one letter A–J or one 0-based index (needed for IRT and consensus)
@@ -18,7 +20,7 @@ column          content
 A stem the MMLU item loader would refuse (blank, or only invisible characters) is refused
 here too; a stem that is mostly not English is audited and marked ``flag_non_english``.
 Items whose stems are the same text up to case and whitespace are named
-(:func:`mmlu_audit.features.duplicates.duplicate_columns`): ``duplicate_of`` the earlier copy
+(:func:`mmlu_audit.features.duplicates.duplicate_summary`): ``duplicate_of`` the earlier copy
 with the same option set, ``options_nested_in`` the item whose options contain this one's.
 
 MATRIX (optional) is a long table (JSONL, CSV or Parquet) of model answers with columns
@@ -28,6 +30,25 @@ counted in ``audit.json`` (``no_answer``); a letter past the item's last option 
 wrong too. With MATRIX the audit adds a 2PL difficulty per item (``irt_converged`` says whether
 the fit converged) and the consensus flags (:mod:`mmlu_audit.analyses.consensus`), which need
 at least :data:`MIN_PANEL` models and ``m ≤ k ≤`` the number of models.
+
+**Order does not matter.** The rows of both files are put in one canonical order before
+anything is computed, so the same rows in any order (and the columns in any order) give the
+same ``items.csv`` and ``audit.json`` (but for the files' names, hashes and the run time):
+items sort by id (:func:`canonical_id_key`: ids of ASCII digits first, by length and then
+digit by digit, which is numeric order for integers without leading zeros; then the other ids
+by Unicode code point), and ``items.csv`` lists them in that order; models sort by name (code
+point order), so a tie in accuracy for the last seat of the consensus panel goes to the model
+whose name sorts first. ``duplicate_of`` names the copy that comes first in that order. Ids
+that default to line numbers follow the file's order by construction: give ids to audit a file
+whose order is arbitrary.
+
+``irt_converged`` is the IRT engine's ELBO rule (:func:`mmlu_audit.irt.engine.elbo_converged`)
+under the audit's settings :data:`AUDIT_STOPPING`: the means of two successive windows of 250
+steps agree to 2e-5, judged only from step 1,000 on. A single-draw ELBO is noisy, and with the
+engine's default windows of 50 steps from step 100 the rule could fire by chance at step 200,
+0.54 logits (largest |Δb|) from a 4,000-step fit on a planted 25 × 150 panel; under the audit's
+settings the fits called converged there were within 0.15 of it, about the SVI noise floor
+(fits that ran to the 2,000-step cap were 0.07–0.11 from it).
 
 The two indices are computable before any model is evaluated, as the audit paper
 recommends (see :data:`mmlu_audit.analyses.capacity.INDEX_DEFINITIONS`). The output folder
@@ -39,12 +60,19 @@ computation, filled through a temporary folder beside it, and a failure leaves w
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import glob
+import hashlib
+import io
 import json
 import os
 import re
 import shutil
+import signal
+import socket
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -55,15 +83,17 @@ import pandas as pd
 from mmlu_audit.analyses.capacity import INDEX_DEFINITIONS, capacity_indices
 from mmlu_audit.analyses.consensus import consensus_flags
 from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.core.paths import expand_user
 from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.core.store import file_sha256
 from mmlu_audit.data.items import is_blank_text
 from mmlu_audit.features import INDICATORS, benchmark_features
-from mmlu_audit.features.duplicates import RELATIONS, duplicate_columns, duplicate_pairs
+from mmlu_audit.features.duplicates import RELATIONS, duplicate_summary
 from mmlu_audit.features.table import FLAGS
 
-__all__ = ["MANIFEST", "MAX_OPTION_CHARS", "MAX_STEM_CHARS", "MIN_PANEL", "OUTPUT_FILES",
-           "read_answers", "read_benchmark", "run_audit", "write_benchmark"]
+__all__ = ["AUDIT_STOPPING", "MANIFEST", "MAX_OPTION_CHARS", "MAX_PUNCTUATION_RUN", "MAX_STEM_CHARS",
+           "MIN_PANEL", "OUTPUT_FILES", "canonical_id_key", "read_answers", "read_benchmark", "run_audit",
+           "write_benchmark"]
 
 OUTPUT_FILES = ("items.csv", "audit.json")
 BENCHMARK_FILES = ("items.parquet", "answers.parquet")
@@ -72,47 +102,67 @@ MANIFEST = "mmlu_audit_manifest.json"
 #: Longest stem and option accepted (4× the longest in MMLU and MMLU-Pro: 4,671 and 881).
 MAX_STEM_CHARS = 20_000
 MAX_OPTION_CHARS = 5_000
+#: Longest run of punctuation and symbols (no letter, digit or space) in a stem or option: 4× the
+#: longest in MMLU and MMLU-Pro (63, a table rule). spaCy's tokenizer takes time quadratic in such
+#: a run (1,000 ``$``: 1.8 s; 4,000: 21 s; 19,000: 55–90 s), so a longer one is refused.
+MAX_PUNCTUATION_RUN = 250
+_PUNCTUATION_RUN = re.compile(rf"(?:[^\s\w]|_){{{MAX_PUNCTUATION_RUN + 1},}}")
 #: Fewest models a responses file may hold: with fewer, "consensus" is one model's opinion.
 MIN_PANEL = 3
+#: The 2PL fit's stopping rule in the audit (IRTSpec fields): windows of 250 steps, from step 1,000.
+AUDIT_STOPPING = {"min_steps": 1000, "window": 250}
 NO_ANSWER, NO_RECORD = -2, -1
 _LETTERS = "ABCDEFGHIJ"
 _INDEX = re.compile(r"[0-9]{1,2}")
+_BIG_NUMBER = "an integer of more than 4,300 digits (no id, answer or option needs one)"
 _READERS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
 
 # ----------------------------------------------------------------------------------- reading
 
 
-def _read_rows(path: Path) -> list[tuple[int, dict]]:
-    """The rows of a JSONL / CSV / Parquet file, each with its line (row) number in the file."""
+def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], str]:
+    """The rows of a JSONL / CSV / Parquet file, each with its line (row) number in the file,
+    and the sha256 of the bytes they were parsed from (read once: a file replaced while the
+    audit runs cannot lend its hash to the rows of the old one)."""
     kind = _READERS.get(path.suffix.lower())
     if kind is None:
         raise DataError(path, f"unsupported file type {path.suffix!r}; use .jsonl, .csv or .parquet")
     if not path.is_file():
         raise DataError(path, "file not found" if not path.exists() else "is not a file")
     try:
-        rows = {"parquet": _parquet_rows, "csv": _csv_rows, "jsonl": _jsonl_rows}[kind](path)
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(path, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        rows = {"parquet": _parquet_rows, "csv": _csv_rows, "jsonl": _jsonl_rows}[kind](path, data)
     except UnicodeDecodeError as exc:
         raise DataError(path, f"not UTF-8 text ({exc.reason}: byte {exc.object[exc.start:exc.start + 1]!r}); "
                         "convert it to UTF-8 first") from None
     if not rows:
         raise DataError(path, "no rows")
-    return rows
+    return rows, hashlib.sha256(data).hexdigest()
 
 
-def _parquet_rows(path: Path) -> list[tuple[int, dict]]:
+def _text_stream(data: bytes, newline: str | None) -> io.TextIOWrapper:
+    """``data`` as ``open(path, encoding="utf-8-sig", newline=newline)`` would read the file."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=newline)
+
+
+def _parquet_rows(path: Path, data: bytes) -> list[tuple[int, dict]]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:  # to_pylist keeps ints as ints and gaps as None: no float ids, no "nan" subjects
-        rows = pq.read_table(path).to_pylist()
+        rows = pq.read_table(pa.BufferReader(data)).to_pylist()
     except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
         raise DataError(path, f"not a readable Parquet file ({type(exc).__name__}: {exc})") from None
     return list(enumerate(rows, start=1))
 
 
-def _csv_rows(path: Path) -> list[tuple[int, dict]]:
+def _csv_rows(path: Path, data: bytes) -> list[tuple[int, dict]]:
     rows = []
-    with open(path, encoding="utf-8-sig", newline="") as handle:
+    with _text_stream(data, "") as handle:
         reader = csv.DictReader(handle)
         try:
             for row in reader:  # every cell is text: ids, subjects and keys are never floats
@@ -127,9 +177,9 @@ def _csv_rows(path: Path) -> list[tuple[int, dict]]:
     return rows
 
 
-def _jsonl_rows(path: Path) -> list[tuple[int, dict]]:
+def _jsonl_rows(path: Path, data: bytes) -> list[tuple[int, dict]]:
     rows = []
-    with open(path, encoding="utf-8-sig") as handle:
+    with _text_stream(data, None) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -139,8 +189,11 @@ def _jsonl_rows(path: Path) -> list[tuple[int, dict]]:
                 raise DataError(path, f"line {number}: not valid JSON ({exc.msg})") from None
             except RecursionError:
                 raise DataError(path, f"line {number}: JSON nested too deeply") from None
+            except ValueError:  # Python's int-digit limit: json.loads refuses integers of > 4,300 digits
+                raise DataError(path, f"line {number}: {_BIG_NUMBER}") from None
             if not isinstance(row, dict):
-                raise DataError(path, f"line {number}: expected a JSON object")
+                raise DataError(path, f"line {number}: expected a JSON object (one per line: "
+                                f"{path.suffix} files are read as JSON Lines), got {type(row).__name__}")
             rows.append((number, row))
     return rows
 
@@ -160,6 +213,11 @@ def _text(value, path: Path, line: int, field: str, limit: int | None = None) ->
     if limit is not None and len(value) > limit:
         raise DataError(path, f"{_where(path, line, field)}: {len(value):,} characters; the audit "
                         f"takes at most {limit:,}")
+    run = _PUNCTUATION_RUN.search(value) if field in ("question", "options") else None
+    if run:
+        raise DataError(path, f"{_where(path, line, field)}: a run of {len(run.group()):,} punctuation "
+                        f"characters ({run.group()[:10]!r}…); the audit takes runs of at most "
+                        f"{MAX_PUNCTUATION_RUN} (the parser slows quadratically on longer ones)")
     return value
 
 
@@ -198,6 +256,8 @@ def _options(value, path: Path, line: int) -> list[str]:
             raise DataError(path, f"{where}: not a JSON list ({exc.msg})") from None
         except RecursionError:
             raise DataError(path, f"{where}: JSON nested too deeply") from None
+        except ValueError:
+            raise DataError(path, f"{where}: {_BIG_NUMBER}") from None
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, list) or not all(isinstance(o, str) for o in value):
@@ -233,7 +293,8 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
     -------
     DataFrame
         ``item_id`` (str), ``subject`` (or ``""``), ``question``, ``options`` (list),
-        ``n_options`` and ``key`` (0-based, -1 where no answer is given).
+        ``n_options`` and ``key`` (0-based, -1 where no answer is given); ``attrs["sha256"]``
+        is the hash of the bytes the rows were parsed from.
 
     Raises
     ------
@@ -242,7 +303,8 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     records, seen = [], {}
-    for line, row in _read_rows(path):
+    rows, digest = _read_rows(path)
+    for line, row in rows:
         question = row.get("question")
         if question is None:
             raise DataError(path, f"line {line}: no 'question' (fields: {sorted(row)})")
@@ -264,8 +326,9 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
         subject = _label(row.get(subject_field), path, line, subject_field) or ""
         records.append((item_id, subject, question, options, len(options),
                         -1 if key is None else key))
-    return pd.DataFrame(records, columns=["item_id", "subject", "question", "options",
-                                          "n_options", "key"])
+    items = pd.DataFrame(records, columns=["item_id", "subject", "question", "options", "n_options", "key"])
+    items.attrs["sha256"] = digest
+    return items
 
 
 def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
@@ -278,11 +341,17 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
         (graded wrong, no consensus vote); -1 = no record.
     models : list of str
     """
-    path = Path(path)
+    pred, models, _digest = _read_answers(Path(path), items)
+    return pred, models
+
+
+def _read_answers(path: Path, items: pd.DataFrame) -> tuple[np.ndarray, list[str], str]:
+    """:func:`read_answers` and the sha256 of the bytes it parsed."""
     position = {item: k for k, item in enumerate(items["item_id"])}
     n_options = items["n_options"].to_numpy()
     rows, models = [], {}
-    for line, row in _read_rows(path):
+    records, digest = _read_rows(path)
+    for line, row in records:
         model = _label(row.get("model"), path, line, "model")
         item = _label(row.get("id"), path, line, "id")
         if model is None or item is None:
@@ -299,7 +368,31 @@ def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, lis
                             f"{items['item_id'].iloc[i]!r}")
         # a letter past the item's last option is a real (wrong) answer, not a malformed row
         pred[j, i] = NO_ANSWER if choice is None or choice >= n_options[i] else choice
-    return pred, list(models)
+    return pred, list(models), digest
+
+
+def canonical_id_key(item_id: str) -> tuple[int, int, str]:
+    """Sort key of an item id: ASCII-digit ids first, by length then text; then the rest by code point.
+
+    Ids are unique, so the key orders items totally: no tie is left to the file's row order.
+    """
+    if item_id.isascii() and item_id.isdigit():
+        return (0, len(item_id), item_id)
+    return (1, 0, item_id)
+
+
+def _canonical_items(items: pd.DataFrame) -> pd.DataFrame:
+    """The items in :func:`canonical_id_key` order, whatever the file's row order."""
+    order = sorted(range(len(items)), key=lambda k: canonical_id_key(items["item_id"].iat[k]))
+    ordered = items.iloc[order].reset_index(drop=True)
+    ordered.attrs = dict(items.attrs)  # the input's hash travels with its rows
+    return ordered
+
+
+def _canonical_models(pred: np.ndarray, models: list[str]) -> tuple[np.ndarray, list[str]]:
+    """``pred``'s rows and ``models`` sorted by model name (code point order)."""
+    order = sorted(range(len(models)), key=models.__getitem__)
+    return pred[order], [models[j] for j in order]
 
 
 # ------------------------------------------------------------------------------ output folders
@@ -347,6 +440,43 @@ def _check_target(target: Path, shown: Path, kind: str, allowed: tuple[str, ...]
     return files
 
 
+#: Written into every temporary output folder: the host and process that own it.
+_OWNER = ".mmlu_audit_owner"
+
+
+def _owner_stamp() -> str:
+    return f"{socket.gethostname()} {os.getpid()}"
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Remove the temporary folders of ``target`` left by a process of this host that is gone.
+
+    A run ended by SIGKILL (or SIGTERM outside the swap) cannot clean up; its ``.NAME.xxxx``
+    folder carries :data:`_OWNER` naming its host and process id. A folder without that stamp,
+    of another host, or of a live process is left alone.
+    """
+    host = socket.gethostname()
+    for folder in target.parent.glob(f".{glob.escape(target.name)}.*"):
+        try:
+            owner_host, pid = (folder / _OWNER).read_text().rsplit(" ", 1)
+            stale = folder.is_dir() and not folder.is_symlink() and owner_host == host \
+                and not _process_alive(int(pid))
+        except (OSError, ValueError):
+            continue  # not a folder of ours
+        if stale:
+            shutil.rmtree(folder)
+
+
 class _Output:
     """An output folder filled through a temporary folder beside it, swapped in on success."""
 
@@ -354,7 +484,7 @@ class _Output:
                  inputs: tuple[Path, ...] = ()):
         self.shown = Path(folder)
         # links resolved: a link to a previous output is replaced where it points, link kept
-        self.target = Path(os.path.realpath(self.shown.expanduser()))
+        self.target = Path(os.path.realpath(expand_user(self.shown, "output folder")))
         self.kind, self.allowed = kind, allowed
         self.inputs = tuple(Path(os.path.realpath(p)) for p in inputs)
         _check_target(self.target, self.shown, kind, allowed, self.inputs)
@@ -368,7 +498,9 @@ class _Output:
                 folder.mkdir()
             if self.target.exists() and not os.access(self.target, os.W_OK | os.X_OK):
                 raise PermissionError(f"{self.target} is not writable")
+            _remove_stale_temporaries(self.target)
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", dir=self.target.parent))
+            (self.tmp / _OWNER).write_text(_owner_stamp())
         except OSError as exc:
             self._remove_made()
             raise DataError(self.shown, f"cannot write here ({exc.strerror or exc})") from None
@@ -387,37 +519,95 @@ class _Output:
             self._remove_made()
 
     def commit(self) -> None:
-        """Move the files written into ``self.tmp`` into the target; undo everything on failure."""
-        names = sorted(p.name for p in self.tmp.iterdir())
+        """Move the files written into ``self.tmp`` into the target; undo everything on failure.
+
+        SIGINT and SIGTERM that arrive during the swap are held until it ends
+        (:func:`_signals_held`); any exception inside it, KeyboardInterrupt included, puts the
+        previous content back from the state of the folders (not from a record of the moves an
+        interrupt could cut short). Should the undo itself fail, the backup is kept and named.
+        """
+        names = sorted(p.name for p in self.tmp.iterdir() if p.name != _OWNER)
         manifest = {"written_by": self.kind, "files": {n: file_sha256(self.tmp / n) for n in names}}
-        (self.tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        try:
+            (self.tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        except OSError as exc:
+            self.discard()
+            raise DataError(self.tmp / MANIFEST, f"could not be written ({exc.strerror or exc}); "
+                            "the previous content is left as it was") from None
         previous = _check_target(self.target, self.shown, self.kind, self.allowed, self.inputs)
         backup = self.tmp / ".previous"
         backup.mkdir()
         made = not self.target.exists()
-        moved_old, moved_new = [], []
+        undo_failed = False
         try:
-            if made:
-                self.target.mkdir()
-            for name in [MANIFEST, *previous]:  # the manifest first: a half-swap is never "ours"
-                if (self.target / name).exists():
-                    os.replace(self.target / name, backup / name)
-                    moved_old.append(name)
-            for name in names:
-                os.replace(self.tmp / name, self.target / name)
-                moved_new.append(name)
-            os.replace(self.tmp / MANIFEST, self.target / MANIFEST)
+            with _signals_held():
+                try:
+                    self._swap(names, previous, backup, made)
+                except BaseException:
+                    try:
+                        self._undo(names, backup, made)
+                    except BaseException:
+                        undo_failed = True  # the backup is all that is left of the previous output
+                        raise
+                    raise
         except OSError as exc:
-            for name in moved_new:
-                os.replace(self.target / name, self.tmp / name)
-            for name in moved_old:
-                os.replace(backup / name, self.target / name)
-            if made:
-                self.target.rmdir()
             raise DataError(self.shown, f"could not write the output ({exc.strerror or exc}); "
                             "the previous content is left as it was") from None
         finally:
-            self.discard()
+            if not undo_failed:
+                self.discard()
+            else:  # unstamped: a later run must not clean the only copy of the previous output away
+                (self.tmp / _OWNER).unlink(missing_ok=True)
+
+    def _swap(self, names: list[str], previous: dict, backup: Path, made: bool) -> None:
+        if made:
+            self.target.mkdir()
+        for name in [MANIFEST, *previous]:  # the manifest first: a half-swap is never "ours"
+            if (self.target / name).exists():
+                os.replace(self.target / name, backup / name)
+        for name in names:
+            os.replace(self.tmp / name, self.target / name)
+        os.replace(self.tmp / MANIFEST, self.target / MANIFEST)
+
+    def _undo(self, names: list[str], backup: Path, made: bool) -> None:
+        """Put the previous content back, judging what moved from where each file is now."""
+        try:
+            for name in [MANIFEST, *names]:  # a new file is in the target exactly when gone from tmp
+                if not (self.tmp / name).exists() and (self.target / name).exists():
+                    os.replace(self.target / name, self.tmp / name)
+            for entry in sorted(backup.iterdir()):
+                os.replace(entry, self.target / entry.name)
+            if made and self.target.exists() and not any(self.target.iterdir()):
+                self.target.rmdir()
+        except OSError as exc:
+            raise DataError(self.shown, f"could not restore the previous output ({exc.strerror or exc}); "
+                            f"its files are kept in {backup}") from None
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM until the block ends, then deliver them to their usual handlers.
+
+    Only the main thread can set handlers; elsewhere the block runs unguarded (the swap's undo
+    still covers an exception).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught, kept = [], {}
+
+    def hold(number, _frame):
+        caught.append(number)
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        kept[number] = signal.signal(number, hold)
+    try:
+        yield
+    finally:
+        for number, handler in kept.items():
+            signal.signal(number, handler)
+        for number in dict.fromkeys(caught):
+            signal.raise_signal(number)
 
 
 # ----------------------------------------------------------------------------------- the audit
@@ -441,7 +631,7 @@ def _difficulty(pred: np.ndarray, key: np.ndarray, seed: int, progress: bool,
 
     graded = np.where(pred == NO_RECORD, MISSING, (pred == key[None, :]).astype(np.int8))
     answered = (graded != MISSING).any(axis=0)
-    spec = IRTSpec(model="2pl", b_prior="paper", seed=seed)
+    spec = IRTSpec(model="2pl", b_prior="paper", seed=seed, **AUDIT_STOPPING)
     if max_steps is not None:
         spec = spec.with_(max_steps=max_steps, min_steps=min(spec.min_steps, max_steps))
     fit = fit_irt(graded[:, answered].astype(np.int8), spec, progress=progress)
@@ -510,13 +700,14 @@ def run_audit(items_path: str | Path, out: str | Path, responses_path: str | Pat
 def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tqdm):
     begin = time.perf_counter()
     bar = tqdm(total=6 if responses_path else 3, desc="audit", disable=not progress)
-    items = read_benchmark(items_path)
+    items = _canonical_items(read_benchmark(items_path))
     if responses_path:  # read before minutes of parsing: a bad file stops the run now
         if (items["key"] < 0).any():
             first = items.loc[items["key"] < 0, "item_id"].iloc[0]
             raise DataError(items_path, f"item {first!r} has no 'answer'; IRT and consensus need a "
                             "key on every item")
-        pred, models = read_answers(responses_path, items)
+        pred, models, responses_sha256 = _read_answers(Path(responses_path), items)
+        pred, models = _canonical_models(pred, models)
         if len(models) < MIN_PANEL or k > len(models):
             raise ParameterError("k", f"{Path(responses_path).name} holds {len(models)} model(s); "
                                  f"the audit needs at least {MIN_PANEL} and k = {k} at most that many")
@@ -526,14 +717,14 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
     table = items[["item_id", "subject", "n_options", "key"]].set_index("item_id")
     table = table.join(features[list(INDICATORS)]).join(capacity_indices(features))
     table = table.join(features[list(FLAGS)])
-    pairs = duplicate_pairs(items, "item_id")  # copies are relations between items: no feature sees them
-    table = table.join(duplicate_columns(pairs, items["item_id"]))
+    # copies are relations between items: no feature sees them; counted without listing the pairs
+    copies, pair_counts = duplicate_summary(items, "item_id")
+    table = table.join(copies)
     bar.update()
-    meta = {"items_file": items_path.name, "items_sha256": file_sha256(items_path),
+    meta = {"items_file": items_path.name, "items_sha256": items.attrs["sha256"],
             "n_items": int(len(items)), "indicators": list(INDICATORS), "flags": list(FLAGS),
             "n_flag_non_english": int(features["flag_non_english"].sum()),
-            "same_stem_pairs": {relation: int((pairs["relation"] == relation).sum())
-                                for relation in RELATIONS},
+            "same_stem_pairs": {relation: int(pair_counts[relation]) for relation in RELATIONS},
             "indices": INDEX_DEFINITIONS, "seed": seed,
             "feature_provenance": features.attrs.get("provenance", {})}
     if responses_path:
@@ -548,7 +739,7 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
             table[f"consensus_{column}"] = flags[column].to_numpy()
         blank = (pred == NO_ANSWER).sum(axis=1)
         meta.update(responses_file=Path(responses_path).name,
-                    responses_sha256=file_sha256(responses_path), n_models=len(models),
+                    responses_sha256=responses_sha256, n_models=len(models),
                     consensus={"k": int(k), "m": int(m)},
                     no_answer={"total": int(blank.sum()), "rule": "a blank choice, or a letter "
                                "past the item's last option, is graded wrong and casts no vote",
@@ -558,6 +749,31 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
     meta["seconds"] = round(time.perf_counter() - begin, 2)
     bar.close()
     return table, meta
+
+
+def _checked_pred(pred, models, items: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    """``pred`` as a checked (models × items) integer matrix and ``models`` as distinct names."""
+    pred = np.asarray(pred)
+    if pred.ndim != 2 or pred.shape[1] != len(items) or (pred.dtype.kind not in "iu" and pred.size):
+        raise DataError("pred", f"expected an integer matrix of one column per item ({len(items)}), "
+                        f"got {pred.dtype} of shape {pred.shape}")
+    n_options = np.array([len(options) for options in items["options"]])
+    bad = (pred < NO_ANSWER) | (pred >= n_options[None, :])
+    if bad.any():
+        j, i = (int(k) for k in np.argwhere(bad)[0])
+        raise DataError("pred", f"row {j}, item {items['item_id'].iat[i]!r}: code {int(pred[j, i])} is "
+                        f"neither -2 (no answer), -1 (no record) nor one of its {n_options[i]} options")
+    if models is None or isinstance(models, (str, bytes)) or len(models) != pred.shape[0]:
+        got = "none" if models is None else (1 if isinstance(models, (str, bytes)) else len(models))
+        raise ParameterError("models", f"one name per row of pred ({pred.shape[0]}) is needed, got {got}")
+    names = [str(name) for name in models]
+    if any(not name.strip() for name in names):
+        raise ParameterError("models", "a model name is blank")
+    if len(set(names)) != len(names):
+        repeated = next(name for name in names if names.count(name) > 1)
+        raise ParameterError("models", f"{repeated!r} is used twice; read_answers could not tell the "
+                             "rows apart")
+    return pred.astype(np.int64), names
 
 
 def write_benchmark(items: pd.DataFrame, folder: str | Path, pred: np.ndarray | None = None,
@@ -580,10 +796,22 @@ def write_benchmark(items: pd.DataFrame, folder: str | Path, pred: np.ndarray | 
     Returns
     -------
     (items path, answers path or None)
+
+    Raises
+    ------
+    DataError
+        A key that is not an option index or -1; a ``pred`` that is not an integer matrix of one
+        row per model and one column per item, or holds a code other than -2, -1 or an option
+        index of its item.
+    ParameterError
+        ``models`` missing, of another length than ``pred``'s rows, or with a blank or repeated
+        name (which :func:`read_answers` could not tell apart).
     """
     keys = np.asarray(items["key"])
     if keys.dtype.kind not in "iu" or ((keys < -1) | (keys >= len(_LETTERS))).any():
         raise DataError("items", "key must hold 0-based option indices (or -1 for no key)")
+    if pred is not None:
+        pred, models = _checked_pred(pred, models, items)
     output = _Output(folder, "write_benchmark", BENCHMARK_FILES + (MANIFEST,))
     try:
         table = pd.DataFrame({"id": items["item_id"].astype(str), "question": items["question"],
@@ -593,11 +821,10 @@ def write_benchmark(items: pd.DataFrame, folder: str | Path, pred: np.ndarray | 
             table["subject"] = items["category"].to_numpy()
         table.to_parquet(output.tmp / "items.parquet", index=False)
         if pred is not None:
-            rows, cols = np.nonzero(np.asarray(pred) != NO_RECORD)
+            rows, cols = np.nonzero(pred != NO_RECORD)
             answers = pd.DataFrame({"model": np.asarray(models, dtype=object)[rows],
                                     "id": items["item_id"].to_numpy()[cols].astype(str),
-                                    "choice": [_LETTERS[c] if c >= 0 else ""
-                                               for c in np.asarray(pred)[rows, cols]]})
+                                    "choice": [_LETTERS[c] if c >= 0 else "" for c in pred[rows, cols]]})
             answers.to_parquet(output.tmp / "answers.parquet", index=False)
     except BaseException:
         output.discard()

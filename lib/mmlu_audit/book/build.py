@@ -12,8 +12,9 @@ place only on success, so a failed run leaves the last good notebook untouched;
 the failed one is kept beside it as ``NN_slug.failed.ipynb`` for inspection.
 Every chapter runs even if an earlier one fails; failures are reported together
 at the end and the exit status is 1. Bad options (an unknown chapter prefix, a
-parameter the chapter does not declare, a bad seed) exit with status 2 before
-anything runs.
+parameter the chapter does not declare, a ``-p`` value of another type than the
+chapter's default, a ``--data-source`` the registry does not hold, a bad seed)
+exit with status 2 with one line before any kernel starts.
 
 Every chapter's kernel shares JAX's persistent compilation cache in ``<cache>/jax``
 (:func:`compilation_cache_env`), so a program one chapter compiled is not compiled again.
@@ -60,9 +61,9 @@ from mmlu_audit.core.paths import cache_root, project_root
 from mmlu_audit.core.seeds import check_seed
 
 __all__ = ["FAST_TAG", "MACHINE_KEY", "READER_PREFIX", "START_FIRST", "chapter_parameters", "chapter_paths",
-           "compilation_cache_env", "default_jobs", "execute_all", "execute_chapter", "fast_values",
-           "load_average", "main", "parse_value", "record_machine", "run_order", "run_parameters",
-           "start_order"]
+           "check_data_source", "check_parameter_type", "compilation_cache_env", "default_jobs",
+           "execute_all", "execute_chapter", "fast_values", "load_average", "main", "parse_value",
+           "record_machine", "run_order", "run_parameters", "start_order"]
 
 #: Notebook metadata key of the machine's state during a chapter's run (see :func:`record_machine`).
 MACHINE_KEY = "mmlu_audit_machine"
@@ -125,6 +126,12 @@ def parse_value(text: str):
     """Read a command-line parameter value: a JSON literal, or else the text itself as a string.
 
     JSON rather than YAML, so ``1e-3`` is a number and ``no`` or ``010`` stay strings.
+
+    Raises
+    ------
+    ParameterError
+        For JSON that Python will not read: an integer of more than 4,300 digits, or nesting
+        deeper than the interpreter's recursion limit.
     """
     import json
 
@@ -132,6 +139,10 @@ def parse_value(text: str):
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+    except (ValueError, RecursionError) as exc:  # int-digit limit, or nesting too deep
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+        raise ParameterError("-p", f"value {text[:40]!r}{'…' if len(text) > 40 else ''} "
+                                   f"cannot be read: {problem}") from None
 
 
 def _notebook(source: Path):
@@ -271,6 +282,57 @@ def _command_line_values(pairs: list[list[str]] | None) -> dict:
     return values
 
 
+#: The type a ``-p`` value must have, by the type of the chapter's default (None takes anything).
+_KINDS = {bool: ((bool,), "true or false"), int: ((int,), "an integer"),
+          float: ((int, float), "a number"), str: ((str,), "text"), list: ((list,), "a list"),
+          tuple: ((list,), "a list"), dict: ((dict,), "a JSON object")}
+
+
+def check_parameter_type(source: Path, name: str, value, default_text: str) -> None:
+    """Refuse a ``-p`` value whose type differs from the default in the chapter's parameters cell.
+
+    A default that is not a Python literal, or is None, is not checked. A bool is never taken for
+    a number (JSON ``true`` for an integer knob is a mistake, not 1).
+
+    Raises
+    ------
+    ParameterError
+        Naming the parameter, the chapter, the type its default has and the value given.
+    """
+    import ast
+
+    try:
+        default = ast.literal_eval(default_text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return
+    if default is None or type(default) not in _KINDS:
+        return
+    allowed, kind = _KINDS[type(default)]
+    wrong_bool = isinstance(value, bool) and bool not in allowed
+    if wrong_bool or not isinstance(value, allowed):
+        shown = repr(value)
+        shown = shown if len(shown) <= 40 else shown[:40] + "…"
+        raise ParameterError("-p", f"{name!r} of {source.name} takes {kind} (its default is "
+                                   f"{default_text}), got {shown}")
+
+
+def check_data_source(name) -> str:
+    """Refuse a ``--data-source`` that the source registry does not hold (read at run time).
+
+    Raises
+    ------
+    ParameterError
+        Naming the source and listing the registered ones.
+    """
+    from mmlu_audit.data.registry import REAL_SOURCES
+    from mmlu_audit.worlds.sources import SIMULATED_SOURCES
+
+    known = SIMULATED_SOURCES + tuple(REAL_SOURCES)
+    if name not in known:
+        raise ParameterError("--data-source", f"unknown source {name!r}; choose one of {', '.join(known)}")
+    return name
+
+
 def run_parameters(sources: list[Path], common: dict, pairs: list[list[str]] | None = None) -> dict:
     """The parameters each chapter receives: declared ones only, the fast overlay under ``-p``.
 
@@ -292,7 +354,8 @@ def run_parameters(sources: list[Path], common: dict, pairs: list[list[str]] | N
     ------
     ParameterError
         A ``-p`` name that no selected chapter declares, a repeated or common ``-p`` name,
-        or a malformed fast overlay.
+        a ``-p`` value whose type differs from a declaring chapter's default
+        (:func:`check_parameter_type`), or a malformed fast overlay.
     """
     given = _command_line_values(pairs)
     declared = {source: chapter_parameters(source) for source in sources}
@@ -300,6 +363,9 @@ def run_parameters(sources: list[Path], common: dict, pairs: list[list[str]] | N
     if unknown:
         listing = "; ".join(f"{s.name}: {', '.join(names)}" for s, names in declared.items())
         raise ParameterError("-p", f"no selected chapter has a parameter {unknown[0]!r} ({listing})")
+    for source, names in declared.items():
+        for name in sorted(set(given) & set(names)):
+            check_parameter_type(source, name, given[name], names[name])
     out = {}
     for source, names in declared.items():
         overlay = fast_values(source) if common.get("fast") else {}
@@ -451,7 +517,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         sources = chapter_paths(only=args.chapters)
-        common = {"data_source": args.data_source, "seed": check_seed(args.seed, "--seed"), "fast": args.fast}
+        common = {"data_source": check_data_source(args.data_source),
+                  "seed": check_seed(args.seed, "--seed"), "fast": args.fast}
         parameters = run_parameters(sources, common, args.parameter)
         jobs = default_jobs(args.device) if args.jobs is None else _checked_jobs(args.jobs)
         require_device(args.device)

@@ -381,6 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         expect = {"data_source": args.data_source, "seed": check_seed(args.seed, "--seed"), "fast": args.fast}
+        if not args.executed.is_dir():  # the API takes a missing folder for "nothing executed yet"
+            raise DataError(args.executed, "no such folder of executed chapters (--executed); run "
+                            "`python -m mmlu_audit.book.build` first or name the folder it wrote")
         collection = read_build(args.executed, expect)
         target = write_findings(findings_markdown(collection, expect), args.out)
         write_forest(collection, Path(args.out).parent / FOREST_PATH.name)

@@ -235,6 +235,17 @@ def read_chapter(path: Path) -> ChapterRecord:
         cells = notebook["cells"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise DataError(path, f"not a readable executed notebook ({exc})") from exc
+    try:
+        return _record(Path(path), notebook, cells)
+    except DataError:
+        raise
+    except (AttributeError, TypeError, KeyError, ValueError) as exc:  # a field of the wrong shape
+        raise DataError(path, f"not a readable executed notebook (malformed: {type(exc).__name__}: "
+                        f"{exc})") from exc
+
+
+def _record(path: Path, notebook: dict, cells) -> ChapterRecord:
+    """The :class:`ChapterRecord` of a parsed notebook (any malformed field raises)."""
     title, banners, parameters, values, sources = Path(path).stem, set(), {}, {}, {}
     in_force = "not stated"
     for cell in cells:

@@ -8,6 +8,10 @@ Resolution order for the data root (first match wins):
 
 Caches (simulated worlds, fitted models, parses) go to ``MMLU_AUDIT_CACHE`` or
 ``<project>/data/cache``.
+
+Both variables are read alike (:func:`env_folder`): ``~`` and ``~user`` are expanded (an unknown
+user is one error), a value that is set but empty or blank is refused rather than taken for
+"unset", and one that names a file is called a file.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from pathlib import Path
 
 from mmlu_audit.core.errors import DataError
 
-__all__ = ["project_root", "data_root", "cache_root", "writable_folder", "DATA_ENV",
-           "CACHE_ENV"]
+__all__ = ["project_root", "data_root", "cache_root", "writable_folder", "env_folder", "expand_user",
+           "DATA_ENV", "CACHE_ENV"]
 
 DATA_ENV = "MMLU_AUDIT_DATA"
 CACHE_ENV = "MMLU_AUDIT_CACHE"
@@ -33,18 +37,51 @@ def project_root() -> Path:
     return Path.cwd()
 
 
+def expand_user(path: str | Path, what: str) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded.
+
+    Raises
+    ------
+    DataError
+        Naming ``what`` when the home folder of ``~user`` is unknown (pathlib's RuntimeError).
+    """
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        head = str(path).split(os.sep, 1)[0]
+        raise DataError(path, f"{what}: cannot expand {head!r}: no such user (or no home folder)") from None
+
+
+def env_folder(variable: str) -> Path | None:
+    """The folder an environment variable names, ``~`` expanded; None when it is not set.
+
+    Raises
+    ------
+    DataError
+        A value that is empty or blank, an unknown ``~user``, or a path that is a file.
+    """
+    value = os.environ.get(variable)
+    if value is None:
+        return None
+    if not value.strip():
+        raise DataError(variable, "is set but empty; unset it or name a folder")
+    folder = expand_user(value, variable)
+    if folder.exists() and not folder.is_dir():
+        raise DataError(folder, f"{variable} names a file, not a folder")
+    return folder
+
+
 def data_root() -> Path:
     """Return the data root, following the documented resolution order.
 
     Raises
     ------
     DataError
-        If ``MMLU_AUDIT_DATA`` points at a missing folder, or no candidate holds
-        ``mmlu/test.parquet``.
+        If ``MMLU_AUDIT_DATA`` is blank, names a file or a missing folder (:func:`env_folder`),
+        or no candidate holds ``mmlu/test.parquet``.
     """
-    env = os.environ.get(DATA_ENV)
-    if env:
-        root = Path(env).expanduser()
+    root = env_folder(DATA_ENV)
+    if root is not None:
         if not root.is_dir():
             raise DataError(root, f"{DATA_ENV} points at a folder that does not exist")
         return root
@@ -70,9 +107,10 @@ def cache_root(*, writable: bool = True) -> Path:
     Raises
     ------
     DataError
-        If the folder cannot be created or written (see :func:`writable_folder`).
+        If ``MMLU_AUDIT_CACHE`` is blank or names a file (:func:`env_folder`), or the folder
+        cannot be created or written (see :func:`writable_folder`).
     """
-    folder = Path(os.environ.get(CACHE_ENV) or project_root() / "data" / "cache")
+    folder = env_folder(CACHE_ENV) or project_root() / "data" / "cache"
     if not writable:
         return folder
     return writable_folder(folder, f"cache folder (set {CACHE_ENV} to a writable folder)")

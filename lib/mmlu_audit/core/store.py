@@ -37,8 +37,8 @@ import numpy as np
 from mmlu_audit.core.errors import DataError, warn_bad_cache
 from mmlu_audit.core.paths import writable_folder
 
-__all__ = ["CacheEntry", "array_digest", "atomic_write", "cache_key", "canonical_json", "compute_once",
-           "file_sha256", "compute_lock", "locked", "stamp_problem", "write_bytes_atomic",
+__all__ = ["CacheEntry", "array_digest", "atomic_write", "cache_key", "canonical_json", "check_not_a_folder",
+           "compute_once", "file_sha256", "compute_lock", "locked", "stamp_problem", "write_bytes_atomic",
            "write_json_atomic"]
 
 _CHUNK = 1 << 20
@@ -69,10 +69,20 @@ def atomic_write(path: str | Path, writer: Callable[[Path], Any]) -> Path:
     -------
     Path
         ``path``.
+
+    Raises
+    ------
+    DataError
+        Naming ``path`` when it is a folder, or when the system refuses the write (a full disk,
+        a folder that is not writable); the temporary file is removed and any old file kept.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    check_not_a_folder(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise DataError(path, f"could not be written ({exc.strerror or exc})") from exc
     os.close(handle)
     tmp = Path(name)
     try:
@@ -81,10 +91,26 @@ def atomic_write(path: str | Path, writer: Callable[[Path], Any]) -> Path:
         with open(tmp, "rb+") as written:
             os.fsync(written.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise DataError(path, f"could not be written ({exc.strerror or exc}); any earlier file is "
+                        "left as it was") from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return path
+
+
+def check_not_a_folder(path: Path) -> None:
+    """Refuse a cache or output file's path that holds a folder (nothing could replace it).
+
+    Raises
+    ------
+    DataError
+        Naming the path.
+    """
+    if path.is_dir():
+        raise DataError(path, "is a folder where a file belongs; remove it")
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
@@ -225,6 +251,7 @@ def compute_once(path: str | Path, read: Callable[[], Any], compute: Callable[[]
     warned about once.
     """
     path = Path(path)
+    check_not_a_folder(path)  # before the work: a folder in the entry's place cannot be replaced
     seen = _file_identity(path)
     found = read() if seen is not None else None
     if found is not None:

@@ -22,8 +22,8 @@ def _is_bool(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def count(value, name: str, *, minimum: int = 1) -> int:
-    """Return ``value`` as an ``int >= minimum``; refuse bools, floats and strings.
+def count(value, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` as an ``int`` from ``minimum`` to ``maximum``; refuse bools, floats and strings.
 
     Parameters
     ----------
@@ -32,11 +32,16 @@ def count(value, name: str, *, minimum: int = 1) -> int:
         The option's name, used in the message.
     minimum : int
         Smallest allowed value (1 for a number of draws or steps).
+    maximum : int, optional
+        Largest allowed value (none by default).
     """
     if _is_bool(value) or not isinstance(value, numbers.Integral):
         raise ParameterError(name, f"must be an integer ≥ {minimum}, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise ParameterError(name, f"must be an integer ≥ {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        shown = f"{value:,}" if value < 10**30 else f"an integer of {len(str(value))} digits"
+        raise ParameterError(name, f"must be at most {maximum:,}, got {shown}")
     return int(value)
 
 

@@ -4,7 +4,10 @@ The option-set covariates (:mod:`mmlu_audit.features.baselines`) look inside one
 benchmark's copied questions and questions re-issued with a cut-down option set are relations
 *between* items, which no within-item feature can see. :func:`duplicate_pairs` finds them by
 exact comparison of normalised text (lower case, whitespace runs collapsed, ends stripped): it
-catches verbatim copies, not paraphrases.
+catches verbatim copies, not paraphrases. :func:`duplicate_pairs` lists every pair, so its size
+grows with the square of a group of same-stem items (4,000 copies of one stem: 8 million rows);
+:func:`duplicate_summary` gives the per-item columns and the pair counts in memory linear in the
+items, grouping stems by a hash of their normalised text (what the ``audit`` command uses).
 
 Relations of a pair with the same normalised stem:
 
@@ -15,6 +18,9 @@ Relations of a pair with the same normalised stem:
 
 from __future__ import annotations
 
+import hashlib
+from bisect import bisect_right
+from collections import defaultdict
 from itertools import combinations
 
 import numpy as np
@@ -22,7 +28,8 @@ import pandas as pd
 
 from mmlu_audit.core.errors import DataError, ParameterError
 
-__all__ = ["RELATIONS", "normalise_text", "duplicate_pairs", "copies_to_fix", "duplicate_columns"]
+__all__ = ["RELATIONS", "normalise_text", "duplicate_pairs", "copies_to_fix", "duplicate_columns",
+           "duplicate_summary"]
 
 RELATIONS = ("same options", "nested options", "other options")
 
@@ -53,20 +60,18 @@ def duplicate_pairs(items: pd.DataFrame, id_column: str = "item_id") -> pd.DataF
     Returns
     -------
     DataFrame
-        One row per pair, in item order: ``first``, ``second`` (ids, ``first`` earlier in
-        ``items``), ``relation`` (one of :data:`RELATIONS`) and ``subset`` (the id of the item
-        with the smaller option set for ``"nested options"``, else None).
+        One row per pair (quadratic in the size of a same-stem group; see
+        :func:`duplicate_summary` for a bounded alternative), in item order: ``first``,
+        ``second`` (ids, ``first`` earlier in ``items``), ``relation`` (one of
+        :data:`RELATIONS`) and ``subset`` (the id of the item with the smaller option set for
+        ``"nested options"``, else None).
 
     Raises
     ------
     DataError
         If a column is missing or the ids repeat.
     """
-    missing = [c for c in ("question", "options", id_column) if c not in items]
-    if missing:
-        raise DataError("items", f"missing column(s) {missing}")
-    if items[id_column].duplicated().any():
-        raise DataError("items", f"{id_column} repeats, so pairs could not be named")
+    _check_items(items, id_column)
     stems = items["question"].map(normalise_text)
     option_sets = [frozenset(map(normalise_text, options)) for options in items["options"]]
     ids = items[id_column].tolist()
@@ -130,3 +135,84 @@ def duplicate_columns(pairs: pd.DataFrame, ids) -> pd.DataFrame:
                         "options_nested_in": pd.Series(ids).map(containers).to_numpy(dtype=object)},
                        index=pd.Index(ids))
     return out.where(out.notna(), None)
+
+
+def _check_items(items: pd.DataFrame, id_column: str) -> None:
+    missing = [c for c in ("question", "options", id_column) if c not in items]
+    if missing:
+        raise DataError("items", f"missing column(s) {missing}")
+    if items[id_column].duplicated().any():
+        raise DataError("items", f"{id_column} repeats, so pairs could not be named")
+
+
+def _stem_groups(questions) -> list[list[int]]:
+    """Positions of items with the same normalised stem (groups of two or more), by a hash of it."""
+    groups = defaultdict(list)
+    for position, question in enumerate(questions):
+        digest = hashlib.blake2b(normalise_text(question).encode("utf-8"), digest_size=16).digest()
+        groups[digest].append(position)
+    return [members for members in groups.values() if len(members) > 1]
+
+
+def _group_relations(members: list[int], option_sets: list[frozenset]):
+    """One stem group: each member's copy and container positions, and its pair counts."""
+    by_set = defaultdict(list)  # option set -> member positions in item order
+    for position in members:
+        by_set[option_sets[position]].append(position)
+    copy_of = {p: firsts[0] for firsts in by_set.values() for p in firsts[1:]}
+    same = sum(len(ps) * (len(ps) - 1) // 2 for ps in by_set.values())
+    nested, container = 0, {}
+    distinct = sorted(by_set, key=len)
+    sizes = [len(option_set) for option_set in distinct]
+    for small in distinct:  # a strict subset is shorter: compare with the longer sets only
+        for large in distinct[bisect_right(sizes, len(small)):]:
+            if small < large:
+                nested += len(by_set[small]) * len(by_set[large])
+                for p in by_set[small]:  # the earliest item whose set contains this one's
+                    container[p] = min(container.get(p, by_set[large][0]), by_set[large][0])
+    total = len(members) * (len(members) - 1) // 2
+    return copy_of, container, {RELATIONS[0]: same, RELATIONS[1]: nested, RELATIONS[2]: total - same - nested}
+
+
+def duplicate_summary(items: pd.DataFrame, id_column: str = "item_id") -> tuple[pd.DataFrame, dict[str, int]]:
+    """:func:`duplicate_columns` of :func:`duplicate_pairs` and the pair counts, without the pairs.
+
+    Same-stem items are grouped by a hash (BLAKE2b, 128 bits) of the normalised stem, and within
+    a group by option set, so memory grows with the number of items and of distinct option sets,
+    never with the number of pairs (4,000 items of one stem: a few seconds and megabytes).
+
+    Parameters
+    ----------
+    items : DataFrame
+        ``question``, ``options`` (a list per item) and ``id_column``.
+    id_column : str
+        Column naming the items.
+
+    Returns
+    -------
+    columns : DataFrame
+        Exactly :func:`duplicate_columns` ``(duplicate_pairs(items), items[id_column])``.
+    counts : dict
+        Number of pairs of each relation in :data:`RELATIONS`.
+
+    Raises
+    ------
+    DataError
+        If a column is missing or the ids repeat.
+    """
+    _check_items(items, id_column)
+    ids = items[id_column].tolist()
+    option_sets = [frozenset(map(normalise_text, options)) for options in items["options"]]
+    copies, containers = [None] * len(ids), [None] * len(ids)
+    counts = dict.fromkeys(RELATIONS, 0)
+    for members in _stem_groups(items["question"]):
+        copy_of, container, group_counts = _group_relations(members, option_sets)
+        for position, original in copy_of.items():
+            copies[position] = ids[original]
+        for position, larger in container.items():
+            containers[position] = ids[larger]
+        counts = {relation: counts[relation] + group_counts[relation] for relation in RELATIONS}
+    columns = pd.DataFrame({"duplicate_of": pd.Series(copies, dtype=object).to_numpy(),
+                            "options_nested_in": pd.Series(containers, dtype=object).to_numpy()},
+                           index=pd.Index(ids))
+    return columns, counts

@@ -37,7 +37,7 @@ from typing import Protocol
 
 from tqdm import tqdm
 
-from mmlu_audit.core.errors import MissingDependencyError, warn_bad_cache
+from mmlu_audit.core.errors import DataError, MissingDependencyError, warn_bad_cache
 from mmlu_audit.core.paths import cache_root, writable_folder
 from mmlu_audit.core.store import cache_key, stamp_problem
 
@@ -532,6 +532,8 @@ class _ParseStore:
         fresh = not self.path.exists()
         try:
             self.connection = self._open()
+        except sqlite3.OperationalError as exc:  # full disk, I/O error, locked: not a corrupt file
+            raise self._unwritable(exc) from exc
         except sqlite3.DatabaseError as exc:
             aside = self.path.with_name(self.path.name + ".corrupt")
             warn_bad_cache(self.path, f"unreadable parse cache ({exc}); moved aside to {aside.name}")
@@ -601,9 +603,17 @@ class _ParseStore:
         return found
 
     def put_many(self, rows: list[tuple[str, str]]) -> None:
-        with self.connection:
-            self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?)",
-                                        [(k, p, _row_digest(k, p)) for k, p in rows])
+        try:
+            with self.connection:
+                self.connection.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?)",
+                                            [(k, p, _row_digest(k, p)) for k, p in rows])
+        except sqlite3.OperationalError as exc:
+            raise self._unwritable(exc) from exc
+
+    def _unwritable(self, exc: sqlite3.OperationalError) -> DataError:
+        """One error naming the store for an SQLite failure that is not corruption (a full disk)."""
+        return DataError(self.path, f"the parse cache could not be written ({exc}); free space or set "
+                         "MMLU_AUDIT_CACHE to another folder")
 
     def close(self) -> None:
         self.connection.close()

@@ -8,9 +8,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 
-__all__ = ["as_matrix", "as_vector", "as_clusters", "check_rows"]
+__all__ = ["MAX_DRAW_CELLS", "MAX_RESAMPLES", "as_matrix", "as_vector", "as_clusters", "check_rows",
+           "check_draw_cells"]
+
+#: Most bootstrap draws or permutations one call takes: a p-value's resolution of 1e-6 is far
+#: finer than any decision needs, and more would only exhaust memory (10**12 draws: MemoryError).
+MAX_RESAMPLES = 1_000_000
+#: Most cells of one (draws × blocks) array: 4e8 float64 cells are 3.2 GB (chapter 6's 9,999
+#: item permutations of 14,042 items are 1.4e8).
+MAX_DRAW_CELLS = 400_000_000
+
+
+def check_draw_cells(n_draws: int, n_blocks: int, name: str) -> None:
+    """Refuse ``n_draws`` resamples of ``n_blocks`` blocks that would not fit :data:`MAX_DRAW_CELLS`."""
+    if n_draws * n_blocks > MAX_DRAW_CELLS:
+        gigabytes = n_draws * n_blocks * 8 / 1e9
+        raise ParameterError(name, f"{n_draws:,} draws of {n_blocks:,} blocks need {gigabytes:.1f} GB; at "
+                             f"most {MAX_DRAW_CELLS // n_blocks:,} draws at this size")
 
 
 def as_matrix(X, name: str = "X") -> np.ndarray:

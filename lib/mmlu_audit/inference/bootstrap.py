@@ -26,7 +26,7 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.core.validate import count, probability
-from mmlu_audit.inference._validate import as_clusters, as_vector
+from mmlu_audit.inference._validate import MAX_RESAMPLES, as_clusters, as_vector
 from mmlu_audit.inference.covariance import CLUSTER_KINDS, cluster_algebra, vcov
 from mmlu_audit.inference.hypothesis import _restriction, holm
 from mmlu_audit.inference.ols import OLSFit
@@ -128,6 +128,7 @@ def wild_cluster_bootstrap(
         ``True``: WCR (restricted residuals); ``False``: WCU.
     weights : {"rademacher", "webb"}
     n_draws : int
+        Draws, 1 to :data:`~mmlu_audit.inference._validate.MAX_RESAMPLES` (10**6).
     full_enumeration : "auto" or bool
         With Rademacher weights and ``2**G <= n_draws``, ``"auto"`` uses all
         ``2**G`` sign vectors instead of random draws.
@@ -142,7 +143,7 @@ def wild_cluster_bootstrap(
     if kind not in CLUSTER_KINDS:
         raise ParameterError("kind", f"the wild cluster bootstrap needs a cluster kind {CLUSTER_KINDS}, "
                              f"got {kind!r}")
-    n_draws = count(n_draws, "n_draws")
+    n_draws = count(n_draws, "n_draws", maximum=MAX_RESAMPLES)
     if not (full_enumeration == "auto" or isinstance(full_enumeration, bool)):
         raise ParameterError("full_enumeration", f"must be 'auto', True or False, got {full_enumeration!r}")
     if algebra is None:
@@ -262,11 +263,19 @@ def cluster_bootstrap_correlation(x, y, clusters, *, n_boot: int, seed, level: f
     -------
     r, low, high : float
         r on all rows and the ``(1 ± level) / 2`` quantiles of the replicates.
+
+    Raises
+    ------
+    DataError
+        Lengths that differ, or an ``x`` or ``y`` that is constant (r is undefined).
     """
     x, y = as_vector(x, "x"), as_vector(y, "y")
     codes, labels = as_clusters(clusters, x.size)
     if y.size != x.size:
         raise DataError("y", f"{y.size} values for {x.size} values of x")
+    for name, values in (("x", x), ("y", y)):
+        if np.ptp(values) == 0:
+            raise DataError(name, "is constant: a correlation needs variation in both variables")
     rng = rng_from(seed)
     n_boot, level = count(n_boot, "n_boot"), probability(level, "level")
     n_clusters = labels.size

@@ -14,6 +14,10 @@ from mmlu_audit.inference.ols import OLSFit, fit_ols
 
 __all__ = ["vif", "residual_skew", "breusch_pagan", "r2_score", "cv_r2", "fold_ids"]
 
+#: Residuals below this fraction of the response's root mean square are float rounding, not error
+#: (a least-squares solve leaves ~1e-15 relative on an exact fit; any real noise is far above it).
+_PERFECT_FIT = 1e-10
+
 
 def vif(X, names=None) -> pd.DataFrame:
     """Variance inflation factors ``1 / (1 - R_j^2)`` of predictors (intercept implied).
@@ -66,7 +70,16 @@ def breusch_pagan(fit: OLSFit, *, studentized: bool = True) -> pd.DataFrame:
     -------
     DataFrame
         One row: ``test, stat, df, p``.
+
+    Raises
+    ------
+    DataError
+        When the fit is perfect (residuals within float rounding of zero, relative to the
+        response): the test would be one of rounding noise.
     """
+    if np.sqrt(np.mean(fit.resid**2)) <= _PERFECT_FIT * max(np.sqrt(np.mean(fit.y**2)), np.finfo(float).tiny):
+        raise DataError("fit", "the model fits the data exactly (residuals are rounding noise); "
+                        "there is no variance to test for heteroskedasticity")
     e2 = fit.resid**2
     aux = fit_ols(e2 if studentized else e2 / e2.mean(), fit.X, fit.names)
     stat = fit.n_obs * aux.r2 if studentized else (aux.tss - aux.rss) / 2.0

@@ -24,7 +24,8 @@ from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.core.validate import count
 from mmlu_audit.inference._suffstats import BlockStats, block_stats, fit_weighted
-from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
+from mmlu_audit.inference._validate import (MAX_RESAMPLES, as_clusters, as_matrix, as_vector,
+                                             check_draw_cells, check_rows)
 
 __all__ = ["PermutationResult", "permutation_test", "r2_gap", "lr_interaction", "SCHEMES", "STATISTICS"]
 
@@ -142,6 +143,8 @@ def permutation_test(
         A callable gets ``(y, X, stem_bool)`` and returns a float (slow path:
         one call per permutation).
     n_perm : int
+        Permutations, 1 to :data:`~mmlu_audit.inference._validate.MAX_RESAMPLES` (10**6), and
+        no more than :data:`~mmlu_audit.inference._validate.MAX_DRAW_CELLS` / blocks.
     alternative : {"greater", "two-sided"}
     separate_variance : bool
         Passed to the ``"lr"`` statistic.
@@ -151,13 +154,14 @@ def permutation_test(
     PermutationResult
     """
     y, X1, s = _inputs(y, X, stem)
-    n_perm = count(n_perm, "n_perm")
+    n_perm = count(n_perm, "n_perm", maximum=MAX_RESAMPLES)
     if scheme not in SCHEMES:
         raise ParameterError("scheme", f"unknown scheme {scheme!r}; choose from {SCHEMES}")
     if alternative not in ("greater", "two-sided"):
         raise ParameterError("alternative", "must be 'greater' or 'two-sided'")
     rng = rng_from(seed)
     codes, block_member = _blocks(s, clusters, scheme, y.size)
+    check_draw_cells(n_perm, block_member.size, "n_perm")
     members = _permuted_members(block_member, n_perm, rng)
     name = statistic if isinstance(statistic, str) else getattr(statistic, "__name__", "custom")
     observed, draws = _evaluate(statistic, y, X1, s, codes, block_member, members, separate_variance)

@@ -39,8 +39,9 @@ from mmlu_audit.irt.result import IRTFit, SVIRun, summarise_fit
 from mmlu_audit.irt.spec import IRTSpec
 from mmlu_audit.irt.transforms import constrain, log_det_jacobian, log_det_jacobian_terms, unconstrain
 
-__all__ = ["ENGINES", "SVIRun", "backend_name", "elbo_converged", "fit_irt", "interaction_gauge_step",
-           "interaction_ridge_step", "model_axis_placement", "run_svi", "scalar_laplace_scales"]
+__all__ = ["ENGINES", "SVIRun", "backend_name", "chunk_lengths", "elbo_converged", "fit_irt",
+           "interaction_gauge_step", "interaction_ridge_step", "model_axis_placement", "run_svi",
+           "scalar_laplace_scales"]
 
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
@@ -116,14 +117,27 @@ def _run_chunk(spec: IRTSpec, sites: tuple, block_rows, state, signs, item_stem,
 
 
 def _make_chunk_runner(spec: IRTSpec, sites, item_stem, covariate, row_weight, item_weight, block_rows):
-    """``run_chunk(state, signs)`` over the shared compiled :func:`_run_chunk`."""
+    """``run_chunk(state, signs, length=spec.chunk)`` over the shared compiled :func:`_run_chunk`."""
     program_spec, site_key = spec.with_(seed=0), tuple(sites)
 
-    def run_chunk(state, signs):
-        return _run_chunk(program_spec, site_key, block_rows, state, signs, item_stem, covariate, row_weight,
+    def run_chunk(state, signs, length: int | None = None):
+        steps = program_spec if length in (None, spec.chunk) else program_spec.with_(chunk=length)
+        return _run_chunk(steps, site_key, block_rows, state, signs, item_stem, covariate, row_weight,
                           item_weight)
 
     return run_chunk
+
+
+def chunk_lengths(max_steps: int, chunk: int) -> list[int]:
+    """The scan lengths of a run of at most ``max_steps`` steps: whole chunks, then the rest.
+
+    ``max_steps`` binds whatever ``chunk`` is: a chunk longer than ``max_steps`` is cut to it, and
+    a ``max_steps`` that is not a multiple of ``chunk`` ends with one shorter scan (a second
+    compiled program) instead of running past the bound.
+    """
+    size = min(chunk, max_steps)
+    whole, rest = divmod(max_steps, size)
+    return [size] * whole + ([rest] if rest else [])
 
 
 def elbo_converged(elbo: np.ndarray, window: int, rel_tol: float) -> bool:
@@ -223,27 +237,27 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True, devices: int | 
             state, signs, (stem, covariate, weight, item_weight), place)
         block_rows = None  # a scan over row blocks would gather the rows split over the devices
     run_chunk = _make_chunk_runner(spec, sites, stem, covariate, weight, item_weight, block_rows)
-    n_chunks = math.ceil(spec.max_steps / spec.chunk)
-    n_average = math.ceil(spec.average_steps / spec.chunk)
+    lengths = chunk_lengths(spec.max_steps, spec.chunk)
+    n_average = math.ceil(spec.average_steps / lengths[0])
     chunks, converged, compile_s = [], False, 0.0
-    with tqdm(total=(n_chunks + n_average) * spec.chunk, disable=not progress, desc=f"SVI {spec.model}",
+    with tqdm(total=spec.max_steps + n_average * lengths[0], disable=not progress, desc=f"SVI {spec.model}",
               unit="step") as bar:
-        for _ in range(n_chunks):
-            state, chunk_elbo, _mean = run_chunk(state, signs)
+        for length in lengths:
+            state, chunk_elbo, _mean = run_chunk(state, signs, length)
             chunks.append(np.asarray(chunk_elbo, dtype=np.float64))
             compile_s = compile_s or time.perf_counter() - start
             elbo = np.concatenate(chunks)
-            bar.update(spec.chunk)
+            bar.update(length)
             bar.set_postfix(elbo=f"{chunks[-1].mean():.6g}")
             if elbo.size >= spec.min_steps and elbo_converged(elbo, spec.window, spec.rel_tol):
                 converged = True
                 break
         guide, means = state[0], []
         for _ in range(n_average):  # Polyak-Ruppert: the mean iterate of the steps after the rule fired
-            state, chunk_elbo, chunk_mean = run_chunk(state, signs)
+            state, chunk_elbo, chunk_mean = run_chunk(state, signs, lengths[0])
             chunks.append(np.asarray(chunk_elbo, dtype=np.float64))
             means.append(chunk_mean)
-            bar.update(spec.chunk)
+            bar.update(lengths[0])
         if means:
             guide = jax.tree.map(lambda *parts: sum(parts) / len(parts), *means)
     loc, log_scale = jax.tree.map(np.asarray, guide)

@@ -82,7 +82,9 @@ class IRTSpec:
         Converged when the mean ELBO of the last ``window`` steps differs from the mean
         of the ``window`` steps before by less than ``rel_tol`` (> 0) relative to its size.
     chunk : int
-        Steps run inside one compiled ``lax.scan`` between convergence checks.
+        Steps run inside one compiled ``lax.scan`` between convergence checks. ``max_steps``
+        binds whatever ``chunk`` is (:func:`mmlu_audit.irt.engine.chunk_lengths`): a longer
+        chunk is cut to ``max_steps``, and a remainder runs as one shorter scan.
     init : {"data", "neutral"}
         ``"data"`` starts θ at standardised logits of model accuracy and b at the
         matching item logits (a = 1); ``"neutral"`` starts θ = 0, b = 0, a = 1.
