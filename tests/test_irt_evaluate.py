@@ -109,3 +109,82 @@ def test_ability_correlation_of_posterior_draws():
         ability_correlation(_two_dim_fit(mean, 0.1), rows[:-1], seed=1)
     with pytest.raises(ParameterError, match="n_draws"):
         ability_correlation(_two_dim_fit(mean, 0.1), rows, seed=1, n_draws=1)
+
+
+# ---------------------------------------------------------------- split cohorts within strata
+def _stratified_example():
+    """Two populations (HELM-like 20 rows, OpenCompass-like 11) of checkpoints with 1–3 copies."""
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(1, 4, 30)
+    groups = np.repeat(np.arange(30), sizes)
+    strata = np.where(groups < 18, "HELM", "OpenCompass")  # groups 0–17 in one, 18–29 in the other
+    return groups, strata
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 11])
+def test_stratified_cohorts_take_half_of_each_stratum_and_whole_groups(seed):
+    from mmlu_audit.irt.evaluate import _cohort_rows
+
+    groups, strata = _stratified_example()
+    first, second = _cohort_rows(groups.size, seed=seed, groups=groups, strata=strata)
+    assert not set(first) & set(second) and len(first) + len(second) == groups.size
+    assert not set(groups[first]) & set(groups[second])  # whole groups only
+    bound = 0
+    for layer in np.unique(strata):
+        rows = np.flatnonzero(strata == layer)
+        in_first = np.isin(rows, first).sum()
+        largest = np.bincount(groups[rows]).max()
+        assert abs(2 * in_first - rows.size) <= largest, (layer, in_first, rows.size)  # half, to a group
+        bound += largest
+    assert abs(first.size - second.size) <= bound  # so about half overall
+    again = _cohort_rows(groups.size, seed=seed, groups=groups, strata=strata)
+    assert all(np.array_equal(x, y) for x, y in zip((first, second), again, strict=True))
+
+
+def test_stratified_rows_halve_each_stratum_exactly_when_every_row_is_its_own_group():
+    from mmlu_audit.irt.evaluate import _cohort_rows
+
+    strata = np.array(["A"] * 20 + ["B"] * 11)
+    first, second = _cohort_rows(strata.size, seed=5, strata=strata)
+    assert (strata[first] == "A").sum() == (strata[second] == "A").sum() == 10
+    assert sorted([(strata[first] == "B").sum(), (strata[second] == "B").sum()]) == [5, 6]
+    # a plain random split of the same rows is free to unbalance the strata; this one is not
+    unbalanced = [abs((strata[_cohort_rows(31, seed=s)[0]] == "A").sum() - 8) for s in range(40)]
+    assert max(unbalanced) > 0
+
+
+def test_odd_strata_do_not_all_favour_one_cohort():
+    from mmlu_audit.irt.evaluate import _cohort_rows
+
+    strata = np.repeat(np.arange(6), 5)  # six strata of five rows: each split 3–2 one way or the other
+    first, second = _cohort_rows(strata.size, seed=0, strata=strata)
+    assert abs(first.size - second.size) <= 1
+
+
+def test_stratified_split_rejects_groups_across_strata_and_wrong_shapes():
+    from mmlu_audit.irt.evaluate import _cohort_rows
+
+    groups = np.array([0, 0, 1, 1, 2, 2])
+    with pytest.raises(DataError, match="spans two strata"):
+        _cohort_rows(6, seed=0, groups=groups, strata=np.array([0, 1, 0, 0, 1, 1]))
+    with pytest.raises(DataError, match="one label per model"):
+        _cohort_rows(6, seed=0, groups=groups, strata=np.zeros(5))
+
+
+def test_split_cohort_reliability_reports_its_strata():
+    from mmlu_audit.irt import IRTSpec, split_cohort_reliability
+    from mmlu_audit.irt.evaluate import split_description
+
+    rng = np.random.default_rng(2)
+    theta, b = rng.normal(size=24), rng.normal(size=30)
+    y = (rng.random((24, 30)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(np.int8)
+    strata = np.repeat(["HELM", "OpenCompass"], 12)
+    out = split_cohort_reliability(y, IRTSpec(max_steps=5), seed=1, groups=np.arange(24), strata=strata)
+    assert out["n_strata"] == 2 and out["cohort_size"] == out["second_size"] == 12
+    assert split_description(out) == ("whole distinct checkpoints, 24 of them, "
+                                      "halved within each of its 2 populations")
+    plain = split_cohort_reliability(y, IRTSpec(max_steps=5), seed=1)
+    assert plain["n_strata"] is None and split_description(plain).startswith("random rows, copies")
+    one = split_cohort_reliability(y, IRTSpec(max_steps=5), seed=1, strata=np.zeros(24))
+    assert one["n_strata"] == 1  # one stratum is no stratification, and is not described as one
+    assert split_description(one) == "random rows, copies of a checkpoint may fall in both"

@@ -135,30 +135,69 @@ def _cohort(data, rows: np.ndarray, columns: np.ndarray):
     return responses[np.ix_(rows, columns)]
 
 
-def _cohort_rows(n_rows: int, seed: int, groups=None) -> list[np.ndarray]:
-    """Two disjoint cohorts: random halves of the rows, or of the ``groups`` (whole groups each)."""
+def _cohort_rows(n_rows: int, seed: int, groups=None, strata=None) -> list[np.ndarray]:
+    """Two disjoint cohorts: random halves of the rows, or of the ``groups`` (whole groups each).
+
+    With ``strata`` the groups (each row its own group when ``groups`` is None) are halved
+    within each stratum, so each cohort holds about half of every stratum's rows.
+    """
     rng = rng_from(seed)
-    if groups is None:
+    if groups is None and strata is None:
         order = rng.permutation(n_rows)
         half = n_rows // 2
         return [np.sort(order[:half]), np.sort(order[half:2 * half])]
-    labels = np.asarray(groups)
+    labels = np.arange(n_rows) if groups is None else np.asarray(groups)
     if labels.shape != (n_rows,):
         raise DataError("groups", f"needs one label per model ({n_rows}), got shape {labels.shape}")
     _, index, sizes = np.unique(labels, return_inverse=True, return_counts=True)
     if sizes.size < 2:
         raise DataError("groups", "needs at least two distinct groups to split")
+    if strata is None:
+        members, totals = ([], []), [0, 0]
+        for group in rng.permutation(sizes.size):  # each group joins the smaller cohort so far
+            side = int(totals[1] < totals[0])
+            members[side].append(group)
+            totals[side] += sizes[group]
+        return [np.sort(np.flatnonzero(np.isin(index, chosen))) for chosen in members]
+    return _stratified_cohorts(index, sizes, strata, rng)
+
+
+def _stratified_cohorts(index: np.ndarray, sizes: np.ndarray, strata, rng) -> list[np.ndarray]:
+    """Halve the groups (row → group ``index``, ``sizes`` rows each) within each stratum.
+
+    Inside a stratum each group, in random order, joins the cohort with fewer of the
+    stratum's rows so far; a tie goes to the cohort with fewer rows overall (a coin when
+    those tie too), so odd strata do not all favour one cohort.
+    """
+    layers = np.asarray(strata)
+    if layers.shape != index.shape:
+        raise DataError("strata", f"needs one label per model ({index.size}), got shape {layers.shape}")
+    _, layer_index = np.unique(layers, return_inverse=True)
+    group_layer = np.full(sizes.size, -1)
+    group_layer[index] = layer_index
+    if not np.array_equal(group_layer[index], layer_index):
+        raise DataError("strata", "a group spans two strata; every group must lie inside one stratum")
     members, totals = ([], []), [0, 0]
-    for group in rng.permutation(sizes.size):  # each group joins the smaller cohort so far
-        side = int(totals[1] < totals[0])
-        members[side].append(group)
-        totals[side] += sizes[group]
+    for layer in range(layer_index.max() + 1):
+        local = [0, 0]
+        for group in rng.permutation(np.flatnonzero(group_layer == layer)):
+            if local[0] != local[1]:
+                side = int(local[1] < local[0])
+            elif totals[0] != totals[1]:
+                side = int(totals[1] < totals[0])
+            else:
+                side = int(rng.integers(2))
+            members[side].append(group)
+            local[side] += sizes[group]
+            totals[side] += sizes[group]
+    if not (members[0] and members[1]):
+        raise DataError("strata", "leaves one cohort empty; it needs at least two groups in all")
     return [np.sort(np.flatnonzero(np.isin(index, chosen))) for chosen in members]
 
 
 @seeded
 def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
-                             progress: bool = False, groups=None, **fit_kwargs) -> dict:
+                             progress: bool = False, groups=None, strata=None, **fit_kwargs) -> dict:
     """Calibrate two disjoint halves of the models and correlate their b.
 
     Parameters
@@ -172,6 +211,11 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
         A label per model (its distinct checkpoint, or its family): whole groups are split,
         so copies of one checkpoint never sit in both cohorts. Without it the rows are split
         at random, and duplicated checkpoints make the cohorts dependent (r is then inflated).
+    strata : array, shape (J,), optional
+        A label per model (its population, e.g. HELM or OpenCompass): the groups (the rows
+        when ``groups`` is None) are halved within each stratum, so each cohort holds about
+        half of every stratum and a difference between strata cannot masquerade as (or hide)
+        unreliability. Every group must lie inside one stratum.
     **fit_kwargs
         Passed to :func:`fit_irt` (``item_stem``, ``item_covariate``).
 
@@ -180,11 +224,18 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
     dict
         ``r`` (Pearson of the two difficulty vectors over the items both cohorts
         observed), ``spearman_brown`` (2r / (1 + r)), ``cohort_size`` (the smaller cohort's
-        rows), ``split`` (``"groups"`` or ``"rows"``), ``items_used`` (boolean mask; all True
-        on a complete matrix), ``b_first``, ``b_second``.
+        rows), ``second_size``, ``split`` (``"groups"`` or ``"rows"``), ``n_groups`` (None for
+        a split by rows), ``n_strata`` (None without ``strata``), ``items_used`` (boolean mask;
+        all True on a complete matrix), ``b_first``, ``b_second``.
+
+    Raises
+    ------
+    DataError
+        If ``groups`` or ``strata`` is not one label per model, a group spans two strata, or
+        there are fewer than two groups.
     """
     responses, _, _ = _as_response_array(data)
-    cohorts = _cohort_rows(responses.shape[0], seed, groups)
+    cohorts = _cohort_rows(responses.shape[0], seed, groups, strata)
     # an item no model of a cohort answered has no difficulty in that cohort
     used = np.logical_and(*[(responses[rows] != -1).any(axis=0) for rows in cohorts])
     item_kwargs = {k: (None if v is None else np.asarray(v)[used]) for k, v in fit_kwargs.items()}
@@ -194,7 +245,8 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
     return {"r": r, "spearman_brown": 2 * r / (1 + r), "cohort_size": len(cohorts[0]),
             "second_size": len(cohorts[1]),
             "split": "rows" if groups is None else "groups",
-            "n_groups": None if groups is None else len(np.unique(groups)), "items_used": used,
+            "n_groups": None if groups is None else len(np.unique(groups)),
+            "n_strata": None if strata is None else len(np.unique(strata)), "items_used": used,
             "b_first": fits[0].b, "b_second": fits[1].b}
 
 
@@ -202,11 +254,14 @@ def split_description(reliability: dict, unit: str = "distinct checkpoints") -> 
     """How :func:`split_cohort_reliability` split the models, in words for a chapter's prose.
 
     ``unit`` names what the ``groups`` given to it were (``"distinct checkpoints"``,
-    ``"model families"``); it is not used for a split by rows.
+    ``"model families"``); it is not used for a split by rows. A split within two or more
+    ``strata`` says so (one stratum is no stratification).
     """
+    strata = reliability.get("n_strata")
+    within = f", halved within each of its {strata} populations" if strata and strata > 1 else ""
     if reliability["split"] == "rows":
-        return "random rows, copies of a checkpoint may fall in both"
-    return f"whole {unit}, {reliability['n_groups']:,} of them"
+        return f"random rows{within}, copies of a checkpoint may fall in both"
+    return f"whole {unit}, {reliability['n_groups']:,} of them{within}"
 
 
 def _paired(estimate, truth, caller: str) -> tuple[np.ndarray, np.ndarray]:
