@@ -60,7 +60,7 @@ from mmlu_audit.analyses.modelside import (ability_gap, displacement_bootstrap, 
                                   random_item_sets, rank_agreement, rank_shifts, retention_table,
                                   subject_block_sets, subject_blocks, subscores)
 from mmlu_audit.core.paper import paper_table, paper_value
-from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
+from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, source_banner, text_banner
 from mmlu_audit.core.taxonomy import is_stem
@@ -219,7 +219,9 @@ paper_table({k: noise[k] for k in ("n_duplicate_pairs", "dup_shift_aggregate_med
 # working models, both standardised over those models. {glue:text}`gap_note`
 
 # %%
-fit_2d = fit_cached(matrix, calibration_spec(fast, seed, model="2d"), item_stem=stem, progress=False)
+answered = matrix.observed.any(axis=0)  # an item nobody answered (HELM-20 has 14) cannot be fitted
+fit_2d = fit_cached(answered_columns(matrix, answered), calibration_spec(fast, seed, model="2d"),
+                    item_stem=stem[answered], progress=False)
 gap = ability_gap(fit_2d.theta, matrix.models["model_id"].to_numpy())
 gap_values = {"gap_sd": gap["sd"], "gap_share_within": gap["share_within"], "gap_top": gap["gap"].iloc[0],
               "gap_top_model": gap["gap"].index[0], "gap_note": ""}
