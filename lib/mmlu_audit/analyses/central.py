@@ -159,7 +159,9 @@ def guessing_floor_test(matrix, frame: pd.DataFrame, theta_hat, *, seed, fast: b
     matrix : ResponseMatrix
         Responses, columns in ``frame`` order.
     frame : DataFrame
-        The items with ``stem`` and ``wscg_depth``; STEM items no model answered are left out.
+        The items with ``stem``, ``wscg_depth`` and ``b_hat``; STEM items no model answered are
+        left out (the computation is
+        :func:`~mmlu_audit.analyses.modelside.null3pl.two_stage_headline`'s).
     theta_hat : array-like, shape (J,)
         The 2PL abilities of the calibration.
     seed : int
@@ -175,24 +177,12 @@ def guessing_floor_test(matrix, frame: pd.DataFrame, theta_hat, *, seed, fast: b
         ``rs_r_all`` with its Fisher 95 % interval (``rs_r_low``, ``rs_r_high``), ``null_r_all``
         (the null's mean r), ``null_share_all``, ``n_models`` (with a finite β), ``supports``.
     """
-    from mmlu_audit.analyses.modelside import (beta_theta_correlations, column_submatrix, null_correlations,
-                                               null_spec, reasoning_sensitivity)
-    from mmlu_audit.inference import fisher_interval
-    from mmlu_audit.irt import fit_cached
+    from mmlu_audit.analyses.modelside import two_stage_headline
 
-    stem = frame["stem"].to_numpy(bool) & matrix.observed.any(axis=0)  # an unseen item has no b
-    depth = frame.loc[stem, "wscg_depth"].to_numpy(float)
-    sub = column_submatrix(matrix, stem)
-    betas = reasoning_sensitivity(sub.responses, depth)["beta"].to_numpy()
-    r_all = beta_theta_correlations(betas, np.asarray(theta_hat, float))["all"]
-    n = int(np.isfinite(betas).sum())
-    low, high = fisher_interval(r_all, n)
-    fit_3pl = fit_cached(sub, null_spec(fast, seed), progress=False)
-    null = null_correlations(fit_3pl.theta, fit_3pl.a, fit_3pl.b, depth, sub.responses >= 0,
-                             replicates=replicates, seed=seed, progress=False)
-    result = {"rs_r_all": float(r_all), "rs_r_low": float(low), "rs_r_high": float(high),
-              "null_r_all": float(null["all"].mean()), "null_share_all": float(null["all"].mean() / r_all),
-              "n_models": n}
+    values = two_stage_headline(matrix, frame, theta_hat, seed=seed, fast=fast, replicates=replicates)
+    keys = ("rs_r_all", "rs_r_low", "rs_r_high", "null_r_all", "null_share_all")
+    result = {key: values[key] for key in keys}
+    result["n_models"] = values["n_all"]
     return result | {"supports": decide("guessing_floor", result)}
 
 
