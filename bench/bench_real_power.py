@@ -108,7 +108,10 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=20,
                         help="3PL-null replicates of the guessing floor")
     parser.add_argument("--max-seeds", type=int, default=400,
-                        help="seeds 0 .. max-seeds-1 at most per design")
+                        help="seeds first-seed .. max-seeds-1 at most per design")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="the first seed (a second process on another core takes a later range, "
+                             "into its own --out; its rows then join the main CSV)")
     parser.add_argument("--target-se", type=float, default=0.03,
                         help="stop once every rate's MC SE is at most this")
     parser.add_argument("--min-seeds", type=int, default=30,
@@ -154,7 +157,7 @@ def main() -> None:
                               for r in rows), flush=True)
             return rows
 
-        result = run_seeds(task, range(args.max_seeds), args.csv, config=config, key={"design": name},
+        result = run_seeds(task, range(args.first_seed, args.max_seeds), args.csv, config=config, key={"design": name},
                            stop=stop, progress=os.isatty(2))
         print(f"{name}: {result.rows['seed'].nunique()} seeds in the file, {len(result.ran)} run now, "
               f"{'stopped by the SE rule' if result.stopped else 'seed list done'}", flush=True)
