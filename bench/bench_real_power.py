@@ -157,8 +157,8 @@ def main() -> None:
                               for r in rows), flush=True)
             return rows
 
-        result = run_seeds(task, range(args.first_seed, args.max_seeds), args.csv, config=config, key={"design": name},
-                           stop=stop, progress=os.isatty(2))
+        result = run_seeds(task, range(args.first_seed, args.max_seeds), args.csv, config=config,
+                           key={"design": name}, stop=stop, progress=os.isatty(2))
         print(f"{name}: {result.rows['seed'].nunique()} seeds in the file, {len(result.ran)} run now, "
               f"{'stopped by the SE rule' if result.stopped else 'seed list done'}", flush=True)
         summarise(args, {n: sizes[n] for n in designs}, started)
