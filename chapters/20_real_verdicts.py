@@ -250,7 +250,7 @@ detail.round(4)
 # %%
 rows = forest_rows(results)
 glue_values({"forest_rows_json": rows.to_json(orient="records"),
-             "replication_json": replication_table(results).to_json(orient="split")})
+             "replication_json": replication.to_json(orient="split")})  # the real populations only
 fig = claims_forest(rows, titles=CLAIM_NAMES)
 stamp_source(fig, pool)
 glue_figure("fig_claims_forest", fig)

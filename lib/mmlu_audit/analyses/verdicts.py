@@ -26,8 +26,8 @@ from mmlu_audit.analyses.central import CLAIM_TESTS
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.paper import PAPER
 
-__all__ = ["CLAIM_TITLES", "FOREST_SCALES", "PAPER_FIGURES", "POWER_FLOOR", "VERDICTS", "agreement",
-           "claim_verdict", "forest_rows", "power_at", "replication_table"]
+__all__ = ["CLAIM_TITLES", "FOREST_SCALES", "PAPER_FIGURES", "PAPER_INTERVALS", "POWER_FLOOR", "VERDICTS",
+           "agreement", "claim_verdict", "forest_rows", "power_at", "replication_table"]
 
 #: Short titles of the claims, for tables and figure panels.
 CLAIM_TITLES = {"homogeneity": "Structural homogeneity rejected (§4.3)",
@@ -37,9 +37,10 @@ CLAIM_TITLES = {"homogeneity": "Structural homogeneity rejected (§4.3)",
 #: The paper's own figures for each claim: (label, :data:`~mmlu_audit.core.paper.PAPER` key).
 PAPER_FIGURES = {"homogeneity": (("W(9), CR2", "w9_cr2"), ("wild bootstrap p", "wcb_p")),
                  "d_ner": (("CR2 t", "t_cr2_d_ner"), ("Holm p", "holm_p_cr2_d_ner")),
-                 "stem_r2": (("logit² ratio", "logit2_ratio"), ("interval from", "logit2_ratio_ci_low"),
-                             ("to", "logit2_ratio_ci_high")),
+                 "stem_r2": (("logit² ratio", "logit2_ratio"),),
                  "guessing_floor": (("r(β, θ̂)", "rs_r_all"), ("null share", "null_share_all"))}
+#: The paper's interval around its first figure, where it reports one: (low key, high key).
+PAPER_INTERVALS = {"stem_r2": ("logit2_ratio_ci_low", "logit2_ratio_ci_high")}
 #: A claim's verdict on real data.
 VERDICTS = ("supported", "not supported", "inconclusive", "not testable")
 #: Below this power at the paper's effect a non-rejection is inconclusive.

@@ -170,7 +170,7 @@ def replication_from_build(collection: Collection) -> pd.DataFrame | None:
 
 def verdict_lines(collection: Collection) -> list[str]:
     """The verdict table the landing page opens with: claim, paper, real verdict, power, agreement, link."""
-    from mmlu_audit.analyses.verdicts import CLAIM_TITLES, PAPER_FIGURES
+    from mmlu_audit.analyses.verdicts import CLAIM_TITLES, PAPER_FIGURES, PAPER_INTERVALS
 
     stems = _stems(collection)
     if VERDICT_CHAPTER not in stems:
@@ -187,7 +187,11 @@ def verdict_lines(collection: Collection) -> list[str]:
         if replication is not None and claim in replication.index:
             row = replication.loc[claim]
             value["supporting"] = f"{(row == 'yes').sum()} of {len(row)}: {value['supporting']}"
-        paper = "; ".join(f"{label} {_number(PAPER[key][0])}" for label, key in PAPER_FIGURES[claim])
+        figures = [f"{label} {_number(PAPER[key][0])}" for label, key in PAPER_FIGURES[claim]]
+        if claim in PAPER_INTERVALS:
+            low, high = (_number(PAPER[key][0]) for key in PAPER_INTERVALS[claim])
+            figures[0] += f" [{low}, {high}]"
+        paper = "; ".join(figures)
         lines.append(f"| {_escape(title)} | {_escape(paper)} | **{_escape(value['verdict'])}** | "
                      f"{_number(value['power'])} | {_escape(value['supporting'])} | {link} |")
     figure = "![The central claims on real responses](_generated/claims_forest.png)"
