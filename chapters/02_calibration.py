@@ -244,7 +244,7 @@ glue_values(population)
 # ## The headline figures on real responses
 #
 # The same calibration on the real item-level responses of {glue:text}`real_n_models` models
-# (`{glue:text}`real_source_name``: {glue:text}`real_description`). Their difficulties span
+# ({glue:text}`real_source_name`: {glue:text}`real_description`). Their difficulties span
 # $\hat b \in$ [{glue:text}`real_b_min:.2f`, {glue:text}`real_b_max:.2f`] with SD
 # {glue:text}`real_b_sd:.2f`, their abilities $\hat\theta \in$ [{glue:text}`real_theta_min:.2f`,
 # {glue:text}`real_theta_max:.2f`] with SD {glue:text}`real_theta_sd:.2f`.

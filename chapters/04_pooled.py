@@ -283,7 +283,7 @@ if truth_known:
 # ## The headline figures on real responses
 #
 # The same figures on the real item-level responses of {glue:text}`real_n_models` models
-# (`{glue:text}`real_source_name``: {glue:text}`real_description`), over the
+# ({glue:text}`real_source_name`: {glue:text}`real_description`), over the
 # {glue:text}`real_n_items:,` items they calibrate. The nine indicators explain
 # {glue:text}`real_pooled_r2:.2%` of the variance of the real pool's b̂ (classical omnibus
 # F = {glue:text}`real_pooled_F:.2f`, p = {glue:text}`real_pooled_F_p:.2e`; over the length, readability

@@ -242,7 +242,7 @@ contrasts_z[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "hol
 # ## The headline figures on real responses
 #
 # The same figures on the real item-level responses of {glue:text}`real_n_models` models
-# (`{glue:text}`real_source_name``: {glue:text}`real_description`). In the real pool, STEM's
+# ({glue:text}`real_source_name`: {glue:text}`real_description`). In the real pool, STEM's
 # cross-validated R² is {glue:text}`real_cv_r2_stem:.4f` against {glue:text}`real_cv_r2_nonstem:.4f`
 # outside it, a logit² ratio of {glue:text}`real_logit2_ratio:.2f` (subject-cluster bootstrap 95 %
 # interval {glue:text}`real_logit2_ratio_ci_low:.2f`–{glue:text}`real_logit2_ratio_ci_high:.2f`);

@@ -270,7 +270,7 @@ glue_values(truth_stats)
 # ## The headline figures on real responses
 #
 # The same tests on the real item-level responses of {glue:text}`real_n_models` models
-# (`{glue:text}`real_source_name``: {glue:text}`real_description`). W(9) under CR2 is
+# ({glue:text}`real_source_name`: {glue:text}`real_description`). W(9) under CR2 is
 # {glue:text}`real_w9_cr2:.2f` (HTZ p = {glue:text}`real_w9_htz_p:.3g`); the wild cluster
 # bootstrap puts its 95th percentile at {glue:text}`real_wcb_q95:.1f` and its p at
 # {glue:text}`real_wcb_p:.3g`; the subject-block permutation p of the R² gap

@@ -216,7 +216,7 @@ helm_beta.sort_values("accuracy", ascending=False)[["beta", "accuracy", "n_items
 # ## The headline figures on real responses
 #
 # The same two stages on the real item-level responses of {glue:text}`real_n_models` models
-# (`{glue:text}`real_source_name``: {glue:text}`real_description`), with the abilities θ̂ of that
+# ({glue:text}`real_source_name`: {glue:text}`real_description`), with the abilities θ̂ of that
 # pool's own 2PL calibration. STEM items that no model answered are left out
 # ({glue:text}`real_n_stem_unanswered`; {glue:text}`real_n_stem_items:,` enter), and β is finite for
 # {glue:text}`real_n_all` of the models. Over all of them r(β, θ̂) = {glue:text}`real_rs_r_all:.3f`

@@ -235,7 +235,7 @@ sensitivity["table3"].round(4)
 # ## The headline figures on real responses
 #
 # The same figures on the real item-level responses of {glue:text}`real_n_models` models
-# (`{glue:text}`real_source_name``: {glue:text}`real_description`), with the difficulties of that
+# ({glue:text}`real_source_name`: {glue:text}`real_description`), with the difficulties of that
 # pool's own 2PL calibration. Under the default tiers homogeneity is rejected:
 # {glue:text}`real_base_homogeneity_rejected` (CR2-HTZ p = {glue:text}`real_base_htz_p:.3g`, wild
 # cluster bootstrap p = {glue:text}`real_base_wcr_p:.3f`); $D_{ner}$ survives Holm:

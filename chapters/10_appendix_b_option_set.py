@@ -219,7 +219,7 @@ glue_figure("fig_appendix_b_splines", fig)
 # ## The headline figures on real responses
 #
 # The same three claims on the real item-level responses of {glue:text}`real_n_models` models
-# (`{glue:text}`real_source_name``: {glue:text}`real_description`), with the difficulties of that
+# ({glue:text}`real_source_name`: {glue:text}`real_description`), with the difficulties of that
 # pool's own 2PL calibration and the same settings ({glue:text}`n_boot:,` bootstrap draws,
 # {glue:text}`n_knots` knots, {glue:text}`support_trim:.0%` trim). With the option set controlled
 # the $D_{ner}$ contrast has CR2 t = {glue:text}`real_option_d_ner_t:.2f` (Holm

@@ -213,7 +213,7 @@ paper_table({k: subscale_stats[k] for k in ("subscale_r", "subscale_r_ci_low", "
 # ## The headline figures on real responses
 #
 # The same three checks on the real item-level responses of {glue:text}`real_n_models` models
-# (`{glue:text}`real_source_name``: {glue:text}`real_description`), with the same settings. With
+# ({glue:text}`real_source_name`: {glue:text}`real_description`), with the same settings. With
 # a few dozen models the unit of every interval is the model, not the cell.
 #
 # *Latent correlation.* The two-dimensional model puts ρ at {glue:text}`real_rho_2d:.3f`; Fisher's

@@ -289,7 +289,7 @@ glue_figure("fig_redux_helm", fig)
 # The section above reads the labels on HELM-20 because every one of its models answered every
 # Redux item. The homogeneity test needs a difficulty for every item, and is read here on the
 # largest real item-level pool: the responses of {glue:text}`real_n_models` models
-# (`{glue:text}`real_source_name``: {glue:text}`real_description`). As on the simulated world,
+# ({glue:text}`real_source_name`: {glue:text}`real_description`). As on the simulated world,
 # the 2PL is calibrated on the pool, the §4.3 tests run on its {glue:text}`real_n_items_all:,`
 # calibrated items, the {glue:text}`real_n_removed` flagged items then leave the response matrix,
 # the 2PL is recalibrated, and the tests run again on the {glue:text}`real_n_items_kept:,` items

@@ -371,10 +371,15 @@ def test_a_sigint_during_the_swap_is_delivered_after_it_completes(tmp_path, monk
     write_benchmark(_small_items("new"), tmp_path / "expected")
     out = tmp_path / "bench"
     write_benchmark(_small_items("old"), out)
-    with monkeypatch.context() as patch:
-        _count_replaces(patch, out, 2, lambda: signal.raise_signal(signal.SIGINT), after=True)
-        with pytest.raises(KeyboardInterrupt):
-            write_benchmark(_small_items("new"), out)
+    # a test runner's worker may ignore SIGINT (CI's did); the test needs Python's own handler
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with monkeypatch.context() as patch:
+            _count_replaces(patch, out, 2, lambda: signal.raise_signal(signal.SIGINT), after=True)
+            with pytest.raises(KeyboardInterrupt):
+                write_benchmark(_small_items("new"), out)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert _tree(out) == _tree(tmp_path / "expected")
 
 
