@@ -276,25 +276,10 @@ def ability_correlation_bootstrap(fit, rows, *, seed: int, n_draws: int = 2000, 
     ParameterError
         If ``n_draws`` < 2 or ``level`` is outside (0, 1).
     """
-    mean = np.asarray(fit.theta, float)
-    sd = np.asarray(fit.dataset["theta_sd"], float)
-    if mean.ndim != 2 or mean.shape[1] != 2:
-        raise DataError("fit", f"needs a two-dimensional fit, got abilities of shape {mean.shape}")
-    keep = np.asarray(rows)
-    if keep.dtype != bool or keep.shape != (mean.shape[0],) or keep.sum() < 3:
-        raise DataError("rows", f"needs one bool per model ({mean.shape[0]}) selecting at least three")
-    if n_draws < 2 or not 0 < level < 1:
-        raise ParameterError("n_draws", f"needs n_draws ≥ 2 and level in (0, 1), got {n_draws}, {level}")
-    mean, sd = mean[keep], sd[keep]
-    n = mean.shape[0]
-    rng = rng_from(seed)
-    pick = rng.integers(0, n, (n_draws, n))
-    draws = mean[pick] + sd[pick] * rng.standard_normal((n_draws, n, 2))
-    r = _pearson_rows(draws[..., 0], draws[..., 1])
-    r = r[np.isfinite(r)]
-    tail = (1 - level) / 2
-    return {"median": float(np.median(r)), "low": float(np.quantile(r, tail)),
-            "high": float(np.quantile(r, 1 - tail)), "n": int(n)}
+    from mmlu_audit.irt import ability_correlation
+
+    out = ability_correlation(fit, rows, seed=seed, n_draws=n_draws, level=level, resample_rows=True)
+    return {key: out[key] for key in ("median", "low", "high", "n")}
 
 
 #: The keys :func:`two_dimension_headline` returns, named as chapter 11 glues them.

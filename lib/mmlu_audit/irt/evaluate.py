@@ -362,7 +362,8 @@ def recovery_table(fits, truth: dict, models=None) -> pd.DataFrame:
 
 
 @seeded
-def ability_correlation(fit: IRTFit, rows, *, seed: int, n_draws: int = 2000, level: float = 0.95) -> dict:
+def ability_correlation(fit: IRTFit, rows, *, seed: int, n_draws: int = 2000, level: float = 0.95,
+                        resample_rows: bool = False) -> dict:
     """The correlation of a two-dimensional fit's abilities over chosen rows, with its posterior interval.
 
     The correlation is of these rows' own abilities (a realised quantity, such as a simulated
@@ -379,6 +380,9 @@ def ability_correlation(fit: IRTFit, rows, *, seed: int, n_draws: int = 2000, le
         A ``"2d"`` fit (``theta`` of shape (J, 2)).
     rows : array of bool, shape (J,)
         The rows to correlate (e.g. one per distinct working checkpoint).
+    resample_rows : bool
+        Also resample the rows with replacement in every draw (a bootstrap over models), for
+        rows read as a sample of models rather than the population itself.
     seed : int
     n_draws : int
     level : float
@@ -409,10 +413,18 @@ def ability_correlation(fit: IRTFit, rows, *, seed: int, n_draws: int = 2000, le
     if n_draws < 2 or not 0 < level < 1:
         raise ParameterError("n_draws", f"needs n_draws ≥ 2 and level in (0, 1), got {n_draws}, {level}")
     mean, sd = mean[keep], sd[keep]
-    draws = mean + sd * rng_from(seed).standard_normal((n_draws, *mean.shape))
+    rng = rng_from(seed)
+    if resample_rows:
+        pick = rng.integers(0, mean.shape[0], (n_draws, mean.shape[0]))
+        mean_draws, sd_draws = mean[pick], sd[pick]
+    else:
+        mean_draws, sd_draws = mean, sd
+    draws = mean_draws + sd_draws * rng.standard_normal((n_draws, *mean.shape))
     centred = draws - draws.mean(axis=1, keepdims=True)
-    r = (centred[..., 0] * centred[..., 1]).sum(axis=1) / np.sqrt(
-        (centred[..., 0] ** 2).sum(axis=1) * (centred[..., 1] ** 2).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):  # a resample of one repeated row has no r
+        r = (centred[..., 0] * centred[..., 1]).sum(axis=1) / np.sqrt(
+            (centred[..., 0] ** 2).sum(axis=1) * (centred[..., 1] ** 2).sum(axis=1))
+    r = r[np.isfinite(r)]
     tail = (1 - level) / 2
     return {"r": float(np.corrcoef(mean.T)[0, 1]), "median": float(np.median(r)),
             "low": float(np.quantile(r, tail)), "high": float(np.quantile(r, 1 - tail)), "n": int(keep.sum())}
