@@ -15,8 +15,8 @@
 # (chap-real-verdicts)=
 # # The central claims on real responses
 #
-# The paper's central claims rest on a leaderboard matrix of 1,000 models that cannot be fetched
-# here. What can be fetched are real item-level responses on all 14,042 items from two model
+# The paper's central claims rest on a leaderboard matrix of {glue:text}`paper_n_models:,` models that cannot be fetched
+# here. What can be fetched are real item-level responses on every MMLU item from two model
 # populations that never shared a prompt: HELM's frontier models (5-shot generation) and the
 # models of the PSN-IRT release, evaluated with OpenCompass. This page runs each claim's test —
 # the same library call the §4 and §5 chapters make — on the real pool and on each population
@@ -68,7 +68,8 @@ use_style()
 CLAIM_NAMES = CLAIM_TITLES
 pool = load_responses(pool_source)
 source_banner(pool)
-glue_values({"power_floor": POWER_FLOOR, "pool_n_models": pool.shape[0], "pool_source": pool_source,
+glue_values({"power_floor": POWER_FLOOR, "pool_n_models": pool.shape[0], "pool_n_items": pool.shape[1],
+             "pool_source": pool_source,
              "pool_description": pool.description,
              "pool_populations": ", ".join(f"{n} {p}" for p, n in pool.models["population"].value_counts(sort=False)
                                            .items()) if "population" in pool.models else pool_source,
@@ -103,7 +104,7 @@ pool_results = results[pool_source]
 #
 # Each test's power is the share of {glue:text}`power_seeds` simulated worlds with the pool's design
 # (its {glue:text}`pool_n_models` models, each answering the cells it answered with its real
-# accuracy, the guessing floor, the same 14,042 items and indicators) in which the test's decision
+# accuracy, the guessing floor, the same {glue:text}`pool_n_items:,` items and indicators) in which the test's decision
 # rule held when the paper's slopes were planted; its size is the same share in the null world
 # with identical slopes in both partitions. The study is `bench/bench_real_power.py`
 # (`make bench`); its Monte Carlo standard errors are in the table. For the guessing-floor claim
@@ -193,16 +194,16 @@ with pd.option_context("display.max_colwidth", None):
 flat = {f"pool_{k}": v for test in CLAIM_TESTS for k, v in pool_results[test].items()
         if k not in ("supports", "n_items", "n_models")}
 flat["pool_floor_n_models"] = pool_results["guessing_floor"]["n_models"]
-glue_values(flat | {f"paper_{k}": PAPER[k][0] for k in ("w9_cr2", "wcb_q95", "wcb_p", "t_cr2_d_ner", "logit2_ratio",
+glue_values(flat | {f"paper_{k}": PAPER[k][0] for k in ("n_models", "w9_cr2", "wcb_q95", "wcb_p", "t_cr2_d_ner", "logit2_ratio",
                                                          "rs_r_all", "null_share_all")})
 
 # %% [markdown]
 # ## Replication across populations
 #
-# Each test again on each real population alone. HELM's 10 full-coverage models and the
+# Each test again on each real population alone. HELM's {glue:text}`helm_full_models` full-coverage models and the
 # OpenCompass models never shared a prompt or a harness: two such populations agreeing is the
 # strongest real evidence this book can give, and their disagreeing is a finding. HELM-20 adds
-# HELM's 10 Redux-only models (5,691 items each) to the 10. The simulated world is shown last,
+# HELM's {glue:text}`helm_redux_models` Redux-only models ({glue:text}`helm_redux_items:,` items each) to them. The simulated world is shown last,
 # for orientation. A "yes" is the test's decision rule holding in that population.
 #
 # Do HELM-10 and OpenCompass-11 agree? Homogeneity: {glue:text}`agree2_homogeneity`; D_ner:
@@ -220,6 +221,10 @@ glue_values(flat | {f"paper_{k}": PAPER[k][0] for k in ("w9_cr2", "wcb_q95", "wc
 slice_items = load_openllm_items()
 glue_values({"slice_models": load_responses("openllm_v1_mmlu102", items=slice_items).shape[0],
              "slice_items": len(slice_items), "slice_stem": int(slice_items["is_stem"].sum())})
+helm_full, helm_all = (load_responses(source) for source in ("helm10", "helm20"))
+redux_only = helm_all.models["source"].eq("helm_redux2").to_numpy()  # HELM ran these on the Redux items only
+glue_values({"helm_full_models": helm_full.shape[0], "helm_redux_models": int(redux_only.sum()),
+             "helm_redux_items": int(helm_all.observed[redux_only].sum(axis=1).max())})
 independent = [p for p in populations if p in ("helm10", "opencompass11")]
 glue_values({f"agree2_{t}": ("yes, both " + ("support it" if agreement(replication, t, independent)["supporting"]
                                              else "do not support it"))
