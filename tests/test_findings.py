@@ -23,8 +23,8 @@ from mmlu_audit.core.paper import REAL_RESULTS
 from test_scorecard import write_chapter
 
 EXPECT = {"data_source": "simulated", "seed": 1, "fast": True}
-HELM79 = {"helm_displacement": 0.4375, "helm_displacement_exact_low": 0.125, "helm_displacement_exact_high": 0.6875,
-          "helm_null_blocks_p": 0.0312, "helm_tau_stem": 0.8125}
+HELM79 = {"helm_displacement": 0.4375, "helm_displacement_exact_low": 0.125,
+          "helm_displacement_exact_high": 0.6875, "helm_null_blocks_p": 0.0312, "helm_tau_stem": 0.8125}
 
 
 def _box_body(text: str) -> str:

@@ -96,6 +96,27 @@ def test_pooled_headline_subsamples_table2_as_the_chapter_does():
     assert out["pooled_r2"] == pytest.approx(everything["pooled_r2"])  # the pooled fit uses all items
 
 
+def test_pooled_headline_encodes_only_the_rows_table2_uses():
+    """An encoder function gives the array's values but is asked only for the subsample's rows."""
+    frame = _item_frame()
+    frame.iloc[[7, 70], frame.columns.get_loc("b_hat")] = np.nan
+    embeddings = np.random.default_rng(5).normal(size=(len(frame), 8))
+    asked = []
+
+    def encode(rows):
+        asked.append(np.asarray(rows))
+        return embeddings[rows]
+
+    lazily = pooled_headline(frame, seed=6, cv_folds=4, cv_items=120, embeddings=encode)
+    eagerly = pooled_headline(frame, seed=6, cv_folds=4, cv_items=120, embeddings=embeddings)
+    for key in POOLED_KEYS:
+        assert lazily[key] == pytest.approx(eagerly[key], nan_ok=True), key
+    assert np.isfinite(lazily["ceiling_global"])
+    assert len(asked) == 1 and len(asked[0]) == 120 and not np.isin([7, 70], asked[0]).any()
+    with pytest.raises(DataError, match="returned 3 rows for 120"):
+        pooled_headline(frame, seed=6, cv_folds=4, cv_items=120, embeddings=lambda rows: embeddings[:3])
+
+
 def test_item_fold_table_is_the_item_half_of_cv_table():
     frame = _item_frame()
     designs = table2_designs(frame) + [Design("ridge", frame[list(OPTION_COVARIATES)].to_numpy(), "ridge")]

@@ -216,7 +216,8 @@ def test_scorecard_looks_values_up_where_the_registry_says(tmp_path):
     write_chapter(tmp_path, "02_calibration", {"b_sd": 2.25, "theta_sd": 1.5})
     write_chapter(tmp_path, "04_pooled", {"ceiling_global": 0.1270, "n_items": 1})  # n_items: 01 wins
     write_chapter(tmp_path, "08_rank_stability", {"helm_tau_stem": 0.91, "helm_displacement": 0.3,
-                                                  "helm_displacement_exact_low": 0.2, "helm_displacement_exact_high": 0.4,
+                                                  "helm_displacement_exact_low": 0.2,
+                                                  "helm_displacement_exact_high": 0.4,
                                                   "helm_null_blocks_p": 0.5})
     table = scorecard(collect(tmp_path))
     assert set(RESULT_KEYS) <= set(table.index) and table.index.is_unique

@@ -10,6 +10,8 @@ reliability of b̂ from its posterior standard errors and the R² disattenuated 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -74,7 +76,7 @@ def item_fold_table(y, stem, designs: list[Design], *, n_folds: int, seed: int) 
 
 @seeded
 def pooled_headline(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: int = 0,
-                    embeddings: np.ndarray | None = None) -> dict:
+                    embeddings: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None) -> dict:
     """§4.1's headline figures (:data:`POOLED_KEYS`) on an item frame, as the pooled chapter computes them.
 
     Parameters
@@ -91,9 +93,12 @@ def pooled_headline(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: 
     cv_items : int
         Items in Table 2 (a seeded random subsample of the estimated items, drawn as the
         chapter draws it); 0 for all.
-    embeddings : ndarray, shape (len(frame), d), optional
+    embeddings : ndarray of shape (len(frame), d), or callable, optional
         Sentence embeddings of the rows of ``frame`` (in its order, unestimated items
-        included); without them the encoder rows and the shares of the ceiling are NaN.
+        included), or a function that returns those of the given row positions of ``frame``
+        (so only the items Table 2 uses are encoded, e.g. ``lambda rows:
+        encode_items(items, rows=rows)``); without them the encoder rows and the shares of
+        the ceiling are NaN.
 
     Returns
     -------
@@ -107,9 +112,9 @@ def pooled_headline(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: 
     Raises
     ------
     DataError
-        If ``embeddings`` has not one row per row of ``frame``.
+        If ``embeddings`` has not one row per row of ``frame`` (or per requested row).
     """
-    if embeddings is not None and len(embeddings) != len(frame):
+    if embeddings is not None and not callable(embeddings) and len(embeddings) != len(frame):
         raise DataError("embeddings", f"needs one row per row of frame ({len(frame)}), got {len(embeddings)}")
     estimated = np.isfinite(frame["b_hat"].to_numpy(float))
     items = estimated_items(frame)
@@ -124,7 +129,7 @@ def pooled_headline(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: 
     if cv_items and cv_items < len(items):
         rows = np.sort(np.random.default_rng(seed).choice(len(items), cv_items, replace=False))
     cv_frame = items.iloc[rows]
-    vectors = None if embeddings is None else np.asarray(embeddings)[np.flatnonzero(estimated)[rows]]
+    vectors = None if embeddings is None else _embeddings_of(embeddings, np.flatnonzero(estimated)[rows])
     table = item_fold_table(cv_frame["b_hat"], cv_frame["stem"], table2_designs(cv_frame, vectors),
                             n_folds=cv_folds, seed=seed)
     item_cv = table["item"]
@@ -138,3 +143,15 @@ def pooled_headline(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: 
             "b_reliability": reliability, "disattenuated_r2": disattenuated_r2(pooled.r2, reliability),
             "n_items": pooled.n_obs, "pooled_F_p": omnibus["p"], "pooled_F_inc_p": incremental["p"],
             "cv_items_used": len(rows)}
+
+
+def _embeddings_of(embeddings: np.ndarray | Callable[[np.ndarray], np.ndarray],
+                   positions: np.ndarray) -> np.ndarray:
+    """The embeddings of the frame rows at ``positions``, from an array or by calling the encoder."""
+    if not callable(embeddings):
+        return np.asarray(embeddings)[positions]
+    vectors = np.asarray(embeddings(positions))
+    if len(vectors) != len(positions):
+        raise DataError("embeddings",
+                        f"the encoder returned {len(vectors)} rows for {len(positions)} requested")
+    return vectors
