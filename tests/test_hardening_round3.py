@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -696,3 +698,173 @@ def test_a_full_disk_while_writing_the_manifest_names_it_and_leaves_nothing(tmp_
         write_benchmark(_small_items("new"), tmp_path / "bench")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]
     assert _tree(tmp_path / "bench") == before
+
+
+# --------------------------------------------------------- a read-only cache serves every entry
+
+
+def _cache_env(tmp_path: Path, monkeypatch) -> Path:
+    """An empty cache folder that ``MMLU_AUDIT_CACHE`` names (the default root every cache uses)."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("MMLU_AUDIT_CACHE", str(cache))
+    return cache
+
+
+def _snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every path under ``folder`` with a file's bytes (None for a folder)."""
+    return {str(p.relative_to(folder)): None if p.is_dir() else p.read_bytes() for p in folder.rglob("*")}
+
+
+@contextmanager
+def _read_only(folder: Path, monkeypatch):
+    """``chmod -R a-w folder`` while inside; the folder must come out byte for byte as it went in.
+
+    Root ignores the mode bits, so os.access is also made to say what a user would see; a write
+    that then goes through anyway is caught by the snapshot.
+    """
+    paths = [folder, *folder.rglob("*")]
+    modes = {p: p.stat().st_mode for p in paths}
+    before = _snapshot(folder)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if mode & os.W_OK and
+                        Path(path).absolute().is_relative_to(folder) else real(path, mode, **kw))
+    for path in paths:
+        path.chmod(modes[path] & ~0o222)
+    try:
+        yield
+    finally:
+        for path in paths:
+            path.chmod(modes[path])
+        monkeypatch.setattr(os, "access", real)
+    assert _snapshot(folder) == before
+
+
+def _unwritable(folder: Path, what: str) -> str:
+    """The pattern of the one error a miss in the read-only ``folder`` raises."""
+    return rf"{re.escape(str(folder))}: the {what} is not writable.*set MMLU_AUDIT_CACHE to a writable folder"
+
+
+def _four_option_items(n: int = 3) -> pd.DataFrame:
+    questions = ["If it rains then roads freeze.", "The apple and the pear.", "Dogs bark loudly.",
+                 "Cats sleep."][:n]
+    return pd.DataFrame({"item_id": [f"toy/{i}" for i in range(n)], "question": questions,
+                         **{f"choice_{c}": [f"{c}{i}" for i in range(n)] for c in "abcd"}})
+
+
+def test_a_read_only_parse_cache_serves_its_parses_and_refuses_a_miss_before_parsing(tmp_path, monkeypatch):
+    """Before: a read-only parse cache was refused even when it held every parse asked for."""
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.features import parse_texts
+    from mmlu_audit.features.parse import WhitespaceBackend
+
+    cache, backend = _cache_env(tmp_path, monkeypatch), WhitespaceBackend()
+    first = parse_texts(["One two.", "Three four."], backend, progress=False)
+    with _read_only(cache, monkeypatch):
+        assert parse_texts(["Three four.", "One two."], backend, progress=False) == first[::-1]
+        with pytest.raises(DataError, match=_unwritable(cache / "parses", "parse cache folder")) as refused:
+            parse_texts(["One two.", "Three four.", "Five."], backend, progress=False)
+    assert "its store" in str(refused.value) and "lacks 1 of the 3 parses needed" in str(refused.value)
+    assert backend.calls == 2  # nothing parsed after the cache was made read-only
+
+
+def test_a_read_only_feature_cache_serves_tables_and_graphs_and_refuses_a_miss(tmp_path, monkeypatch):
+    """Before: build_feature_table and item_graphs refused a read-only cache root that held it all."""
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.features import build_feature_table, item_graphs
+    from mmlu_audit.features.parse import WhitespaceBackend
+
+    cache, backend, items = _cache_env(tmp_path, monkeypatch), WhitespaceBackend(), _four_option_items()
+    first = build_feature_table(items, backend=backend, progress=False)
+    graphs = item_graphs(items, backend, progress=False)
+    timings: dict = {}
+    with _read_only(cache, monkeypatch):
+        pd.testing.assert_frame_equal(build_feature_table(items, backend=backend, progress=False,
+                                                          timings=timings), first)
+        assert timings["from_cache"] and item_graphs(items, backend, progress=False) == graphs
+        with pytest.raises(DataError, match=_unwritable(cache / "features", "feature-table cache folder")):
+            build_feature_table(items.iloc[:2], backend=backend, progress=False)
+        with pytest.raises(DataError, match=_unwritable(cache / "parses", "parse cache folder")):
+            item_graphs(_four_option_items(4), backend, progress=False)
+    assert backend.calls == 3
+
+
+def test_a_read_only_embeddings_cache_serves_its_vectors_and_refuses_a_miss(tmp_path, monkeypatch):
+    """Before: encode_items refused a read-only cache root that held the embeddings."""
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.core.store import cache_key
+    from mmlu_audit.features import baselines
+
+    cache, items = _cache_env(tmp_path, monkeypatch), _four_option_items()
+    monkeypatch.setattr(baselines, "_encoder_path", lambda: tmp_path)  # the model itself is not needed
+    monkeypatch.setattr(baselines, "_encoder_key", lambda texts: cache_key(texts))  # nor torch's import
+    monkeypatch.setattr(baselines, "_encode", lambda texts, *_a: np.arange(
+        len(texts) * 384, dtype=np.float32).reshape(len(texts), 384))
+    first = baselines.encode_items(items, progress=False)
+    monkeypatch.setattr(baselines, "_encode", lambda *_a: pytest.fail("encoded a cached item"))
+    with _read_only(cache, monkeypatch):
+        np.testing.assert_array_equal(baselines.encode_items(items, progress=False), first)
+        some = baselines.encode_items(items, progress=False, rows=[2, 0])  # sliced from the whole entry
+        np.testing.assert_array_equal(some, first[[2, 0]])
+        with pytest.raises(DataError, match=_unwritable(cache / "embeddings", "embeddings cache folder")):
+            baselines.encode_items(items.iloc[:2], progress=False)
+
+
+def test_a_read_only_world_cache_serves_its_world_and_refuses_a_miss_before_simulating(small_items, tmp_path,
+                                                                                        monkeypatch):
+    """Before: load_or_simulate checked the folder was writable before looking for the world."""
+    from mmlu_audit import WorldSpec, load_or_simulate
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.worlds import simulated
+
+    cache = _cache_env(tmp_path, monkeypatch)
+    spec = WorldSpec(n_models=60, n_distinct=50, n_groups=10, covariates="text")
+    first = load_or_simulate(spec, 4, small_items)
+    monkeypatch.setattr(simulated, "simulate_world", lambda *_a, **_k: pytest.fail("simulated again"))
+    with _read_only(cache, monkeypatch):
+        again = load_or_simulate(spec, 4, small_items)
+        np.testing.assert_array_equal(again.matrix.responses, first.matrix.responses)
+        np.testing.assert_array_equal(again.truth["b"], first.truth["b"])
+        with pytest.raises(DataError, match=_unwritable(cache / "simulated", "world cache folder")):
+            load_or_simulate(spec, 5, small_items)
+
+
+def test_a_read_only_cache_loads_the_leaderboard_matrix(tmp_path, monkeypatch):
+    """Before: load_leaderboard refused a read-only cache root before looking for the matrix."""
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.data.leaderboard import _SOURCE, MATRIX_SUBDIR, load_leaderboard
+    from mmlu_audit.data.responses import ResponseMatrix, save_matrix
+
+    cache = _cache_env(tmp_path, monkeypatch)
+    matrix = ResponseMatrix(np.array([[1, 0], [0, -1]], np.int8), pd.DataFrame({"model_id": ["m1", "m2"]}),
+                            np.array(["q1", "q2"]), _SOURCE, False, "two models")
+    save_matrix(matrix, cache / "leaderboard" / MATRIX_SUBDIR)
+    with _read_only(cache, monkeypatch):
+        np.testing.assert_array_equal(load_leaderboard().responses, matrix.responses)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("MMLU_AUDIT_CACHE", str(tmp_path / "empty"))
+    with _read_only(tmp_path / "empty", monkeypatch):
+        missing = tmp_path / "empty" / "leaderboard" / MATRIX_SUBDIR
+        with pytest.raises(DataError, match=rf"{re.escape(str(missing))}: no leaderboard matrix"):
+            load_leaderboard()
+
+
+def test_a_read_only_cache_builds_the_book_without_the_jax_cache(tmp_path, monkeypatch, capsys):
+    """Before: bookbuild died with a DataError traceback when the cache root was read-only."""
+    from mmlu_audit.book import build as bookbuild
+
+    cache = _cache_env(tmp_path, monkeypatch)
+    (cache / "jax").mkdir()
+    (cache / "jax" / "entry-cache").write_bytes(b"compiled")
+    for name in ["JAX_PLATFORMS", *bookbuild.compilation_cache_env(cache)]:
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)  # main sets them: restored to absent afterwards
+    seen: list[dict] = []
+    monkeypatch.setattr(bookbuild, "execute_all", lambda *_a: seen.append(dict(os.environ)) or {})
+    with _read_only(cache, monkeypatch):
+        assert bookbuild.main(["01", "--out", str(tmp_path / "out")]) == 0
+    assert "JAX_COMPILATION_CACHE_DIR" not in seen[0]
+    err = capsys.readouterr().err
+    assert "JAX compilation cache folder is not writable" in err and "building without" in err
+    assert bookbuild.main(["01", "--out", str(tmp_path / "out")]) == 0  # writable again: cache on
+    assert seen[1]["JAX_COMPILATION_CACHE_DIR"] == str(cache / "jax")

@@ -17,7 +17,9 @@ chapter's default, a ``--data-source`` the registry does not hold, a bad seed)
 exit with status 2 with one line before any kernel starts.
 
 Every chapter's kernel shares JAX's persistent compilation cache in ``<cache>/jax``
-(:func:`compilation_cache_env`), so a program one chapter compiled is not compiled again.
+(:func:`compilation_cache_env`), so a program one chapter compiled is not compiled again. Where
+that folder is not writable (a read-only cache) the book is built without it, with one line on
+stderr.
 
 ``--jobs N`` runs N chapters at once, each kernel pinned to its own share of the cores (default:
 two on a CPU with two cores or more, one on a GPU; :func:`default_jobs`). On 2 cores one kernel
@@ -56,8 +58,8 @@ from pathlib import Path
 
 from mmlu_audit.book.tags import FAST_TAG, tag_notebook_file
 from mmlu_audit.book.device import DEVICES, jax_platforms, require_device
-from mmlu_audit.core.errors import DeviceUnavailableError, ParameterError
-from mmlu_audit.core.paths import cache_root, project_root
+from mmlu_audit.core.errors import DataError, DeviceUnavailableError, ParameterError
+from mmlu_audit.core.paths import cache_root, project_root, writable_folder
 from mmlu_audit.core.seeds import check_seed
 
 __all__ = ["FAST_TAG", "MACHINE_KEY", "READER_PREFIX", "START_FIRST", "chapter_parameters", "chapter_paths",
@@ -101,6 +103,20 @@ def compilation_cache_env(folder: Path) -> dict[str, str]:
             "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
             "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
             "JAX_COMPILATION_CACHE_MAX_SIZE": str(2 * 1024**3)}
+
+
+def _compilation_cache_env() -> dict[str, str]:
+    """:func:`compilation_cache_env` of ``<cache>/jax``, or nothing when that folder is not writable.
+
+    JAX has no read-only persistent cache (with a size cap it takes a lock file and stamps access
+    times even to read), so a read-only cache means compiling afresh, not refusing to build.
+    """
+    folder = cache_root(writable=False) / "jax"
+    try:
+        return compilation_cache_env(writable_folder(folder, "JAX compilation cache folder"))
+    except DataError as exc:
+        print(f"bookbuild: {exc}; building without JAX's persistent compilation cache", file=sys.stderr)
+        return {}
 
 
 def chapter_paths(root: Path | None = None, only: list[str] | None = None) -> list[Path]:
@@ -531,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["JAX_PLATFORMS"] = jax_platforms(args.device)  # inherited by every chapter's kernel
     # OMP_WAIT_POLICY=PASSIVE was tried: it halves the encoder's time at load ~7 but costs 5-10 % idle
     # (3,000 items: 52.4 / 55.3 s default, 57.6 / 58.4 s passive, alternated), and the book builds idle
-    for name, value in compilation_cache_env(cache_root() / "jax").items():
+    for name, value in _compilation_cache_env().items():
         os.environ.setdefault(name, value)  # inherited too; a value the user set wins
     failures = execute_all(sources, args.out, parameters, jobs)
     for source, error in failures.items():

@@ -7,7 +7,9 @@ Resolution order for the data root (first match wins):
 3. ``<project>/../shared/data``, the staged read-only mirror beside a checkout.
 
 Caches (simulated worlds, fitted models, parses) go to ``MMLU_AUDIT_CACHE`` or
-``<project>/data/cache``.
+``<project>/data/cache``. Every cache serves its valid entries from a read-only folder (a
+shared or archived cache); only an entry that has to be computed needs the folder writable,
+and that is checked before the work (:func:`writable_folder`).
 
 Both variables are read alike (:func:`env_folder`): ``~`` and ``~user`` are expanded (an unknown
 user is one error), a value that is set but empty or blank is refused rather than taken for
@@ -96,24 +98,26 @@ def data_root() -> Path:
 
 
 def cache_root(*, writable: bool = True) -> Path:
-    """Return (and create) the cache folder for generated artefacts.
+    """Return the cache folder for generated artefacts, created and checked writable by default.
 
     Parameters
     ----------
     writable : bool
-        ``False`` for a reader that only looks entries up (a read-only cache still
-        serves them); the folder is then neither created nor checked.
+        ``False`` for a cache that reads its valid entries even from a read-only folder (every
+        cache of the package): the folder is then neither created nor checked here, and the
+        cache checks it (:func:`writable_folder`) only when an entry has to be computed.
+        ``True`` for a caller that will write whatever it finds.
 
     Raises
     ------
     DataError
-        If ``MMLU_AUDIT_CACHE`` is blank or names a file (:func:`env_folder`), or the folder
-        cannot be created or written (see :func:`writable_folder`).
+        If ``MMLU_AUDIT_CACHE`` is blank or names a file (:func:`env_folder`), or, when
+        ``writable``, the folder cannot be created or written (see :func:`writable_folder`).
     """
     folder = env_folder(CACHE_ENV) or project_root() / "data" / "cache"
     if not writable:
         return folder
-    return writable_folder(folder, f"cache folder (set {CACHE_ENV} to a writable folder)")
+    return writable_folder(folder, "cache folder")
 
 
 def writable_folder(folder: str | Path, what: str = "cache folder") -> Path:
@@ -124,12 +128,18 @@ def writable_folder(folder: str | Path, what: str = "cache folder") -> Path:
     folder : str or Path
     what : str
         How the error describes the folder.
+
+    Raises
+    ------
+    DataError
+        Naming the folder, and saying to set ``MMLU_AUDIT_CACHE`` to a writable folder.
     """
     folder = Path(folder)
+    hint = f"set {CACHE_ENV} to a writable folder"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise DataError(folder, f"cannot create the {what}: {exc.strerror or exc}") from exc
+        raise DataError(folder, f"cannot create the {what} ({exc.strerror or exc}); {hint}") from exc
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise DataError(folder, f"the {what} is not writable")
+        raise DataError(folder, f"the {what} is not writable; {hint}")
     return folder

@@ -345,7 +345,7 @@ class CacheEntry:
         return value, {k: v for k, v in stamp.items() if k not in ("cache_format", "content_sha256")}
 
     def read_or_compute(self, load: Callable[[Path], Any], compute: Callable[[], Any],
-                        store: Callable[[Any], None]) -> tuple[Any, dict | None]:
+                        store: Callable[[Any], None], what: str = "cache folder") -> tuple[Any, dict | None]:
         """The entry's value, computed once however many processes miss it together.
 
         Parameters
@@ -356,6 +356,8 @@ class CacheEntry:
             Makes the value when the entry is missing or bad.
         store : callable
             Writes a computed value into the entry (through :meth:`write`).
+        what : str
+            How the error names the entry's folder when it misses and is not writable.
 
         Returns
         -------
@@ -368,7 +370,7 @@ class CacheEntry:
             store(value)
             return value, None
 
-        return compute_once(self.path, lambda: self.read(load), computed)
+        return compute_once(self.path, lambda: self.read(load), computed, what)
 
     def write(self, writer: Callable[[Path], Any], extra: Mapping | None = None) -> None:
         """Write the content through ``writer`` and then its stamp (with ``extra`` fields), atomically."""

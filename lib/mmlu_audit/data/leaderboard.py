@@ -813,14 +813,14 @@ def load_leaderboard(cache_dir: str | Path | None = None) -> ResponseMatrix:
     cache_dir : str or Path, optional
         Either the matrix folder itself (it holds ``manifest.json``) or a cache
         root whose ``matrix/`` subfolder holds it. Defaults to
-        ``cache_root() / "leaderboard"``.
+        ``cache_root() / "leaderboard"``; it is only read, so it may be read-only.
 
     Raises
     ------
     DataError
         If the matrix is absent, fails its checksums or is not a leaderboard matrix.
     """
-    root = Path(cache_dir) if cache_dir is not None else cache_root() / "leaderboard"
+    root = Path(cache_dir) if cache_dir is not None else cache_root(writable=False) / "leaderboard"
     folder = root if (root / "manifest.json").is_file() else root / MATRIX_SUBDIR
     if not folder.is_dir():
         raise DataError(folder, "no leaderboard matrix; run download_leaderboard then "

@@ -310,7 +310,8 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
         versions and the texts, format, sha256; :class:`~mmlu_audit.core.store.CacheEntry`):
         an entry that fails a check is recomputed with a ``CacheWarning``.
     cache_dir : str or Path, optional
-        Defaults to ``cache_root() / "embeddings"``.
+        Defaults to ``cache_root() / "embeddings"``. A read-only folder serves the embeddings
+        it holds; one that lacks them is a ``DataError`` naming it, raised before encoding.
     progress : bool
     threads : int, optional
         Torch intra-op threads while encoding (default :func:`encoder_threads`); the
@@ -325,7 +326,7 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     ndarray of shape (n_items, 384), or (len(rows), 384)
     """
     texts = item_texts(items)
-    folder = Path(cache_dir) if cache_dir is not None else cache_root() / "embeddings"
+    folder = Path(cache_dir) if cache_dir is not None else cache_root(writable=False) / "embeddings"
     key = _encoder_key(texts)
     entry = CacheEntry(folder / f"minilm-{key[:24]}.npy", key, EMBEDDINGS_FORMAT)
     if rows is not None:
@@ -345,7 +346,7 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
         return compute()
     vectors, _ = entry.read_or_compute(  # two kernels missing it embed once: the other waits
         _load_embeddings(len(texts)), compute,
-        lambda computed: entry.write(lambda tmp: _save_array(tmp, computed)))
+        lambda computed: entry.write(lambda tmp: _save_array(tmp, computed)), "embeddings cache folder")
     return vectors
 
 

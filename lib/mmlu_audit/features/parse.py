@@ -18,6 +18,11 @@ moved aside and rebuilt, each with one :class:`~mmlu_audit.core.errors.CacheWarn
 A store of an earlier layout (``<cache_key>.sqlite``, ``<cache_key>.parse-store-2.sqlite``)
 is read once, row by row through the parse validator, into the current one and left
 untouched.
+
+A store whose file or folder is not writable (a shared or archived cache) is opened
+read-only and serves its valid rows; if it lacks a parse that is needed, or cannot be read,
+:func:`parse_texts` raises one :class:`~mmlu_audit.core.errors.DataError` naming the folder
+before parsing anything.
 """
 
 from __future__ import annotations
@@ -523,12 +528,19 @@ def _entries(n: int) -> str:
 
 
 class _ParseStore:
-    """SQLite key-value store of parses for one backend key, verified row by row."""
+    """SQLite key-value store of parses for one backend key, verified row by row.
+
+    A store that exists but may not be written (its file or folder) is opened read-only.
+    """
 
     def __init__(self, folder: Path, backend_key: str, identity: str):
-        writable_folder(folder, "parse cache folder")
         self.identity = identity
         self.path = folder / f"{backend_key}-{identity[:12]}.{PARSE_CACHE_FORMAT}.sqlite"
+        self.read_only = self.path.is_file() and not _may_write(self.path)
+        if self.read_only:
+            self.connection = self._open_read_only()
+            return
+        writable_folder(folder, "parse cache folder")
         fresh = not self.path.exists()
         try:
             self.connection = self._open()
@@ -565,6 +577,50 @@ class _ParseStore:
             raise
         return connection
 
+    def _open_read_only(self) -> sqlite3.Connection:
+        """A connection that never writes (``mode=ro``) to a store of this key and format.
+
+        Raises
+        ------
+        DataError
+            When the store cannot be read or holds another key or format: nothing in it can
+            be served, and it cannot be rebuilt in place.
+        """
+        try:
+            connection = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, timeout=60)
+        except sqlite3.DatabaseError as exc:
+            raise self._read_only_error(f"cannot be read ({exc})") from exc
+        problem = self._read_only_problem(connection)
+        if problem:
+            connection.close()
+            raise self._read_only_error(problem)
+        return connection
+
+    def _read_only_problem(self, connection: sqlite3.Connection) -> str | None:
+        """Why a read-only store cannot serve this parser, or None."""
+        try:
+            if connection.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                return "failed SQLite's integrity check"
+            meta = dict(connection.execute("SELECT name, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            return f"cannot be read ({exc})"
+        stamp = {"cache_format": meta.get("format"), "cache_key": meta.get("key")}
+        problem = stamp_problem(stamp, key=self.identity, version=PARSE_CACHE_FORMAT)
+        return problem and f"is not this parser's ({problem})"
+
+    def _read_only_error(self, problem: str) -> DataError:
+        """The one error for a read-only store that cannot serve what is asked of it."""
+        return DataError(self.path.parent, f"the parse cache folder is not writable, and its store "
+                         f"{self.path.name} {problem}; set MMLU_AUDIT_CACHE to a writable folder")
+
+    def refuse_misses(self, missing: int, needed: int) -> None:
+        """Raise one DataError when a read-only store lacks ``missing`` of ``needed`` parses.
+
+        Called before any text is parsed, so a read-only cache fails at once, not after the work.
+        """
+        if self.read_only and missing:
+            raise self._read_only_error(f"lacks {missing} of the {needed} parses needed")
+
     def _import_legacy(self, legacy: Path) -> None:
         """Copy the rows of a pre-hash store that decode into valid parses; the old file is not changed."""
         try:
@@ -597,7 +653,9 @@ class _ParseStore:
                     found[key] = doc
         if bad:
             warn_bad_cache(self.path, f"{_entries(len(bad))} content hash or did not decode as a parse",
-                           "reparsing")
+                           "not using them" if self.read_only else "reparsing")
+            if self.read_only:
+                return found
             with self.connection:
                 self.connection.executemany("DELETE FROM parses WHERE text_hash = ?", [(k,) for k in bad])
         return found
@@ -619,6 +677,11 @@ class _ParseStore:
         self.connection.close()
 
 
+def _may_write(path: Path) -> bool:
+    """Whether SQLite may write ``path``: the file, and its folder for the rollback journal."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
 def parse_texts(texts: Sequence[str], backend: str | ParserBackend = "spacy",
                 cache: bool = True, cache_dir: str | Path | None = None,
                 batch_size: int = 64, progress: bool = True) -> list[ParsedDoc]:
@@ -633,7 +696,8 @@ def parse_texts(texts: Sequence[str], backend: str | ParserBackend = "spacy",
     cache : bool
         Read and write the cache; ``False`` parses everything afresh.
     cache_dir : str or Path, optional
-        Cache folder; defaults to ``cache_root() / "parses"``.
+        Cache folder; defaults to ``cache_root() / "parses"``. A read-only folder serves the
+        parses it holds.
     batch_size : int
         Texts per parser batch.
     progress : bool
@@ -643,6 +707,12 @@ def parse_texts(texts: Sequence[str], backend: str | ParserBackend = "spacy",
     -------
     list of ParsedDoc
         One per input text, in order.
+
+    Raises
+    ------
+    DataError
+        Naming the cache folder when it is not writable and lacks a parse that is needed
+        (before any text is parsed).
     """
     parser = get_backend(backend)
     hashes = [text_hash(t) for t in texts]
@@ -650,11 +720,12 @@ def parse_texts(texts: Sequence[str], backend: str | ParserBackend = "spacy",
     if not cache:
         parsed = dict(zip(unique, parser.pipe(list(unique.values()), batch_size), strict=True))
         return [parsed[h] for h in hashes]
-    folder = Path(cache_dir) if cache_dir is not None else cache_root() / "parses"
+    folder = Path(cache_dir) if cache_dir is not None else cache_root(writable=False) / "parses"
     identity = cache_key({"backend_key": parser.cache_key, "provenance": parser.provenance})
     with closing(_ParseStore(folder, parser.cache_key, identity)) as store:
         docs = store.get_many(list(unique))
         missing = [h for h in unique if h not in docs]
+        store.refuse_misses(len(missing), len(unique))
         _parse_missing(parser, store, [(h, unique[h]) for h in missing], docs,
                        batch_size, progress)
     return [docs[h] for h in hashes]

@@ -9,7 +9,9 @@ hash, the tier table and the versions of the norm packages.
 Each cached table is a :class:`~mmlu_audit.core.store.CacheEntry`: the provenance file
 beside it records its ``cache_key``, the cache format and the table file's sha256; all
 are checked on every read, and a table that fails a check is rebuilt with one
-:class:`~mmlu_audit.core.errors.CacheWarning`.
+:class:`~mmlu_audit.core.errors.CacheWarning`. A read-only cache (a shared or archived one)
+serves its valid tables and parses; a table it lacks is one
+:class:`~mmlu_audit.core.errors.DataError` naming the folder, raised before any parsing.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from mmlu_audit.core.paths import cache_root, writable_folder
+from mmlu_audit.core.paths import cache_root
 from mmlu_audit.core.store import CacheEntry, cache_key
 from mmlu_audit.features.baselines import (OPTION_COLUMNS, OPTION_COVARIATES, _option_frame,
                                            option_covariates, readability_grade)
@@ -161,6 +163,7 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
         Tier weights (e.g. a perturbed :class:`TierTable`); the lexicon's by default.
     cache_dir : str or Path, optional
         Root for ``parses/`` and ``features/``; defaults to :func:`mmlu_audit.core.paths.cache_root`.
+        A read-only root serves the tables and parses it holds.
     batch_size : int
         Parser batch size.
     progress : bool
@@ -174,6 +177,12 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
     DataFrame
         Indexed by ``item_id``; ``df.attrs["provenance"]`` records backend,
         versions, lexicon hash and tiers. Deterministic for given inputs.
+
+    Raises
+    ------
+    DataError
+        Naming the cache folder when the table is not cached there and the folder is not
+        writable (before any parsing).
     """
     timings = {} if timings is None else timings
     begin = time.perf_counter()
@@ -181,7 +190,7 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
     tiers = TierTable(tiers or lexicon.tiers)
     parser = get_backend(backend)
     provenance = _provenance(items, parser.provenance, lexicon, tiers)
-    root = Path(cache_dir) if cache_dir is not None else cache_root()
+    root = Path(cache_dir) if cache_dir is not None else cache_root(writable=False)
     key = cache_key(provenance)
     entry = CacheEntry(root / "features" / f"features-{key[:24]}.parquet", key, TABLE_CACHE_FORMAT,
                        "provenance file")
@@ -199,7 +208,8 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
         table, stored = compute(), None
     else:  # two kernels missing one table parse it once: the other waits and reads it
         table, stored = entry.read_or_compute(pd.read_parquet, compute,
-                                              lambda computed: _write_cache(computed, entry))
+                                              lambda computed: _write_cache(computed, entry),
+                                              "feature-table cache folder")
     if stored is not None:
         table.attrs["provenance"] = stored
     timings.update(from_cache=stored is not None, total_s=time.perf_counter() - begin)
@@ -208,7 +218,6 @@ def build_feature_table(items: pd.DataFrame, backend: str = "spacy", cache: bool
 
 def _write_cache(table: pd.DataFrame, entry: CacheEntry) -> None:
     """Write the table, then its provenance with the table's sha256, each atomically."""
-    writable_folder(entry.path.parent, "feature-table cache folder")
     plain = table.copy()
     plain.attrs = {}
     entry.write(plain.to_parquet, table.attrs["provenance"])
@@ -216,13 +225,13 @@ def _write_cache(table: pd.DataFrame, entry: CacheEntry) -> None:
 
 def item_graphs(items: pd.DataFrame, backend: str = "spacy", lexicon: Lexicon | None = None,
                 cache_dir: str | Path | None = None, progress: bool = True) -> list[WSCG]:
-    """The WSCG of every item's stem, in item order (parses come from the cache).
+    """The WSCG of every item's stem, in item order (parses come from the cache, read-only or not).
 
     Pair with :func:`mmlu_audit.features.wscg.depths` to re-score WSCG Depth under
     perturbed tier tables without re-parsing.
     """
     lexicon = lexicon or load_lexicon()
-    root = Path(cache_dir) if cache_dir is not None else cache_root()
+    root = Path(cache_dir) if cache_dir is not None else cache_root(writable=False)
     parses = parse_texts(items["question"].astype(str).tolist(), backend,
                          cache_dir=root / "parses", progress=progress)
     return [build_wscg(doc, lexicon) for doc in parses]

@@ -669,6 +669,13 @@ def load_or_simulate(spec: WorldSpec | None = None, seed: int = 0,
     The cache lives under ``cache_root()/simulated/<key>``. Every load checks
     the sha256 manifest and the stored ``world_key`` and ``world_format``; an
     entry that fails is regenerated with one :class:`~mmlu_audit.core.errors.CacheWarning`.
+    A read-only cache serves the worlds it holds.
+
+    Raises
+    ------
+    DataError
+        Naming the cache folder when the world is not cached there and the folder is not
+        writable (before simulating).
     """
     from mmlu_audit.data.items import load_items
 
@@ -677,13 +684,14 @@ def load_or_simulate(spec: WorldSpec | None = None, seed: int = 0,
     items = load_items() if items is None else items
     covariates = default_covariates(spec, items) if covariates is None else covariates
     key = _world_key(spec, seed, items, covariates)
-    root = writable_folder(Path(cache_dir or cache_root() / "simulated"), "world cache folder")
+    root = Path(cache_dir or cache_root(writable=False) / "simulated")
     folder = root / key[:16]
     if folder.exists():
         with locked(root, shared=True):
             cached = _cached_world(folder, key, spec, seed)
         if cached is not None:
             return cached
+    writable_folder(root, "world cache folder")  # a miss in a read-only cache fails before the work
     world = simulate_world(spec, seed, items, covariates)
     stamp = {"world_key": key, "world_format": WORLD_FORMAT}
     stamped = replace(world.matrix, meta={**world.matrix.meta, **stamp})
