@@ -146,3 +146,14 @@ def test_make_data_mmlu_pro_table_is_the_one_the_chapter_reads(tmp_path):
     assert timings["from_cache"] is True
     one_process = benchmark_features(items, progress=False, cache_dir=tmp_path / "one")
     pd.testing.assert_frame_equal(read, one_process)
+
+
+def test_worker_processes_parse_as_one_process_does():
+    # more texts than a batch, so SpacyBackend.pipe hands the batches to spawned workers
+    from mmlu_audit.data.items import load_items
+    from mmlu_audit.features.parse import SpacyBackend
+
+    texts = load_items()["question"].astype(str).sample(24, random_state=7).tolist()
+    in_workers = list(SpacyBackend(n_process=2).pipe(texts, batch_size=5))
+    assert in_workers == list(SpacyBackend(n_process=1).pipe(texts, batch_size=5))
+    assert [doc.text for doc in in_workers] == texts  # in input order

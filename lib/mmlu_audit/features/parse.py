@@ -289,8 +289,41 @@ class SpacyBackend:
                 "library_version": self.spacy_version, "parse_schema": PARSE_SCHEMA}
 
     def pipe(self, texts: Sequence[str], batch_size: int = 64) -> Iterator[ParsedDoc]:
-        for doc in self.nlp.pipe(texts, batch_size=batch_size, n_process=self.n_process):
-            yield spacy_to_parsed(doc)
+        """Parse ``texts`` in order, in ``n_process`` worker processes when there is more than a batch.
+
+        Why not spaCy's own ``n_process``: its workers send whole ``Doc`` objects back and this
+        process converts them, so on 2 cores two workers parsed no faster than one (2,000 MMLU
+        stems: 24.6 s against ~23 s). Here each worker converts its batches to
+        :class:`ParsedDoc` itself.
+        """
+        texts = list(texts)
+        if self.n_process <= 1 or len(texts) <= batch_size:
+            for doc in self.nlp.pipe(texts, batch_size=batch_size):
+                yield spacy_to_parsed(doc)
+            return
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        batches = [texts[start:start + batch_size] for start in range(0, len(texts), batch_size)]
+        # spawn, not fork: this process has imported JAX, whose threads make a forked child unsafe
+        with ProcessPoolExecutor(self.n_process, mp_context=get_context("spawn"),
+                                 initializer=_load_worker_pipeline, initargs=(self.model,)) as pool:
+            for parsed in pool.map(_parse_in_worker, batches):
+                yield from parsed
+
+
+#: The spaCy pipeline of a parsing worker process (:meth:`SpacyBackend.pipe`).
+_WORKER_BACKEND: SpacyBackend | None = None
+
+
+def _load_worker_pipeline(model: str) -> None:
+    global _WORKER_BACKEND
+    _WORKER_BACKEND = SpacyBackend(model)
+    _ = _WORKER_BACKEND.nlp  # load once per worker, not once per batch
+
+
+def _parse_in_worker(texts: list[str]) -> list[ParsedDoc]:
+    return [spacy_to_parsed(doc) for doc in _WORKER_BACKEND.nlp.pipe(texts, batch_size=len(texts))]
 
 
 def spacy_to_parsed(doc) -> ParsedDoc:
