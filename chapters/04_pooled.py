@@ -37,6 +37,8 @@ cv_items = 0  # items in Table 2, 0 for all (else a seeded subsample)
 # cv_items = 3000
 
 # %%
+from functools import partial
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -309,7 +311,7 @@ if truth_known:
 # %%
 real = analysis_inputs(real_source, seed, fast)
 real_values = pooled_headline(real.frame, seed=seed, cv_folds=cv_folds, cv_items=cv_items,  # encodes Table 2's items
-                              embeddings=lambda rows: encode_items(real.items, rows=rows, progress=False))
+                              embeddings=partial(encode_items, real.items, progress=False))
 glue_values({f"real_{k}": v for k, v in real_values.items()}
             | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
                "real_description": real.matrix.description, "paper_pooled_r2": paper_value("pooled_r2")})

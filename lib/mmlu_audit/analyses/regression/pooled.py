@@ -95,10 +95,10 @@ def pooled_headline(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: 
         chapter draws it); 0 for all.
     embeddings : ndarray of shape (len(frame), d), or callable, optional
         Sentence embeddings of the rows of ``frame`` (in its order, unestimated items
-        included), or a function that returns those of the given row positions of ``frame``
-        (so only the items Table 2 uses are encoded, e.g. ``lambda rows:
-        encode_items(items, rows=rows)``); without them the encoder rows and the shares of
-        the ceiling are NaN.
+        included), or a function that, called with ``rows=`` positions of ``frame``, returns
+        their embeddings (so only the items Table 2 uses are encoded, e.g.
+        ``functools.partial(encode_items, items)``); without them the encoder rows and the
+        shares of the ceiling are NaN.
 
     Returns
     -------
@@ -150,7 +150,7 @@ def _embeddings_of(embeddings: np.ndarray | Callable[[np.ndarray], np.ndarray],
     """The embeddings of the frame rows at ``positions``, from an array or by calling the encoder."""
     if not callable(embeddings):
         return np.asarray(embeddings)[positions]
-    vectors = np.asarray(embeddings(positions))
+    vectors = np.asarray(embeddings(rows=positions))
     if len(vectors) != len(positions):
         raise DataError("embeddings",
                         f"the encoder returned {len(vectors)} rows for {len(positions)} requested")
