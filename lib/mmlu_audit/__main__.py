@@ -1,4 +1,4 @@
-"""Command line: ``python -m mmlu_audit audit ITEMS --out DIR [--responses MATRIX]``.
+"""Command line: ``python -m mmlu_audit audit ITEMS --out DIR [--responses MATRIX [--partition COLUMN]]``.
 
 Exit status: 0 on success, 2 with one line naming the problem (bad data, a bad option, an
 output folder that cannot be used), 130 on Ctrl-C.
@@ -32,6 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--seed", type=int, default=0, help="seed of the IRT fit, 0 … 2**32 - 1 "
                        "(default 0)")
     audit.add_argument("--max-steps", type=int, help="cap on the 2PL fit's SVI steps")
+    audit.add_argument("--partition", metavar="COLUMN", help="a column of ITEMS with two levels (e.g. "
+                       "STEM / non-STEM): adds the joint homogeneity test W(9), clustered by subject, "
+                       "on the fitted difficulties (needs --responses)")
+    audit.add_argument("--n-boot", type=int, help="wild cluster bootstrap draws of the homogeneity "
+                       "test (default: §4.3's, mmlu_audit.audit.HOMOGENEITY_DRAWS)")
     audit.add_argument("--no-progress", action="store_true", help="hide progress bars")
     args = parser.parse_args(argv)
 
@@ -39,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         from mmlu_audit.audit import run_audit
 
         out = run_audit(args.items, args.out, args.responses, k=args.k, m=args.m, seed=args.seed,
-                        progress=not args.no_progress, max_steps=args.max_steps)
+                        progress=not args.no_progress, max_steps=args.max_steps,
+                        partition=args.partition,
+                        **({"n_boot": args.n_boot} if args.n_boot is not None else {}))
         print(f"audit written to {out}/items.csv and {out}/audit.json")
         return 0
 

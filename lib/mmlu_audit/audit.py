@@ -50,6 +50,15 @@ engine's default windows of 50 steps from step 100 the rule could fire by chance
 settings the fits called converged there were within 0.15 of it, about the SVI noise floor
 (fits that ran to the 2,000-step cap were 0.07–0.11 from it).
 
+With ``--partition COLUMN`` (and MATRIX) the audit also runs the paper's main test on the
+benchmark's own difficulties: the joint test of structural homogeneity, W(9), of the nine
+indicator × partition interactions in the regression of b̂ on the indicators, clustered by
+subject (:func:`mmlu_audit.analyses.regression.joint.joint_homogeneity`). COLUMN names a field of
+ITEMS with exactly two levels (e.g. STEM / non-STEM); every item needs a value and a subject, and
+each level at least :data:`MIN_SUBJECTS_PER_LEVEL` subjects. ``audit.json`` then holds a
+``homogeneity`` block: the levels and their item and subject counts, W(9) under HC3, CR1 and
+CR2, CR2's HTZ test and the null-imposed wild cluster bootstrap.
+
 The two indices are computable before any model is evaluated, as the audit paper
 recommends (see :data:`mmlu_audit.analyses.capacity.INDEX_DEFINITIONS`). The output folder
 receives ``items.csv``, ``audit.json`` and :data:`MANIFEST` (the sha256 of each file written).
@@ -91,9 +100,9 @@ from mmlu_audit.features import INDICATORS, benchmark_features
 from mmlu_audit.features.duplicates import RELATIONS, duplicate_summary
 from mmlu_audit.features.table import FLAGS
 
-__all__ = ["AUDIT_STOPPING", "MANIFEST", "MAX_OPTION_CHARS", "MAX_PUNCTUATION_RUN", "MAX_STEM_CHARS",
-           "MIN_PANEL", "OUTPUT_FILES", "canonical_id_key", "read_answers", "read_benchmark", "run_audit",
-           "write_benchmark"]
+__all__ = ["AUDIT_STOPPING", "HOMOGENEITY_DRAWS", "MANIFEST", "MAX_OPTION_CHARS", "MAX_PUNCTUATION_RUN",
+           "MAX_STEM_CHARS", "MIN_PANEL", "MIN_SUBJECTS_PER_LEVEL", "OUTPUT_FILES", "canonical_id_key",
+           "check_partition", "read_answers", "read_benchmark", "run_audit", "write_benchmark"]
 
 OUTPUT_FILES = ("items.csv", "audit.json")
 BENCHMARK_FILES = ("items.parquet", "answers.parquet")
@@ -109,12 +118,26 @@ MAX_PUNCTUATION_RUN = 250
 _PUNCTUATION_RUN = re.compile(rf"(?:[^\s\w]|_){{{MAX_PUNCTUATION_RUN + 1},}}")
 #: Fewest models a responses file may hold: with fewer, "consensus" is one model's opinion.
 MIN_PANEL = 3
+#: Fewest subjects (the clusters) a partition level may hold in the homogeneity test: with one,
+#: the level's cluster-robust variance has nothing to vary over.
+MIN_SUBJECTS_PER_LEVEL = 2
+#: Wild cluster bootstrap draws of the homogeneity test (§4.3's default).
+HOMOGENEITY_DRAWS = 9999
+#: What the homogeneity block of ``audit.json`` tells its reader about the test's size.
+HOMOGENEITY_NOTE = ("W(9) tests the nine indicator x partition interactions of the regression of b_hat "
+                    "on the indicators, clustered by subject. Read the HTZ p and the wild cluster "
+                    "bootstrap p: on the book's simulated null worlds (57 subjects) both held their "
+                    "5 % size, while the chi-square p under CR1 / CR2 over-reject with few clusters. "
+                    "With few models b_hat is noisy and the test has little power: a non-rejection "
+                    "is not evidence of homogeneity.")
 #: The 2PL fit's stopping rule in the audit (IRTSpec fields): windows of 250 steps, from step 1,000.
 AUDIT_STOPPING = {"min_steps": 1000, "window": 250}
 NO_ANSWER, NO_RECORD = -2, -1
 _LETTERS = "ABCDEFGHIJ"
 _INDEX = re.compile(r"[0-9]{1,2}")
 _BIG_NUMBER = "an integer of more than 4,300 digits (no id, answer or option needs one)"
+#: Fields of the items file the audit reads itself; a partition column cannot be one of them.
+_RESERVED_COLUMNS = ("question", "options", "id", "subject", "category", "answer")
 _READERS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
 
@@ -286,15 +309,23 @@ def _choice(value, path: Path, line: int, field: str) -> int | None:
     return index
 
 
-def read_benchmark(path: str | Path) -> pd.DataFrame:
+def read_benchmark(path: str | Path, partition: str | None = None) -> pd.DataFrame:
     """Read and validate a benchmark file (see the module docstring for its columns).
+
+    Parameters
+    ----------
+    path : str or Path
+    partition : str, optional
+        A further column to read as each item's partition level (text or an integer); every
+        row must have one.
 
     Returns
     -------
     DataFrame
         ``item_id`` (str), ``subject`` (or ``""``), ``question``, ``options`` (list),
-        ``n_options`` and ``key`` (0-based, -1 where no answer is given); ``attrs["sha256"]``
-        is the hash of the bytes the rows were parsed from.
+        ``n_options`` and ``key`` (0-based, -1 where no answer is given), and with
+        ``partition`` a ``partition`` column (str); ``attrs["sha256"]`` is the hash of the
+        bytes the rows were parsed from.
 
     Raises
     ------
@@ -324,11 +355,73 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
         seen[item_id] = line
         subject_field = "subject" if row.get("subject") is not None else "category"
         subject = _label(row.get(subject_field), path, line, subject_field) or ""
-        records.append((item_id, subject, question, options, len(options),
-                        -1 if key is None else key))
-    items = pd.DataFrame(records, columns=["item_id", "subject", "question", "options", "n_options", "key"])
+        record = (item_id, subject, question, options, len(options), -1 if key is None else key)
+        if partition is not None:
+            level = _label(row.get(partition), path, line, partition)
+            if level is None:
+                raise DataError(path, f"line {line}: no value in the partition column {partition!r} "
+                                f"(fields: {sorted(row)}); every item needs one")
+            record += (level,)
+        records.append(record)
+    columns = ["item_id", "subject", "question", "options", "n_options", "key"]
+    items = pd.DataFrame(records, columns=columns + (["partition"] if partition is not None else []))
     items.attrs["sha256"] = digest
     return items
+
+
+def check_partition(items: pd.DataFrame, column: str) -> tuple[str, str]:
+    """Check that ``items["partition"]`` can carry the homogeneity test; return its two levels.
+
+    Parameters
+    ----------
+    items : DataFrame
+        From :func:`read_benchmark` with ``partition``.
+    column : str
+        The partition column's name in the user's file (for the messages).
+
+    Returns
+    -------
+    (str, str)
+        The levels in code-point order; the second is coded 1 in the regression.
+
+    Raises
+    ------
+    ParameterError
+        The column has not exactly two levels, an item has no subject, or a level holds
+        fewer than :data:`MIN_SUBJECTS_PER_LEVEL` subjects.
+    """
+    levels = sorted(items["partition"].unique())
+    if len(levels) != 2:
+        shown = ", ".join(repr(level) for level in levels[:5]) + (", …" if len(levels) > 5 else "")
+        raise ParameterError("partition", f"column {column!r} has {len(levels)} level(s) ({shown}); the "
+                             "homogeneity test compares exactly two: map the levels to two first")
+    blank = items["subject"] == ""
+    if blank.any():
+        raise ParameterError("partition", f"item {items.loc[blank, 'item_id'].iat[0]!r} has no subject; the "
+                             "homogeneity test clusters by subject, so every item needs one")
+    subjects = items.groupby("partition")["subject"].nunique()
+    for level in levels:
+        if subjects[level] < MIN_SUBJECTS_PER_LEVEL:
+            raise ParameterError("partition", f"level {level!r} of column {column!r} holds items of "
+                                 f"{subjects[level]} subject(s); the test clusters by subject and needs "
+                                 f"at least {MIN_SUBJECTS_PER_LEVEL} per level")
+    return levels[0], levels[1]
+
+
+def _homogeneity(table: pd.DataFrame, levels: tuple[str, str], column: str, seed: int,
+                 n_boot: int) -> dict:
+    """The ``homogeneity`` block of ``audit.json``: the joint test on the audited difficulties."""
+    from mmlu_audit.analyses.regression.joint import joint_homogeneity
+
+    frame = table.assign(stem=table["partition"] == levels[1])
+    tested = frame[np.isfinite(frame["b_hat"].to_numpy(float))]
+    counts = {level: {"items": int((tested["partition"] == level).sum()),
+                      "subjects": int(tested.loc[tested["partition"] == level, "subject"].nunique())}
+              for level in levels}
+    return {"partition": column, "levels": list(levels), "coded_one": levels[1], "counts": counts,
+            "n_items_without_b_hat": int(len(frame) - len(tested)), "bootstrap_draws": int(n_boot),
+            "seed": seed, "statistics": joint_homogeneity(frame, seed=seed, n_boot=n_boot),
+            "note": HOMOGENEITY_NOTE}
 
 
 def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
@@ -652,7 +745,8 @@ def _difficulty(pred: np.ndarray, key: np.ndarray, seed: int, progress: bool,
 @seeded
 def run_audit(items_path: str | Path, out: str | Path, responses_path: str | Path | None = None,
               k: int = 10, m: int = 6, seed: int = 0, progress: bool = True,
-              max_steps: int | None = None) -> Path:
+              max_steps: int | None = None, partition: str | None = None,
+              n_boot: int = HOMOGENEITY_DRAWS) -> Path:
     """Run the audit and write ``items.csv``, ``audit.json`` and the manifest into ``out``.
 
     Parameters
@@ -673,6 +767,11 @@ def run_audit(items_path: str | Path, out: str | Path, responses_path: str | Pat
         Show progress bars.
     max_steps : int, optional
         Cap on the 2PL fit's SVI steps (default: the IRT spec's).
+    partition : str, optional
+        A column of the items file with two levels: adds the joint homogeneity test on the
+        fitted difficulties (needs ``responses_path``; see :func:`check_partition`).
+    n_boot : int
+        Wild cluster bootstrap draws of the homogeneity test.
 
     Returns
     -------
@@ -683,11 +782,14 @@ def run_audit(items_path: str | Path, out: str | Path, responses_path: str | Pat
 
     seed = check_seed(seed)
     _check_panel(k, m)
+    if partition is not None:
+        _check_homogeneity_options(partition, responses_path, n_boot)
     items_path = Path(items_path)
     inputs = (items_path,) + ((Path(responses_path),) if responses_path else ())
     output = _Output(out, "audit", OUTPUT_FILES + (MANIFEST,), inputs)
     try:
-        table, meta = _audit(items_path, responses_path, k, m, seed, progress, max_steps, tqdm)
+        table, meta = _audit(items_path, responses_path, k, m, seed, progress, max_steps, tqdm,
+                             partition, n_boot)
         table.to_csv(output.tmp / "items.csv")
         (output.tmp / "audit.json").write_text(json.dumps(meta, indent=1, sort_keys=True, default=str))
     except BaseException:
@@ -697,10 +799,26 @@ def run_audit(items_path: str | Path, out: str | Path, responses_path: str | Pat
     return Path(out)
 
 
-def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tqdm):
+def _check_homogeneity_options(partition, responses_path, n_boot) -> None:
+    if not isinstance(partition, str) or not partition.strip():
+        raise ParameterError("partition", f"must name a column of the items file, got {partition!r}")
+    if partition in _RESERVED_COLUMNS:
+        raise ParameterError("partition", f"{partition!r} is one of the audit's own columns "
+                             f"({', '.join(_RESERVED_COLUMNS)}); name a column that holds the two levels")
+    if not responses_path:
+        raise ParameterError("partition", "the homogeneity test regresses the 2PL difficulties, so it "
+                             "needs model answers: add --responses")
+    if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)) or n_boot < 99:
+        raise ParameterError("n_boot", f"must be an integer of at least 99, got {n_boot!r}")
+
+
+def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tqdm, partition=None,
+           n_boot=HOMOGENEITY_DRAWS):
     begin = time.perf_counter()
-    bar = tqdm(total=6 if responses_path else 3, desc="audit", disable=not progress)
-    items = _canonical_items(read_benchmark(items_path))
+    bar = tqdm(total=(6 + (partition is not None)) if responses_path else 3, desc="audit",
+               disable=not progress)
+    items = _canonical_items(read_benchmark(items_path, partition))
+    levels = check_partition(items, partition) if partition is not None else None
     if responses_path:  # read before minutes of parsing: a bad file stops the run now
         if (items["key"] < 0).any():
             first = items.loc[items["key"] < 0, "item_id"].iloc[0]
@@ -714,7 +832,8 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
     bar.update()
     features = benchmark_features(items, progress=progress)
     bar.update()
-    table = items[["item_id", "subject", "n_options", "key"]].set_index("item_id")
+    columns = ["item_id", "subject", "n_options", "key"] + (["partition"] if levels else [])
+    table = items[columns].set_index("item_id")
     table = table.join(features[list(INDICATORS)]).join(capacity_indices(features))
     table = table.join(features[list(FLAGS)])
     # copies are relations between items: no feature sees them; counted without listing the pairs
@@ -746,6 +865,9 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
                                "by_model": {name: int(n) for name, n in zip(models, blank, strict=True)
                                             if n}})
         bar.update(2)
+        if levels:
+            meta["homogeneity"] = _homogeneity(table, levels, partition, seed, n_boot)
+            bar.update()
     meta["seconds"] = round(time.perf_counter() - begin, 2)
     bar.close()
     return table, meta

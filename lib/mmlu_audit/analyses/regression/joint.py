@@ -23,9 +23,10 @@ from mmlu_audit.inference import (breusch_pagan, fit_ols, homogeneity_test, lr_i
 from mmlu_audit.inference.covariance import CLUSTER_KINDS, HC_KINDS, KINDS
 from mmlu_audit.inference.hypothesis import FORMS
 
-__all__ = ["DEFAULT_FORM", "HOMOGENEITY_HEADLINE", "PERMUTATIONS", "bootstrap_statistics",
-           "homogeneity_headline", "joint_wald_tests", "partition_joint_tests", "permutation_statistics",
-           "permutation_tests", "residual_diagnostics", "se_inflation", "wald_statistics"]
+__all__ = ["DEFAULT_FORM", "HOMOGENEITY_HEADLINE", "JOINT_HOMOGENEITY", "PERMUTATIONS",
+           "bootstrap_statistics", "homogeneity_headline", "joint_homogeneity", "joint_wald_tests",
+           "partition_joint_tests", "permutation_statistics", "permutation_tests", "residual_diagnostics",
+           "se_inflation", "wald_statistics"]
 
 #: The reference distribution of a kind that ``forms`` does not list.
 DEFAULT_FORM = "chi2"
@@ -209,14 +210,59 @@ HOMOGENEITY_HEADLINE = ("w9_hc3", "w9_cr1", "w9_cr2", "w9_htz_F", "w9_htz_p", "w
                         "observed_r2_gap", "r2_gap_block_perm_p")
 
 
+#: The figures of :func:`joint_homogeneity`: W(9) under HC3, CR1 and CR2 with their χ² p, CR2's
+#: HTZ form (F, its two df, p), and the null-imposed wild cluster bootstrap's 95th percentile and p.
+JOINT_HOMOGENEITY = ("w9_hc3", "w9_hc3_p", "w9_cr1", "w9_cr1_p", "w9_cr2", "w9_cr2_p", "w9_htz_F",
+                     "w9_htz_df1", "w9_htz_df", "w9_htz_p", "wcb_q95", "wcb_p")
+
+
+@seeded
+def joint_homogeneity(frame: pd.DataFrame, *, seed, n_boot: int, boot_kind: str = "CR2") -> dict:
+    """The joint test of structural homogeneity, W(9), on an item frame, clustered by subject.
+
+    W(9) tests the nine indicator × partition interactions of the pooled interaction model.
+    Coding the other level of the partition as 1 flips the nine contrasts' signs and leaves every
+    figure unchanged. §4.3 reads the HTZ p and the bootstrap p, which held their size on the
+    simulated null worlds; the χ² p under CR1 / CR2 over-reject with few clusters.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Items with ``b_hat``, ``stem`` (bool: the partition), ``subject`` (the clusters) and the
+        nine indicators; items without a finite ``b_hat`` are dropped.
+    seed : int
+        Seed of the bootstrap's Rademacher draws.
+    n_boot : int
+        Bootstrap draws.
+    boot_kind : str
+        Covariance inside the bootstrapped statistic.
+
+    Returns
+    -------
+    dict
+        :data:`JOINT_HOMOGENEITY` → value.
+    """
+    from mmlu_audit.analyses.regression import (contrast_terms, design_arrays, estimated_items,
+                                                interaction_fit)
+    from mmlu_audit.inference import wild_cluster_bootstrap
+
+    X, y, stem, subjects = design_arrays(estimated_items(frame))
+    wald = wald_statistics(joint_wald_tests(y, X, stem, subjects, kinds=["HC3", "CR1", "CR2"],
+                                            forms={"CR2": ["chi2", "HTZ"]}))
+    boot = wild_cluster_bootstrap(interaction_fit(y, X, stem), contrast_terms(X.columns), clusters=subjects,
+                                  seed=seed, kind=boot_kind, n_draws=n_boot)
+    out = wald | {"wcb_q95": boot.quantile(0.95), "wcb_p": boot.p}
+    return {key: float(out[key]) for key in JOINT_HOMOGENEITY}
+
+
 @seeded
 def homogeneity_headline(frame: pd.DataFrame, *, seed, n_boot: int, n_perm: int,
                          boot_kind: str = "CR2") -> dict:
     """§4.3's headline figures (:data:`HOMOGENEITY_HEADLINE`) on an item frame, as the chapter has them.
 
-    W(9) under HC3, CR1 and CR2 (χ²) and CR2's HTZ test; the null-imposed wild cluster bootstrap of
-    W(9) (``boot_kind`` covariance, ``n_boot`` Rademacher draws over subjects); and the
-    subject-block permutation test of the R² gap (``n_perm`` relabellings).
+    :func:`joint_homogeneity` (W(9) under HC3, CR1 and CR2, CR2's HTZ test, the null-imposed wild
+    cluster bootstrap with ``n_boot`` Rademacher draws over subjects) and the subject-block
+    permutation test of the R² gap (``n_perm`` relabellings).
 
     Parameters
     ----------
@@ -230,17 +276,11 @@ def homogeneity_headline(frame: pd.DataFrame, *, seed, n_boot: int, n_perm: int,
     boot_kind : str
         Covariance inside the bootstrapped statistic.
     """
-    from mmlu_audit.analyses.regression import (contrast_terms, design_arrays, estimated_items,
-                                                interaction_fit)
-    from mmlu_audit.inference import wild_cluster_bootstrap
+    from mmlu_audit.analyses.regression import design_arrays, estimated_items
 
+    joint = joint_homogeneity(frame, seed=seed, n_boot=n_boot, boot_kind=boot_kind)
     X, y, stem, subjects = design_arrays(estimated_items(frame))
-    wald = wald_statistics(joint_wald_tests(y, X, stem, subjects, kinds=["HC3", "CR1", "CR2"],
-                                            forms={"CR2": ["chi2", "HTZ"]}))
-    boot = wild_cluster_bootstrap(interaction_fit(y, X, stem), contrast_terms(X.columns), clusters=subjects,
-                                  seed=seed, kind=boot_kind, n_draws=n_boot)
     block = permutation_test(y, X, stem, subjects, seed=seed, scheme="block", statistic="r2_gap",
                              n_perm=n_perm)
-    out = wald | {"wcb_q95": boot.quantile(0.95), "wcb_p": boot.p, "observed_r2_gap": block.stat,
-                  "r2_gap_block_perm_p": block.p}
+    out = joint | {"observed_r2_gap": block.stat, "r2_gap_block_perm_p": block.p}
     return {key: float(out[key]) for key in HOMOGENEITY_HEADLINE}
