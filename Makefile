@@ -57,8 +57,9 @@ $(MATHJAX):
 execute: $(VENV)/.installed $(if $(filter gpu,$(DEVICE)),$(VENV)/.installed-gpu)
 	$(PY) -m mmlu_audit.book.build --data-source $(DATA_SOURCE) --seed $(SEED) --device $(DEVICE) $(if $(JOBS),--jobs $(JOBS)) $(if $(FAST),--fast)
 
-html: $(VENV)/.installed $(MATHJAX)  # the landing page's findings box is written from the executed chapters first
+html: $(VENV)/.installed $(MATHJAX)  # the findings box (from the executed chapters) and the audit example are written first
 	$(PY) -m mmlu_audit.book.findings --data-source $(DATA_SOURCE) --seed $(SEED) $(if $(FAST),--fast)
+	$(PY) -m mmlu_audit.book.examples
 	$(VENV)/bin/jupyter-book build . --warningiserror --nitpick --keep-going --builder html
 
 book: data execute html  ## set up, prepare data, execute every chapter, build _build/html (DEVICE=gpu: on CUDA)

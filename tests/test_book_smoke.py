@@ -57,6 +57,22 @@ def test_site_has_no_remote_assets(built_book):
 
 
 @pytest.mark.smoke
+def test_every_page_is_stamped_and_every_chapter_links_its_notebook_and_source(built_book):
+    for page in built_book.rglob("*.html"):
+        relative = page.relative_to(built_book).as_posix()
+        if relative.split("/")[0] in ("_static", "_sources", "_images", "_downloads") or relative in (
+                "genindex.html", "search.html"):
+            continue
+        text = page.read_text()
+        assert 'class="build-stamp"' in text, relative
+        if relative.startswith("book/_executed/"):
+            links = re.findall(r'<a href="([^"]+)" download>', text)
+            assert len(links) == 2, relative
+            assert all((page.parent / link).resolve().is_file() for link in links), (relative, links)
+            assert f"python -m mmlu_audit.book.build {page.stem[:2]} --data-source simulated" in text
+
+
+@pytest.mark.smoke
 def test_landing_page_findings_box_comes_from_this_build(built_book):
     """The box is generated from the smoke build's chapters: it names the build and links chapters."""
     intro = (built_book / "book/intro.html").read_text()

@@ -21,3 +21,37 @@ def test_different_scripts_and_order_are_kept():
                _JavaScript(None, body="let x = 1;"), _JavaScript(None, body="let y = 2;"), "plain.js"]
     assert unique_scripts(scripts) == scripts
     assert unique_scripts(["plain.js", "plain.js"]) == ["plain.js"]
+
+
+def test_chapter_settings_read_what_the_build_injected_and_the_declared_names():
+    from mmlu_audit.book.sphinxext import chapter_settings
+
+    notebook = {"metadata": {"papermill": {"parameters": {"data_source": "helm20", "seed": 7, "fast": True}}},
+                "cells": [{"metadata": {}, "source": "x = 1"},
+                          {"metadata": {"tags": ["parameters"]},
+                           "source": ["data_source = 'simulated'  # where\n", "# a comment = no\n",
+                                      "seed = 1\n", "n_boot = 9999  # draws\n"]}]}
+    settings, names = chapter_settings(notebook)
+    assert settings == {"data_source": "helm20", "seed": 7, "fast": True}
+    assert names == ["data_source", "seed", "n_boot"]
+    assert chapter_settings({}) == ({}, [])
+
+
+def test_the_reuse_box_gives_the_command_that_reruns_the_page_as_built():
+    from mmlu_audit.book.sphinxext import reuse_box
+
+    box = reuse_box("06_homogeneity", {"data_source": "helm20", "seed": 7, "fast": True},
+                    ["data_source", "seed", "fast", "n_boot", "n_perm"], "../../_sources/x.ipynb",
+                    "../../y.py")
+    assert "python -m mmlu_audit.book.build 06 --data-source helm20 --seed 7 --fast -p n_boot VALUE" in box
+    assert '<a href="../../_sources/x.ipynb" download>' in box and '<a href="../../y.py" download>' in box
+    assert "<code>n_perm</code>" in box and "<code>seed</code>" not in box
+
+
+def test_the_stamp_names_the_build_and_escapes_what_it_prints():
+    from mmlu_audit.book.sphinxext import build_stamp
+
+    stamp = build_stamp("abc123", "mmlu-audit 0.1.0 · jax 0.4", "2026-12-04",
+                        {"data_source": "<sim>", "seed": 1, "fast": False})
+    assert stamp.startswith('<p class="build-stamp">') and "&lt;sim&gt;" in stamp and "full run" in stamp
+    assert "data source" not in build_stamp("abc", "v", "d")

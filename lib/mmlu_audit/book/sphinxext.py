@@ -10,13 +10,36 @@ theme. Enabled in ``_config.yml`` (``sphinx: extra_extensions``).
 It also keeps the landing page buildable when the findings box was not generated
 (``jupyter-book build`` run without ``make html``'s findings step): the include of
 ``book/_generated/findings.md`` then finds a placeholder that says so.
+
+And it ends every page with a build stamp (commit, package version, build date, and for an
+executed chapter its data source, seed and mode), and every executed chapter with a box to
+reuse it: links to its executed notebook and its jupytext source, and the command that reruns
+it with one parameter changed (:func:`reuse_box`). The sources are copied into the site's
+``_sources/chapters`` when the build ends.
 """
 
 from __future__ import annotations
 
+import datetime
+import html
+import json
+import shutil
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+from mmlu_audit.book.examples import ensure_audit_example
 from mmlu_audit.book.findings import ensure_findings
 
-__all__ = ["setup", "unique_scripts"]
+__all__ = ["EXECUTED", "STAMPED_PACKAGES", "build_stamp", "chapter_settings", "reuse_box", "setup",
+           "unique_scripts"]
+
+#: Where the executed chapters sit among the book's pages.
+EXECUTED = "book/_executed/"
+#: The packages whose versions the stamp names: this one and its two inference engines.
+STAMPED_PACKAGES = ("mmlu-audit", "numpyro", "jax")
+#: Parameters every chapter takes from the build's own options (not ``-p``).
+_COMMON = {"data_source": "--data-source", "seed": "--seed"}
 
 
 def unique_scripts(scripts: list) -> list:
@@ -53,10 +76,119 @@ def _dedupe_page_scripts(app, pagename, templatename, context, doctree):
 
 def _findings_placeholder(app):
     ensure_findings(app.srcdir)
+    ensure_audit_example(app.srcdir)
+
+
+def chapter_settings(notebook: dict) -> tuple[dict, list[str]]:
+    """What an executed chapter ran with, and the names its ``parameters`` cell declares.
+
+    Parameters
+    ----------
+    notebook : dict
+        The executed notebook (papermill records the values it injected in its metadata).
+    """
+    injected = dict(notebook.get("metadata", {}).get("papermill", {}).get("parameters", {}))
+    names = []
+    for cell in notebook.get("cells", []):
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            source = "".join(cell.get("source", ""))
+            names = [line.split("=")[0].strip() for line in source.splitlines()
+                     if "=" in line and not line.lstrip().startswith("#")]
+            break
+    return injected, names
+
+
+def build_stamp(commit: str, version: str, date: str, settings: dict | None = None) -> str:
+    """The one-line stamp that ends a page (HTML): what built it, when, and on what data.
+
+    Parameters
+    ----------
+    commit : str
+    version : str
+        The versions of :data:`STAMPED_PACKAGES`, as one text.
+    date : str
+    settings : dict, optional
+        An executed chapter's ``data_source``, ``seed`` and ``fast``.
+    """
+    parts = [f"commit {commit}", version, f"built {date}"]
+    if settings:
+        parts += [f"data source {settings.get('data_source', '?')}", f"seed {settings.get('seed', '?')}",
+                  "fast mode" if settings.get("fast") else "full run"]
+    return f'<p class="build-stamp">{html.escape(" · ".join(parts))}</p>'
+
+
+def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str, source_url: str) -> str:
+    """The box that ends an executed chapter (HTML): its notebook, its source, how to rerun it.
+
+    Parameters
+    ----------
+    chapter : str
+        The chapter's file stem (``06_homogeneity``).
+    settings : dict
+        The values the build injected (``data_source``, ``seed``, ``fast``).
+    names : list of str
+        The chapter's declared parameters, in order.
+    notebook_url, source_url : str
+        Links to the executed notebook and the ``.py`` source, relative to the page.
+    """
+    command = f"python -m mmlu_audit.book.build {chapter[:2]}"
+    command += "".join(f" {option} {settings[name]}" for name, option in _COMMON.items() if name in settings)
+    command += " --fast" if settings.get("fast") else ""
+    own = [name for name in names if name not in _COMMON and name != "fast"]
+    example = f" -p {own[0]} VALUE" if own else ""
+    listed = ", ".join(f"<code>{html.escape(name)}</code>" for name in own) or "none of its own"
+    return (f'<div class="admonition reuse-box"><p class="admonition-title">Reuse this page</p>'
+            f'<p>Download the <a href="{html.escape(notebook_url)}" download>executed notebook</a> or its '
+            f'<a href="{html.escape(source_url)}" download>jupytext source</a>. Rerun it with one '
+            f'parameter changed:</p><pre>{html.escape(command + example)}</pre>'
+            f"<p>Its parameters: {listed} (the parameters cell at the top of the page says what each "
+            "does).</p></div>")
+
+
+def _commit(root: Path) -> str:
+    try:
+        run = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
+                             text=True, check=False, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (no git)"
+    return run.stdout.strip() if run.returncode == 0 else "unknown (not a git checkout)"
+
+
+def _remember_build(app):
+    app.config.mmlu_audit_stamp = {
+        "commit": _commit(Path(app.srcdir)),
+        "version": " · ".join(f"{name} {metadata.version(name)}" for name in STAMPED_PACKAGES),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")}
+
+
+def _stamp_and_reuse(app, pagename, templatename, context, doctree):
+    if "body" not in context:
+        return
+    stamp, settings, extra = app.config.mmlu_audit_stamp, None, ""
+    notebook = Path(app.srcdir) / f"{pagename}.ipynb"
+    if pagename.startswith(EXECUTED) and notebook.is_file():
+        settings, names = chapter_settings(json.loads(notebook.read_text()))
+        chapter = pagename.removeprefix(EXECUTED)
+        extra = reuse_box(chapter, settings, names, context["pathto"](f"_sources/{pagename}.ipynb", 1),
+                          context["pathto"](f"_sources/chapters/{chapter}.py", 1))
+    context["body"] += extra + build_stamp(stamp["commit"], stamp["version"], stamp["date"], settings)
+
+
+def _copy_chapter_sources(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / "_sources" / "chapters"
+    target.mkdir(parents=True, exist_ok=True)
+    for source in sorted((Path(app.srcdir) / "chapters").glob("[0-9][0-9]_*.py")):
+        shutil.copyfile(source, target / source.name)
 
 
 def setup(app):
     """Sphinx entry point."""
+    app.add_config_value("mmlu_audit_stamp", {}, "html")
     app.connect("html-page-context", _dedupe_page_scripts, priority=900)
+    app.connect("html-page-context", _stamp_and_reuse)
     app.connect("builder-inited", _findings_placeholder)
+    app.connect("builder-inited", _remember_build)
+    app.connect("build-finished", _copy_chapter_sources)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
