@@ -127,7 +127,7 @@ wald_stats = wald_statistics(wald) | se_inflation(fit, subjects, "CR2", "HC3")
 glue_values(wald_stats)
 display(paper_table({k: wald_stats[k] for k in ["w9_hc3", "w10_hc3", "w9_cr1", "w9_cr2", "se_inflation_cr2_hc3"]
                      if k in wald_stats}))
-wald.round(4)
+wald  # four significant digits (the book's table format): a p of 1e-60 is not shown as 0
 
 # %% [markdown]
 # ## The wild cluster bootstrap

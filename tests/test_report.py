@@ -53,12 +53,16 @@ def test_frame_html_headers_may_break_at_underscores_and_cells_are_untouched():
 
 
 def test_use_table_format_sets_the_plain_text_format_too():
-    before = pd.get_option("display.float_format")
+    before = pd.get_option("display.float_format"), pd.get_option("display.max_columns")
     try:
         use_table_format()
         assert "14,042" in repr(pd.Series([14042.0, 0.5]))
+        bands = pd.DataFrame(np.arange(48.0).reshape(2, 24), columns=[f"band {k}" for k in range(24)])
+        wide = frame_html(bands)
+        assert "<th>band 23</th>" in wide and "..." not in wide and "…" not in wide  # no column cut
     finally:
-        pd.set_option("display.float_format", before)
+        pd.set_option("display.float_format", before[0])
+        pd.set_option("display.max_columns", before[1])
 
 
 def test_finding_checks_report_yes_no_and_not_applicable():

@@ -123,7 +123,13 @@ def leak_reports(tmp_path_factory):
         "<ul><li>Survivors: 5.000 of 9</li></ul>"
         "<p>**no** survivors under CR2</p>"
         "<p>Conclusions hold under the Rasch refit: False.</p>"
-        "<table><tr><th>q</th><td>nan</td></tr></table></body></html>")
+        "<table><tr><th>q</th><td>nan</td></tr></table>"
+        "<p>Each difficulty is b = \\text{shift} plus noise.</p>"
+        "<p>where $x_i$ is the item's vector</p>"
+        "<p>the test gives p = 0 against the null</p>"
+        "<table><thead><tr><th></th><th>Wald</th><th>p</th></tr></thead>"
+        "<tbody><tr><th>W(9)</th><td>31.2</td><td>0</td></tr></tbody></table>"
+        "<table><tr><td>0.91</td><td>&hellip;</td><td>0.93</td></tr></table></body></html>")
     wide_row = "".join(f"<td>column {k} with a long heading</td>" for k in range(30))
     (site / "wide.html").write_text(  # cut: nothing around the table scrolls
         "<html><body style='width: 600px'><main style='overflow-x: hidden'><p>x</p><div><table><tr>"
@@ -132,6 +138,9 @@ def leak_reports(tmp_path_factory):
         "<html><body style='width: 600px'><main><p>r = 1.000, p = 0.000, a share of 100.00%, τ = 0.9500, "
         "14,042 items, 2.50 logits, version 3.8.0.</p>"
         "<p>Set <code>fast = True</code> and write <code>**kwargs</code>.</p>"
+        "<p>Prizes of $5 and $10; p = 0.012, p < 0.001; see <code>$x_i$</code> and <code>\\text</code>.</p>"
+        "<table><thead><tr><th></th><th>p</th></tr></thead><tbody><tr><th>a</th><td>0.012</td></tr>"
+        "<tr><th>b</th><td>&lt; 1e-300</td></tr></tbody></table>"
         "<pre>flag = False  # 5.000</pre>"
         "<table><tr><th>n</th><td>14,042</td><td>—</td></tr></table>"
         "<div style='overflow-x: auto'><table><tr>" + wide_row + "</tr></table></div>"  # scrolls: not cut
@@ -153,6 +162,11 @@ def leak_reports(tmp_path_factory):
     "Markdown ** in rendered text: …**no** survivors",
     "Python boolean in rendered text: …s hold under the Rasch refit: False.…",
     "missing value printed as nan in a table cell",
+    "raw LaTeX command in rendered text: …Each difficulty is b = \\text{shift}",
+    "unrendered $…$ math in rendered text: …where $x_i$ is",
+    "p-value printed as a bare 0: …the test gives p = 0 against",
+    "p-value printed as a bare 0 in a table (column p)",
+    "pandas truncation marker (…) in a table",
 ])
 def test_leaks_into_the_text_are_caught(leak_reports, expected):
     problems = leak_reports["leaky.html"].problems

@@ -171,12 +171,16 @@ def frame_html(frame) -> str:
 def use_table_format() -> None:
     """Show every DataFrame of the notebook through :func:`frame_html` and plain floats alike.
 
+    Every column is shown (the table scrolls sideways); pandas' row limit stays, so a table too
+    long for a page is cut where the site check (:mod:`mmlu_audit.book.sitecheck`) sees it.
+
     Called by :func:`mmlu_audit.book.plots.use_style`, which every chapter calls first; outside
     IPython only pandas' plain-text float format is set.
     """
     import pandas as pd
 
     pd.set_option("display.float_format", format_number)
+    pd.set_option("display.max_columns", None)  # wide tables scroll (frame_html); none loses columns to "…"
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython ships with the book's requirements

@@ -17,7 +17,10 @@ fails on:
 - Python or Markdown leaking into the rendered text (prose, headings, table cells; code is
   not read): a whole number printed as a float (``14042.0000``, ``5.000``: an integer part
   other than 0 or 1 followed by two or more zeros), a literal ``**``, a bare ``True`` or
-  ``False``, a table cell reading ``nan`` or ``inf``;
+  ``False``, a table cell reading ``nan`` or ``inf``, a raw LaTeX command (``\\text``) or
+  ``$…$`` math that MathJax never saw (outside tables, which may list TeX commands as tokens),
+  a p-value printed as a bare ``0`` (in prose, or in a
+  table column headed ``p``), a pandas truncation marker (a cell reading ``…``);
 - a table wider than the column of text it sits in and not inside a box that scrolls
   sideways (its right-hand columns would be cut off); a table of class ``fit-width`` (the
   scorecard, which must be read at a glance) when it is wider than what holds it, even
@@ -101,11 +104,17 @@ _PAGE_PROBLEMS = r"""() => {
      'whole number printed as a float'],
     [/\*\*/, 'Markdown ** in rendered text'],
     [/\b(True|False)\b/, 'Python boolean in rendered text'],
+    [/\bp\s*[=<]\s*0(?![.,\d])/, 'p-value printed as a bare 0'],
+  ];
+  const proseRules = [  // not table cells: a table may list TeX commands as tokens (the WSCG lexicon)
+    [/\\[A-Za-z]{2,}/, 'raw LaTeX command in rendered text'],
+    [/(?:^|[\s(])\$[^$\s\d][^$]{0,120}\$/, 'unrendered $…$ math in rendered text'],
   ];
   for (const el of document.querySelectorAll('p, li, dd, dt, td, th, caption, figcaption, h1, h2, h3, h4')) {
     if (el.closest('pre, code, .highlight, script, style') || !seen(el)) continue;
     const prose = proseOf(el);
-    for (const [pattern, what] of rules) {
+    const cell = el.tagName === 'TD' || el.tagName === 'TH';
+    for (const [pattern, what] of cell ? rules : rules.concat(proseRules)) {
       const hit = prose.match(pattern);
       if (hit) {
         const from = Math.max(0, hit.index - 30);
@@ -114,6 +123,25 @@ _PAGE_PROBLEMS = r"""() => {
     }
     if (el.tagName === 'TD' && /^-?(nan|NaN|inf|Inf|None)$/.test(prose)) {
       leaks.add(`missing value printed as ${prose} in a table cell`);
+    }
+    if ((el.tagName === 'TD' || el.tagName === 'TH') && /^(\.\.\.|…)$/.test(prose)) {
+      leaks.add('pandas truncation marker (…) in a table: rows or columns left out');
+    }
+  }
+  for (const table of document.querySelectorAll('table')) {  // a p column holding a bare 0
+    const head = table.tHead ? table.tHead.rows[table.tHead.rows.length - 1] : null;
+    if (!head || !seen(table)) continue;
+    const pColumns = [...head.cells].filter((c) => /^(p|p-value|p value)$|\bp$|\bp \(/i
+      .test(c.textContent.trim())).map((c) => c.cellIndex);
+    for (const body of table.tBodies) {
+      for (const row of body.rows) {
+        for (const k of pColumns) {
+          const cell = row.cells[k];
+          if (cell && cell.textContent.trim() === '0') {
+            leaks.add(`p-value printed as a bare 0 in a table (column ${head.cells[k].textContent.trim()})`);
+          }
+        }
+      }
     }
   }
   problems.push(...leaks);
