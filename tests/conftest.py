@@ -60,6 +60,8 @@ def built_book(tmp_path_factory):
         shutil.copy(project_root() / name, site / name)
     shutil.copytree(project_root() / "book", site / "book",
                     ignore=shutil.ignore_patterns("_executed", "_build", "_generated"))
+    shutil.copytree(project_root() / "chapters", site / "chapters",  # the pages link their sources
+                    ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
     assert (site / "book/_mathjax/mathjax/tex-chtml.js").exists(), "run `make test` (fetches MathJax)"
     # Chapters use the project's own cache (content-addressed, so safe to share): a
     # developer's second `make test` reuses parses and fits instead of recomputing them.

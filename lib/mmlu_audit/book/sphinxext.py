@@ -28,6 +28,8 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
+from sphinx.util import logging
+
 from mmlu_audit.book.examples import ensure_audit_example
 from mmlu_audit.book.findings import ensure_findings
 
@@ -177,9 +179,14 @@ def _stamp_and_reuse(app, pagename, templatename, context, doctree):
 def _copy_chapter_sources(app, exception):
     if exception is not None or app.builder.format != "html":
         return
+    sources = sorted((Path(app.srcdir) / "chapters").glob("[0-9][0-9]_*.py"))
+    if not sources:  # the reuse boxes link these files: a build without them has broken links
+        logging.getLogger(__name__).warning(
+            f"no chapter sources in {Path(app.srcdir) / 'chapters'}: the pages' source links would be broken")
+        return
     target = Path(app.outdir) / "_sources" / "chapters"
     target.mkdir(parents=True, exist_ok=True)
-    for source in sorted((Path(app.srcdir) / "chapters").glob("[0-9][0-9]_*.py")):
+    for source in sources:
         shutil.copyfile(source, target / source.name)
 
 
