@@ -46,6 +46,8 @@ def test_the_reuse_box_gives_the_command_that_reruns_the_page_as_built():
     assert "python -m mmlu_audit.book.build 06 --data-source helm20 --seed 7 --fast -p n_boot VALUE" in box
     assert '<a href="../../_sources/x.ipynb" download>' in box and '<a href="../../y.py" download>' in box
     assert "<code>n_perm</code>" in box and "<code>seed</code>" not in box
+    plain = reuse_box("13_mmlu_pro", {"seed": 0, "fast": False}, ["seed", "pro_panel"], "a", "b")
+    assert "python -m mmlu_audit.book.build 13 --seed 0 -p pro_panel VALUE" in plain  # seed 0 is a seed
 
 
 def test_the_stamp_names_the_build_and_escapes_what_it_prints():

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from mmlu_audit.book.build import COMMON
 from mmlu_audit.book.examples import ensure_audit_example
 from mmlu_audit.book.findings import ensure_findings
 
@@ -40,8 +41,6 @@ __all__ = ["EXECUTED", "STAMPED_PACKAGES", "build_stamp", "chapter_settings", "r
 EXECUTED = "book/_executed/"
 #: The packages whose versions the stamp names: this one and its two inference engines.
 STAMPED_PACKAGES = ("mmlu-audit", "numpyro", "jax")
-#: Parameters every chapter takes from the build's own options (not ``-p``).
-_COMMON = {"data_source": "--data-source", "seed": "--seed"}
 
 
 def unique_scripts(scripts: list) -> list:
@@ -133,10 +132,10 @@ def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str,
     notebook_url, source_url : str
         Links to the executed notebook and the ``.py`` source, relative to the page.
     """
-    command = f"python -m mmlu_audit.book.build {chapter[:2]}"
-    command += "".join(f" {option} {settings[name]}" for name, option in _COMMON.items() if name in settings)
-    command += " --fast" if settings.get("fast") else ""
-    own = [name for name in names if name not in _COMMON and name != "fast"]
+    options = [f"{option} {settings[name]}" for name, option in COMMON.items()
+               if name in settings and name != "fast"] + (["--fast"] if settings.get("fast") else [])
+    command = " ".join([f"python -m mmlu_audit.book.build {chapter[:2]}", *options])
+    own = [name for name in names if name not in COMMON]
     example = f" -p {own[0]} VALUE" if own else ""
     listed = ", ".join(f"<code>{html.escape(name)}</code>" for name in own) or "none of its own"
     return (f'<div class="admonition reuse-box"><p class="admonition-title">Reuse this page</p>'
