@@ -56,7 +56,8 @@ from mmlu_audit.core.paths import project_root
 from mmlu_audit.worlds.homogeneity import size_power_rates, size_power_summary
 from mmlu_audit.analyses.central import ALPHA  # the decision rules below are identities at this level
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, legend_outside, stamp_source, use_style
+from mmlu_audit.book.plots import (PARTITION_COLORS, SOURCE_COLORS, legend_outside, reference_lines, stamp_source,
+                                   use_style)
 from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, declared, design_arrays, estimated_items,
                                    holm_count, indicator_names, interaction_fit, planted_slopes, planted_summary,
                                    planted_truth_table)
@@ -153,11 +154,12 @@ upper = max(np.quantile(joint.draws, 0.995), joint.stat, *(v for v, _ in paper_w
 ax.hist(joint.draws[joint.draws <= upper], bins=60, density=True, color="#bbb", label=f"WCR bootstrap ({boot_kind})")
 grid = np.linspace(0, upper, 400)
 ax.plot(grid, stats.chi2.pdf(grid, len(terms)), color="k", lw=1, label="χ²(9)")
-ax.axvline(boot_stats["chi2_q95"], color="k", ls=":", lw=1, label="χ²(9) 95th pct")
-ax.axvline(boot_stats["wcb_q95"], color=SOURCE_COLORS["ours"], ls="--", lw=1.5, label="ours: bootstrap 95th pct")
-ax.axvline(joint.stat, color=SOURCE_COLORS["ours"], lw=2, label=f"ours: observed W(9), {boot_kind}")
-for what, (value, style) in paper_w9.items():
-    ax.axvline(value, color=SOURCE_COLORS["paper"], ls=style, lw=1.5, alpha=0.8, label=f"paper: {what}")
+reference_lines(ax, [(boot_stats["chi2_q95"], "χ²(9) 95th pct", {"color": "k", "ls": ":", "lw": 1}),
+                     (boot_stats["wcb_q95"], "ours: bootstrap 95th pct",
+                      {"color": SOURCE_COLORS["ours"], "ls": "--", "lw": 1.5}),
+                     (joint.stat, f"ours: observed W(9), {boot_kind}", {"color": SOURCE_COLORS["ours"], "lw": 2})]
+                + [(value, f"paper: {what}", {"color": SOURCE_COLORS["paper"], "ls": style, "lw": 1.5, "alpha": 0.8})
+                   for what, (value, style) in paper_w9.items()])
 ax.set(xlabel="W(9)", ylabel="density", title=f"Null reference distribution of W(9) · source {inputs.matrix.source}")
 legend_outside(ax, fontsize=8)
 stamp_source(fig, inputs.matrix)

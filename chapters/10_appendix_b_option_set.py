@@ -55,6 +55,7 @@ from mmlu_audit.analyses.option_set import (common_support, controlled_contrasts
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.central import ALPHA  # the decision rules below are identities at this level
 from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.book.labels import label
 from mmlu_audit.book.plots import PARTITION_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.regression import design_arrays, estimated_items, partition_fits, planted_slopes
 from mmlu_audit.irt import recovery_slope
@@ -199,7 +200,7 @@ for ax, column in zip(axes, ["c_bry", "d_ner"], strict=True):
     for part, is_stem in (("STEM", True), ("non-STEM", False)):
         ax.plot(grid, spline_curve(frame, column, grid, stem=is_stem, n_knots=n_knots),
                 color=PARTITION_COLORS[part], label=part)
-    ax.set(xlabel=f"{column} (z-score, common support)", ylabel="fitted b̂ − value at median")
+    ax.set(xlabel=f"{label(column)} (z-score, common support)", ylabel="fitted b̂ − value at median")
     ax.legend(fontsize=8)
 figure_title(fig, f"Restricted cubic spline fits · source {inputs.matrix.source}")
 stamp_source(fig, inputs.matrix)

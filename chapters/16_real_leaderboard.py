@@ -58,6 +58,7 @@ from mmlu_audit.analyses.real_leaderboard import (CANDIDATE_SPECS, FULL_SCORE_RO
                                                   recalibration_notes, recommended, score_band_accuracy,
                                                   score_tracking, simulator_comparison, wrong_way_items)
 from mmlu_audit.analyses.regression import design_arrays, interaction_fit
+from mmlu_audit.book.labels import label
 from mmlu_audit.book.plots import stamp_source, use_style
 from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, simulation_banner, source_banner
 from mmlu_audit.core.checkpoints import distinct_checkpoints
@@ -427,14 +428,14 @@ full_versus.round(3)
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
 axes[0].hist((y == 1).mean(axis=1), bins=40, density=True, alpha=0.5, label="real")
 for name, w in worlds.items():
-    axes[0].hist(w.matrix.responses.mean(axis=1), bins=40, density=True, alpha=0.4, label=name)
+    axes[0].hist(w.matrix.responses.mean(axis=1), bins=40, density=True, alpha=0.4, label=label(name))
 axes[0].set(xlabel="model accuracy on the 102 items", ylabel="density", title="models")
 axes[0].legend()
 axes[1].scatter(real_p, sim_y.mean(axis=0), s=12)
 axes[1].plot([0, 1], [0, 1], color="grey", lw=0.8)
-axes[1].set(xlabel="real p-value", ylabel=f"simulated p-value ({new_calibration})", title="items")
+axes[1].set(xlabel="real p-value", ylabel=f"p-value, {label(new_calibration)}", title="items")
 axes[2].scatter(fits[best].b, sim_fits[new_calibration].b, s=12)
-axes[2].set(xlabel=f"real b ({best})", ylabel=f"simulated b ({new_calibration})", title="fitted difficulty")
+axes[2].set(xlabel=f"real b ({best})", ylabel=f"b, {label(new_calibration)}", title="fitted difficulty")
 stamp_source(fig, worlds[new_calibration].matrix)
 glue_figure("fig_simulator_vs_real", fig)
 

@@ -4,6 +4,7 @@ catches each kind of problem it promises to catch."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import time
@@ -190,3 +191,39 @@ def test_a_table_that_must_fit_is_caught_even_inside_a_scrolling_box(leak_report
 def test_tables_that_must_fit_are_measured_in_a_1400_px_window(leak_reports):
     assert VIEWPORT[0] == 1400
     assert leak_reports["laptop.html"].problems == []
+
+
+@pytest.fixture(scope="module")
+def figure_reports(tmp_path_factory):
+    """Chapter figures as MyST-NB names them (the PNG's SHA-256), planted with each defect."""
+    site = tmp_path_factory.mktemp("figures")
+    images = site / "_images"
+    images.mkdir()
+    digest = hashlib.sha256(PNG).hexdigest()
+    (images / f"{digest}.png").write_bytes(PNG)
+    (site / "logo.png").write_bytes(PNG)
+    figure = f"<img src='_images/{digest}.png' alt='{{}}'>"
+    pages = {
+        "coded.html": figure.format("Figure: spline fits. Panel 1: x axis “d_ner (z-score)”"),
+        "silent.html": f"<img src='_images/{digest}.png'>",
+        "worded.html": figure.format("Figure: spline fits. Panel 1: x axis “Entity density (D_ner)”")
+                       + "<img src='logo.png'>",  # the theme's images need no description
+    }
+    for page, body in pages.items():
+        (site / page).write_text(f"<html><head><meta charset='utf-8'></head><body><main>{body}</main></body>"
+                                 "</html>")
+    return {r.page: r for r in check_pages(site, list(pages))}
+
+
+def test_a_code_name_on_a_figure_is_caught(figure_reports):
+    (problem,) = figure_reports["coded.html"].problems
+    assert problem.startswith("code name on a figure (d_ner)")
+
+
+def test_a_chapter_figure_without_a_description_is_caught(figure_reports):
+    (problem,) = figure_reports["silent.html"].problems
+    assert problem.startswith("figure without a description (alt text)")
+
+
+def test_a_figure_in_words_passes(figure_reports):
+    assert figure_reports["worded.html"].problems == []

@@ -21,6 +21,11 @@ fails on:
   ``$…$`` math that MathJax never saw (outside tables, which may list TeX commands as tokens),
   a p-value printed as a bare ``0`` (in prose, or in a
   table column headed ``p``), a pandas truncation marker (a cell reading ``…``);
+- a chapter figure (an image MyST-NB named by its PNG's SHA-256) without a description in its
+  ``alt`` text, or whose description — its axis labels, titles and legends, written by
+  :func:`mmlu_audit.book.plots.describe_figure` — still shows a code name
+  (:func:`mmlu_audit.book.labels.code_names_in`: ``d_ner`` where a reader should see
+  "Entity density (D_ner)");
 - a table wider than the column of text it sits in and not inside a box that scrolls
   sideways (its right-hand columns would be cut off); a table of class ``fit-width`` (the
   scorecard, which must be read at a glance) when it is wider than what holds it, even
@@ -54,7 +59,7 @@ from mmlu_audit.core.errors import MissingDependencyError, cli_status
 from mmlu_audit.core.store import write_json_atomic
 
 __all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "VIEWPORT", "PageReport", "check_pages",
-           "check_site", "main", "serve"]
+           "check_site", "figure_problems", "main", "serve"]
 
 #: The system Chromium (Debian package ``chromium``).
 CHROMIUM = Path("/usr/bin/chromium")
@@ -78,6 +83,11 @@ _MATHJAX_DONE = """(ms) => new Promise((resolve) => {
   ready.then(() => { clearTimeout(timer); resolve(null); },
              (err) => { clearTimeout(timer); resolve({stalled: false, text: `MathJax failed: ${err}`}); });
 })"""
+# The description (alt text) of every chapter figure: MyST-NB names a notebook's images by the
+# SHA-256 of their bytes, which tells them from the theme's logos and icons.
+_FIGURE_ALTS = r"""() => [...document.images]
+  .filter((img) => /(^|\/)[0-9a-f]{64}\.png$/.test(img.getAttribute('src') || ''))
+  .map((img) => ({src: img.getAttribute('src'), alt: img.getAttribute('alt') || ''}))"""
 _PAGE_PROBLEMS = r"""() => {
   const problems = [];
   for (const img of document.images) {
@@ -265,6 +275,7 @@ def _check_one(context, base: str, page: str, screenshots: Path | None, timeout_
             report.problems.append(unsettled["text"])
             report.stalled = unsettled["stalled"]
         report.problems.extend(_settled_evaluate(tab, _PAGE_PROBLEMS))
+        report.problems.extend(figure_problems(_settled_evaluate(tab, _FIGURE_ALTS)))
         if screenshots is not None:
             report.screenshot = screenshots / _screenshot_name(page)
             tab.screenshot(path=str(report.screenshot), full_page=True)
@@ -274,6 +285,27 @@ def _check_one(context, base: str, page: str, screenshots: Path | None, timeout_
     finally:
         tab.close()
     return report
+
+
+def figure_problems(figures: list[dict]) -> list[str]:
+    """Problems with chapter figures' descriptions: none at all, or a code name on an axis.
+
+    Parameters
+    ----------
+    figures : list of dict
+        ``{"src": …, "alt": …}`` per chapter image of the page.
+    """
+    from mmlu_audit.book.labels import code_names_in
+
+    problems = []
+    for figure in figures:
+        name = figure["src"].rsplit("/", 1)[-1][:12]
+        if not figure["alt"].strip():
+            problems.append(f"figure without a description (alt text): {name}…")
+        elif found := code_names_in(figure["alt"]):
+            problems.append(f"code name on a figure ({', '.join(found)}): {name}… — give it words in "
+                            "mmlu_audit.book.labels")
+    return problems
 
 
 def _check_twice_if_stalled(context, base: str, page: str, screenshots: Path | None,

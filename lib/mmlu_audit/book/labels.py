@@ -1,0 +1,73 @@
+"""The words a reader sees for the library's code names: one registry for axes, legends and tables.
+
+Columns, calibrations and fits have short code names (``d_ner``, ``leaderboard-2026``) that suit
+code and CSV headers but not a figure's axis. Chapters put every code name they draw through
+:func:`label`, and the site check (:mod:`mmlu_audit.book.sitecheck`) fails a page whose figure
+description still contains one (:func:`code_names_in`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+__all__ = ["CODE_NAME", "code_names_in", "label", "labels"]
+
+#: A token that reads as code rather than words: lower-case letters joined by underscores.
+CODE_NAME = re.compile(r"(?<![\w/.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/])")
+
+#: Code names outside the indicator table, with their words.
+_OTHER_LABELS = {
+    "paper-2024": "simulated world on the paper's scales",
+    "leaderboard-2026": "simulated world fitted to the leaderboard",
+    "b_hat": "fitted difficulty b̂",
+    "theta_hat": "fitted ability θ̂",
+    "htz_p": "CR2-HTZ p",
+    "wcb_p": "wild cluster bootstrap p",
+    "holm_p": "Holm-adjusted p",
+    "n_items": "items",
+    "n_models": "models",
+}
+
+
+@cache
+def labels() -> dict[str, str]:
+    """Every registered code name with the words a reader sees for it.
+
+    The nine indicators take their names from Table 1
+    (:func:`mmlu_audit.features.indicators.indicator_table`), so a renamed indicator is renamed
+    on every axis at once.
+    """
+    from mmlu_audit.features.indicators import indicator_table
+
+    table = indicator_table()
+    return dict(zip(table["column"], table["name"], strict=True)) | _OTHER_LABELS
+
+
+def label(name: str) -> str:
+    """The reader's words for ``name``; a name that is not a code name is returned unchanged.
+
+    Raises
+    ------
+    KeyError
+        If ``name`` looks like a code name (``snake_case``) but is not registered: a new column
+        drawn on an axis must be given words here, not shown as code.
+    """
+    known = labels()
+    if name in known:
+        return known[name]
+    if CODE_NAME.fullmatch(name):
+        raise KeyError(f"no reader's label for the code name {name!r}: add it to mmlu_audit.book.labels")
+    return name
+
+
+def code_names_in(text: str) -> list[str]:
+    """The code names in ``text``: registered ones and any other ``snake_case`` token, in order.
+
+    The names of the response sources (``openllm_v1_mmlu102``) are not counted: a figure's source
+    stamp names its data as the reader types it after ``--data-source``.
+    """
+    from mmlu_audit.worlds.sources import SOURCES
+
+    registered = [name for name in labels() if re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/])", text)]
+    return [name for name in dict.fromkeys(registered + CODE_NAME.findall(text)) if name not in SOURCES]
