@@ -56,7 +56,7 @@ def built_book(tmp_path_factory):
     browser tests share one build.
     """
     site = tmp_path_factory.mktemp("site")
-    for name in ("_config.yml", "_toc.yml"):
+    for name in ("_config.yml", "_toc.yml", "CITATION.cff"):
         shutil.copy(project_root() / name, site / name)
     shutil.copytree(project_root() / "book", site / "book",
                     ignore=shutil.ignore_patterns("_executed", "_build", "_generated"))

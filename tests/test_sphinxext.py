@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from sphinx.builders.html._assets import _JavaScript
 
 from mmlu_audit.book.sphinxext import unique_scripts
@@ -57,3 +59,31 @@ def test_the_stamp_names_the_build_and_escapes_what_it_prints():
                         {"data_source": "<sim>", "seed": 1, "fast": False})
     assert stamp.startswith('<p class="build-stamp">') and "&lt;sim&gt;" in stamp and "full run" in stamp
     assert "data source" not in build_stamp("abc", "v", "d")
+
+
+def test_the_cite_box_is_built_from_the_citation_file():
+    import yaml
+
+    from mmlu_audit.book.sphinxext import cite_box
+    from mmlu_audit.core.paths import project_root
+
+    citation = yaml.safe_load((project_root() / "CITATION.cff").read_text())
+    box = cite_box(citation, "abc123", "2026-12-05", "../_static/CITATION.cff")
+    assert box.startswith('<details class="cite-box"><summary>Cite this book</summary>')
+    assert "@software{mmlu_audit_2026," in box and "(commit abc123)" in box and "license = {MIT}" in box
+    for reference in citation["references"]:  # every cited work is listed, escaped
+        assert html.escape(reference["title"]) in box
+    assert 'href="../_static/CITATION.cff" download' in box
+
+
+def test_the_citation_file_and_the_package_agree():
+    import tomllib
+
+    import yaml
+
+    from mmlu_audit.core.paths import project_root
+
+    citation = yaml.safe_load((project_root() / "CITATION.cff").read_text())
+    project = tomllib.loads((project_root() / "pyproject.toml").read_text())["project"]
+    assert (citation["version"], citation["license"]) == (project["version"], project["license"])
+    assert (project_root() / "LICENSE").read_text().startswith(f"{project['license']} License")

@@ -16,11 +16,18 @@ executed chapter its data source, seed and mode), and every executed chapter wit
 reuse it: links to its executed notebook and its jupytext source, and the command that reruns
 it with one parameter changed (:func:`reuse_box`). The sources are copied into the site's
 ``_sources/chapters`` when the build ends.
+
+Each figure image gets the description its kernel wrote beside the PNG
+(:func:`mmlu_audit.book.plots.describe_figures`) as its ``alt`` text; MyST-NB keeps only an
+output's width and height, so the extension matches images to outputs by the PNG's SHA-256,
+which MyST-NB uses as the image's file name.
 """
 
 from __future__ import annotations
 
+import binascii
 import datetime
+import hashlib
 import html
 import json
 import shutil
@@ -28,17 +35,20 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
+import yaml
 from sphinx.util import logging
 
 from mmlu_audit.book.build import COMMON
 from mmlu_audit.book.examples import ensure_audit_example
 from mmlu_audit.book.findings import ensure_findings
 
-__all__ = ["EXECUTED", "STAMPED_PACKAGES", "build_stamp", "chapter_settings", "reuse_box", "setup",
-           "unique_scripts"]
+__all__ = ["CITATION", "EXECUTED", "STAMPED_PACKAGES", "build_stamp", "chapter_settings", "cite_box",
+           "figure_descriptions", "reuse_box", "setup", "unique_scripts"]
 
 #: Where the executed chapters sit among the book's pages.
 EXECUTED = "book/_executed/"
+#: The book's citation file, at the repository's root (copied into the site's ``_static``).
+CITATION = "CITATION.cff"
 #: The packages whose versions the stamp names: this one and its two inference engines.
 STAMPED_PACKAGES = ("mmlu-audit", "numpyro", "jax")
 
@@ -146,6 +156,36 @@ def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str,
             "does).</p></div>")
 
 
+def _names(authors: list[dict]) -> str:
+    return " and ".join(a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in authors)
+
+
+def cite_box(citation: dict, commit: str, date: str, citation_url: str) -> str:
+    """A folded "Cite this" box (HTML) built from the book's ``CITATION.cff``.
+
+    Parameters
+    ----------
+    citation : dict
+        The parsed ``CITATION.cff``.
+    commit, date : str
+        This build's commit and date: a citation names the version a reader saw.
+    citation_url : str
+        Link to the copy of ``CITATION.cff`` in the site, relative to the page.
+    """
+    year = date[:4]
+    bibtex = (f"@software{{mmlu_audit_{year},\n  author = {{{{{_names(citation['authors'])}}}}},\n"
+              f"  title = {{{{{citation['title']}}}}},\n"
+              f"  version = {{{citation['version']} (commit {commit})}},\n"
+              f"  year = {{{year}}},\n  license = {{{citation['license']}}}\n}}")
+    works = "".join(f"<li>{html.escape(ref['title'])} ({html.escape(_names(ref['authors']))}"
+                    f"{', ' + str(ref['year']) if 'year' in ref else ''})</li>"
+                    for ref in citation.get("references", []))
+    return (f'<details class="cite-box"><summary>Cite this book</summary><pre>{html.escape(bibtex)}</pre>'
+            f"<p>{html.escape(citation['message'])} The works it reproduces and the data it reads:</p>"
+            f'<ul>{works}</ul><p>Machine-readable: <a href="{html.escape(citation_url)}" download>'
+            "CITATION.cff</a>.</p></details>")
+
+
 def _commit(root: Path) -> str:
     try:
         run = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
@@ -160,6 +200,8 @@ def _remember_build(app):
         "commit": _commit(Path(app.srcdir)),
         "version": " · ".join(f"{name} {metadata.version(name)}" for name in STAMPED_PACKAGES),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")}
+    cff = Path(app.srcdir) / CITATION
+    app.config.mmlu_audit_citation = yaml.safe_load(cff.read_text()) if cff.is_file() else {}
 
 
 def _stamp_and_reuse(app, pagename, templatename, context, doctree):
@@ -172,12 +214,19 @@ def _stamp_and_reuse(app, pagename, templatename, context, doctree):
         chapter = pagename.removeprefix(EXECUTED)
         extra = reuse_box(chapter, settings, names, context["pathto"](f"_sources/{pagename}.ipynb", 1),
                           context["pathto"](f"_sources/chapters/{chapter}.py", 1))
+    citation = app.config.mmlu_audit_citation
+    if citation:
+        link = context["pathto"](f"_static/{CITATION}", 1)
+        extra += cite_box(citation, stamp["commit"], stamp["date"], link)
     context["body"] += extra + build_stamp(stamp["commit"], stamp["version"], stamp["date"], settings)
 
 
 def _copy_chapter_sources(app, exception):
     if exception is not None or app.builder.format != "html":
         return
+    cff = Path(app.srcdir) / CITATION
+    if cff.is_file():  # the cite boxes link it
+        shutil.copyfile(cff, Path(app.outdir) / "_static" / CITATION)
     sources = sorted((Path(app.srcdir) / "chapters").glob("[0-9][0-9]_*.py"))
     if not sources:  # the reuse boxes link these files: a build without them has broken links
         logging.getLogger(__name__).warning(
@@ -189,12 +238,51 @@ def _copy_chapter_sources(app, exception):
         shutil.copyfile(source, target / source.name)
 
 
+def figure_descriptions(notebook: dict) -> dict[str, str]:
+    """SHA-256 of each PNG output in ``notebook`` → the ``alt`` text its metadata carries.
+
+    Glued figures count too: their data keys carry MyST-NB's glue prefix, their metadata does not.
+    """
+    found = {}
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            metadata = output.get("metadata", {})
+            for key, content in output.get("data", {}).items():
+                if not key.endswith("image/png"):
+                    continue
+                alt = (metadata.get(key) or metadata.get("image/png") or {}).get("alt")
+                if alt:
+                    png = binascii.a2b_base64("".join(content) if isinstance(content, list) else content)
+                    found[hashlib.sha256(png).hexdigest()] = alt
+    return found
+
+
+def _read_figure_descriptions(app):
+    found = {}
+    for path in sorted((Path(app.srcdir) / EXECUTED).glob("*.ipynb")):
+        found |= figure_descriptions(json.loads(path.read_text()))
+    app.config.mmlu_audit_figures = found
+
+
+def _describe_images(app, doctree, docname):
+    from docutils import nodes
+
+    for image in doctree.findall(nodes.image):
+        alt = app.config.mmlu_audit_figures.get(Path(image["uri"]).stem)
+        if alt and not image.get("alt"):
+            image["alt"] = alt
+
+
 def setup(app):
     """Sphinx entry point."""
     app.add_config_value("mmlu_audit_stamp", {}, "html")
+    app.add_config_value("mmlu_audit_figures", {}, "html")
+    app.add_config_value("mmlu_audit_citation", {}, "html")
     app.connect("html-page-context", _dedupe_page_scripts, priority=900)
     app.connect("html-page-context", _stamp_and_reuse)
     app.connect("builder-inited", _findings_placeholder)
     app.connect("builder-inited", _remember_build)
+    app.connect("builder-inited", _read_figure_descriptions)
+    app.connect("doctree-resolved", _describe_images)
     app.connect("build-finished", _copy_chapter_sources)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
