@@ -16,7 +16,8 @@ from mmlu_audit.irt.backend import backend_name
 __all__ = ["FEW_MODELS", "MISSING", "SIGNIFICANT_DIGITS", "banner_html", "finding_checks", "format_number",
            "frame_html",
            "glue_figure", "glue_ready", "glue_values", "population_note", "real_label", "simulation_banner",
-           "source_banner", "text_banner", "three_way_table", "use_table_format", "write_download"]
+           "source_banner", "text_banner", "three_way_table", "use_table_format", "write_download",
+           "write_netcdf_download"]
 
 #: How a missing value (None, NaN) is shown in a table.
 MISSING = "—"
@@ -329,3 +330,55 @@ def write_download(table, name: str, folder) -> Path:
     partial = target / f".{name}.partial"
     table.to_csv(partial, index=False)
     return partial.replace(target / name)
+
+
+def write_netcdf_download(idata, name: str, folder) -> Path:
+    """Write an ArviZ ``InferenceData`` as netCDF beside the executed page, for a ``{download}`` link.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        E.g. from :func:`mmlu_audit.irt.posterior.to_inference_data` (thin it and use float32:
+        the file is a page download).
+    name : str
+        File name (``….nc``); the page links it as ``{download}`text <name>```.
+    folder : str or Path
+        The folder the page is executed into (the chapter's ``executed_dir`` parameter).
+
+    Returns
+    -------
+    Path
+        The written file. It is written under a temporary name in ``folder`` and renamed, so a
+        reader never finds half a file; ``arviz.from_netcdf`` reads it back.
+    """
+    from mmlu_audit.irt.posterior import save_inference_data  # ArviZ loads only for a page that exports
+
+    return save_inference_data(idata, Path(folder) / name)
+
+
+def rerun_box(parameter: str, value, note: str) -> None:
+    """Show, under a headline result, how to rerun the chapter with ``parameter`` set to ``value``.
+
+    Parameters
+    ----------
+    parameter : str
+        One of the chapter's parameters (its parameters cell).
+    value
+        The value to try; written as the build's ``-p`` option reads it.
+    note : str
+        What the rerun checks, in a sentence (Markdown-free text).
+
+    The kernel writes a placeholder that reads sensibly in Jupyter; the book's Sphinx extension
+    (:func:`mmlu_audit.book.sphinxext.fill_rerun_boxes`) completes its command with the chapter
+    and the data source, seed and mode the page was built with.
+    """
+    import html
+
+    from IPython.display import HTML, display
+
+    if not parameter.isidentifier():
+        raise ValueError(f"rerun_box: {parameter!r} is not a parameter name")
+    shown = html.escape(str(value), quote=True)
+    display(HTML(f'<div class="rerun-box" data-parameter="{parameter}" data-value="{shown}"><p>'
+                 f"{html.escape(note)}</p><pre>python -m mmlu_audit.book.build CHAPTER -p {parameter} {shown}"
+                 "</pre></div>"))

@@ -17,6 +17,11 @@ Public API
 - :func:`recovery_stats` — r, slope, intercept, RMSE of an estimate against a truth;
   :func:`recovery_slope` — the slope alone (NaN without a truth).
 - :func:`oracle_difficulties` — b given the true θ and a: the recovery ceiling.
+
+:mod:`mmlu_audit.irt.posterior` (imported on its own: it loads ArviZ) carries a fit's guide
+draws as ArviZ ``InferenceData`` (:func:`~mmlu_audit.irt.posterior.to_inference_data`, with the
+fit's provenance in its attrs), summarises them through ``arviz.summary`` / ``arviz.hdi``
+(:func:`~mmlu_audit.irt.posterior.posterior_table`) and writes them as netCDF.
 """
 
 from mmlu_audit.irt.cache import fit_cached, fit_key
