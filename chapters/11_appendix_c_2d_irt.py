@@ -35,6 +35,8 @@ holdout_fraction = 0.05  # share of observed cells masked for the held-out compa
 n_splits = 200  # random matched-length subscale draws
 max_steps = 0  # SVI step cap of the 1D and 2D fits; 0 keeps the calibration's stopping rule
 n_boot = 999  # model resamples of the subscale correlation on the real pool
+export_draws = 20  # posterior draws per parameter in the page's netCDF download of the 2-D fit
+executed_dir = "../book/_executed"  # where bookbuild writes this page; the netCDF download goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # n_splits = 10
@@ -42,6 +44,7 @@ n_boot = 999  # model resamples of the subscale correlation on the real pool
 # n_boot = 99
 
 # %%
+import arviz as az
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import display
@@ -49,11 +52,12 @@ from IPython.display import display
 from mmlu_audit.core.checkpoints import distinct_checkpoints, first_of_each_checkpoint
 from mmlu_audit.inference import fisher_exceedance, fisher_interval
 from mmlu_audit.irt import ability_correlation, fit_cached, heldout_cells, heldout_loglik, holdout_mask, paired_z
+from mmlu_audit.irt.posterior import posterior_table, to_inference_data
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
-                                    three_way_table)
+                                    three_way_table, write_netcdf_download)
 from mmlu_audit.analyses.subscales import (HEADLINE_KEYS, matched_subscale_correlation, summarise_replicates,
                                            two_dimension_headline)
 from mmlu_audit.worlds.calibration import CHANCE_CUTOFF, above_floor
@@ -84,7 +88,9 @@ source_banner(matrix)
 # world and in a pure 2PL world alike; `tests/test_irt_estimators.py` keeps both). Its posterior
 # mean is
 # ρ = {glue:text}`rho_2d:.3f` (mean-field SD {glue:text}`rho_2d_sd:.4f`, the optimum of the guide
-# at the fitted abilities). That SD is conditional on the abilities and counts every row, so the
+# at the fitted abilities; its 95 % highest-density interval is [{glue:text}`rho_2d_hdi_low:.3f`,
+# {glue:text}`rho_2d_hdi_high:.3f`], both computed by ArviZ from {glue:text}`rho_2d_draws:,` draws
+# of the guide). That SD is conditional on the abilities and counts every row, so the
 # interval read here is Fisher's over the {glue:text}`n_distinct_models:,` distinct checkpoints:
 # [{glue:text}`rho_2d_low:.3f`, {glue:text}`rho_2d_high:.3f`], which puts
 # {glue:text}`rho_2d_mass_above_0_99:.1%` of its (approximate) sampling distribution above 0.99.
@@ -107,13 +113,16 @@ source_banner(matrix)
 
 # %%
 fit_2d = fit_cached(matrix, spec_2d, item_stem=stem, progress=False)
-rho = fit_2d.scalar("rho")
+# the guide's draws of ρ as ArviZ InferenceData; mean, SD and HDI come from ArviZ
+rho_posterior = to_inference_data(fit_2d, data_source=data_source, seed=seed, var_names=["rho"])
+rho = posterior_table(rho_posterior, ["rho"], prob=0.95, interval="hdi").loc["rho"]
 checkpoint = (matrix.models["checkpoint"].to_numpy() if "checkpoint" in matrix.models
               else distinct_checkpoints(matrix.responses, matrix.models["model_id"]))
 n_distinct = int(np.unique(checkpoint).size)
 rho_low, rho_high = fisher_interval(rho["mean"], n_distinct)
 rho_stats = {"rho_2d": rho["mean"], "rho_2d_sd": rho["sd"], "rho_2d_low": rho_low, "rho_2d_high": rho_high,
-             "n_distinct_models": n_distinct,
+             "rho_2d_hdi_low": rho["low"], "rho_2d_hdi_high": rho["high"],
+             "rho_2d_draws": rho_posterior.posterior.sizes["draw"], "n_distinct_models": n_distinct,
              "rho_2d_mass_above_0_99": fisher_exceedance(rho["mean"], n_distinct, 0.99),
              "rho_bias": float("nan"), "chance_cutoff": CHANCE_CUTOFF}
 # one row per distinct checkpoint above the floor; the planted flags are used only for the truth
@@ -129,28 +138,51 @@ if truth is not None:  # ρ is planted among the working models
 glue_values(rho_stats)
 display(paper_table({k: rho_stats[k] for k in ("rho_2d", "rho_2d_mass_above_0_99")}))
 
-fig, ax = plt.subplots(figsize=(6, 3))
-ax.hist(rho["draws"], bins=40, density=True, color=SOURCE_COLORS["ours"], alpha=0.8, label="mean-field draws (ours)")
-ax.axvspan(rho_low, rho_high, color=SOURCE_COLORS["ours"], alpha=0.15, label="Fisher 95 % (distinct models)")
-ax.axvline(0.965, color=SOURCE_COLORS["paper"], ls="--", label="paper ρ")
+fig, ax = plt.subplots(figsize=(7, 3.4))
+az.plot_posterior(rho_posterior, var_names=["rho"], hdi_prob=0.95, point_estimate="mean", round_to=3, ax=ax,
+                  color=SOURCE_COLORS["ours"], textsize=9)
+ax.axvspan(rho_low, rho_high, color=SOURCE_COLORS["ours"], alpha=0.12)
+# each reference line has its own style and its name in words at its own height, so lines that
+# coincide (on the simulated world the planted ρ is the paper's) are both visible and named: the
+# planted line is a wide pale band, the paper's a dashed line drawn over it
+reference = [(0.965, "paper's ρ", {"color": SOURCE_COLORS["paper"], "ls": "--", "lw": 1.4, "zorder": 4}, 0.97, "right"),
+             (0.99, "0.99 threshold", {"color": "#888", "ls": ":", "lw": 1.2, "zorder": 3}, 0.97, "left")]
 if truth is not None:
-    ax.axvline(rho_planted, color="k", lw=1, label="planted ρ, working models (simulated)")
-ax.axvline(0.99, color="#888", ls=":", label="0.99")
-ax.set(xlabel="ρ(θ_STEM, θ_nonSTEM)", ylabel="density")
-ax.legend(fontsize=8)
+    reference.append((rho_planted, "planted ρ (working models)",
+                      {"color": "k", "ls": "-", "lw": 4, "alpha": 0.25, "zorder": 2}, 0.5, "left"))
+for value, words, style, height, side in reference:
+    ax.axvline(value, **style)
+    ax.annotate(f"{words} = {value:.3f}", xy=(value, height), xycoords=("data", "axes fraction"),
+                xytext=(-5 if side == "right" else 5, 0), textcoords="offset points", ha=side, va="top",
+                fontsize=8, color=style["color"], bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
+span = [value for value, *_ in reference] + [rho_low, rho_high, float(rho_posterior.posterior["rho"].min()),
+                                            float(rho_posterior.posterior["rho"].max())]
+margin = 0.4 * (max(span) - min(span))  # room for the names beside the outermost lines
+ax.set_xlim(min(span) - margin, max(span) + margin)
+ax.set(xlabel="ρ(θ_STEM, θ_nonSTEM)", title="Latent correlation ρ: mean-field posterior (shaded: Fisher 95 %)")
 stamp_source(fig, matrix)
 glue_figure("fig_rho_posterior", fig)
+# the page's download: every parameter of the 2-D fit, thinned and in float32 to stay small
+export = to_inference_data(fit_2d, data_source=data_source, seed=seed, n_draws=export_draws, dtype=np.float32)
+export_path = write_netcdf_download(export, "appendix_c_2d_fit.nc", executed_dir)
+glue_values({"fit_2d_export_draws": export_draws, "fit_2d_export_mb": export_path.stat().st_size / 1e6})
 
 # %% [markdown]
 # ```{glue:figure} fig_rho_posterior
 # :name: fig-rho-posterior
 #
-# Mean-field draws of the latent correlation of the two-dimensional model and its Fisher interval
-# over distinct checkpoints, with the paper's value, the planted value on a simulated source, and
-# 0.99.
+# The latent correlation of the two-dimensional model: the density of the guide's draws with its
+# mean and 95 % highest-density interval (black bar; drawn by ArviZ), Fisher's interval over
+# distinct checkpoints (shaded), the paper's value (dashed), the planted value on a simulated
+# source (solid) and 0.99 (dotted), each named beside its line.
 # ```
 #
 # {numref}`fig-rho-posterior` shows the posterior against the paper's value.
+#
+# {download}`Download the two-dimensional fit's posterior draws (ArviZ InferenceData, netCDF) <appendix_c_2d_fit.nc>`:
+# {glue:text}`fit_2d_export_draws` draws of every parameter (θ, b, a, σ_θ and ρ; float32,
+# {glue:text}`fit_2d_export_mb:.1f` MB), with the data source, the seeds, the SVI steps, the guide and the
+# package versions in its attributes; `arviz.from_netcdf` reads it.
 #
 # ## Held-out prediction: one dimension or two
 #
