@@ -31,6 +31,7 @@ seed = 20240601  # seed of the simulated world, the IRT fit and the CV folds
 fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 cv_folds = 10  # K of the K-fold cross-validation
 cv_items = 0  # items in Table 2, 0 for all (else a seeded subsample)
+executed_dir = "../book/_executed"  # where bookbuild writes this page; the item-level CSV goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # cv_folds = 5
@@ -47,15 +48,15 @@ from IPython.display import Markdown, display
 from mmlu_audit.features import INDICATORS, encode_items
 from mmlu_audit.inference import breusch_pagan, coef_table, fit_ols, vif, wald_test
 from mmlu_audit.core.paper import paper_table, paper_value
-from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.analyses.pipeline import analysis_inputs, item_results
 from mmlu_audit.book.plots import (PARTITION_COLORS, SOURCE_COLORS, figure_title, legend_outside, stamp_source,
                                    use_style)
 from mmlu_audit.analyses.regression import (cv_table, difficulty_reliability, estimated_items, indicator_design,
                                    planted_slopes, table2_designs, table2_ratios)
 from mmlu_audit.analyses.regression.pooled import POOLED_KEYS, disattenuated_r2, pooled_headline
 from mmlu_audit.irt import recovery_slope
-from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
-                                    three_way_table)
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
+                                    source_banner, three_way_table, write_download)
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -323,6 +324,19 @@ three_way_table({k: simulated_values[k] for k in POOLED_KEYS}, real_values, real
                             "subject_global": "subject_identity_pooled"},
                 labels={"b_reliability": "reliability of b̂ from its SEs",
                         "disattenuated_r2": "pooled R² / reliability of b̂"}).round(4)
+
+# %% [markdown]
+# {download}`Download the item-level results on the real pool (CSV) <item_results.csv>`: one row per
+# item with its subject and partition, the real pool's b̂, its posterior SD and â (empty for the items
+# no model of the pool answered), the nine indicators and the feature table's quality flags; the
+# `data_source` column names the responses the parameters were fitted to.
+
+# %%
+write_download(item_results(real), "item_results.csv", executed_dir)
+
+# %%
+rerun_box("real_source", "helm20",
+          "The real-pool headline on another population: HELM's 20 models alone instead of the pooled HELM + OpenCompass responses.")
 
 # %% [markdown]
 # ## Checks

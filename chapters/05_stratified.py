@@ -57,8 +57,8 @@ from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tes
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_summary, planted_truth_table)
 from mmlu_audit.irt import recovery_slope
-from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
-                                    three_way_table)
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
+                                    source_banner, three_way_table)
 from mmlu_audit.core.formatting import names_where
 
 use_style()
@@ -261,6 +261,10 @@ glue_values({f"real_{k}": v for k, v in real_values.items()}
 simulated_values = size_stats | contrast_statistics(contrasts) | contrast_keys
 three_way_table({k: simulated_values[k] for k in HEADLINE_KEYS}, real_values, real_matrix=real.matrix,
                 paper_keys={"holm_hc3": "holm_survivors_hc3", "holm_boot": "holm_survivors_boot"}).round(4)
+
+# %%
+rerun_box("real_source", "helm20",
+          "The nine contrasts on another real population: HELM's 20 models alone instead of the pool.")
 
 # %% [markdown]
 # ## Checks

@@ -65,8 +65,8 @@ from mmlu_audit.analyses.regression.joint import (HOMOGENEITY_HEADLINE, bootstra
                                                   joint_wald_tests, permutation_statistics, permutation_tests,
                                                   residual_diagnostics, se_inflation, wald_statistics)
 from mmlu_audit.irt import recovery_slope
-from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
-                                    three_way_table)
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
+                                    source_banner, three_way_table)
 from mmlu_audit.core.formatting import names_where
 
 use_style()
@@ -289,6 +289,10 @@ glue_values({f"real_{k}": v for k, v in real_values.items()}
                "real_description": real.matrix.description})
 simulated_values = wald_stats | boot_stats | perm_stats
 three_way_table({k: simulated_values[k] for k in HOMOGENEITY_HEADLINE}, real_values, real_matrix=real.matrix).round(4)
+
+# %%
+rerun_box("boot_kind", "CR1",
+          "Does the wild cluster bootstrap's verdict depend on the covariance inside its statistic? Rerun it with CR1 instead of CR2.")
 
 # %% [markdown]
 # ## Checks

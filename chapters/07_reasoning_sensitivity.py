@@ -53,7 +53,8 @@ from mmlu_audit.inference import fisher_interval
 from mmlu_audit.core.paper import PAPER, paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
-from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, source_banner, three_way_table
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, rerun_box, source_banner,
+                                    three_way_table)
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -251,6 +252,10 @@ row_labels = ({f"rs_r_{k}": f"r(β, θ̂), {v}" for k, v in LABELS.items()}
 simulated_values = (rs_values | {k: v for k, v in null_values.items() if k != "null_replicates"}
                     | {"n_all": int(betas["beta"].notna().sum())})
 three_way_table(simulated_values, real_values, real_matrix=real.matrix, labels=row_labels).round(3)
+
+# %%
+rerun_box("real_source", "helm20",
+          "The reasoning-sensitivity estimate on another real population: HELM's 20 models alone.")
 
 # %% [markdown]
 # ## Checks

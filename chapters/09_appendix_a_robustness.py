@@ -63,8 +63,8 @@ from mmlu_audit.analyses.central import ALPHA  # the decision rules below are id
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.regression import estimated_items, planted_slopes
-from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
-                                    three_way_table)
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
+                                    source_banner, three_way_table)
 from mmlu_audit.analyses.robustness import (CONCLUSIONS, active_tiers, conclusion_shares,
                                             estimator_sensitivity, estimator_statistics, perturbation_study,
                                             primary_conclusions, refit_frames, robustness_headline,
@@ -292,6 +292,10 @@ three_way_table({k: simulated_values.get(k, np.nan) for k in HEADLINE_KEYS}, rea
                 paper_keys={"base_w9_hc3": "w9_hc3", "base_wcr_p": "wcb_p",
                             "base_d_ner_holm_cr2": "holm_p_cr2_d_ner", "base_cv_r2_stem": "cv_r2_stem",
                             "base_cv_r2_nonstem": "cv_r2_nonstem"})
+
+# %%
+rerun_box("tier_width", 2.0,
+          "A harsher perturbation of the WSCG weights: a wider shift of each perturbed tier.")
 
 # %% [markdown]
 # ## Checks

@@ -59,8 +59,8 @@ from mmlu_audit.book.labels import label
 from mmlu_audit.book.plots import PARTITION_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.regression import design_arrays, estimated_items, partition_fits, planted_slopes
 from mmlu_audit.irt import recovery_slope
-from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
-                                    three_way_table)
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
+                                    source_banner, three_way_table)
 from mmlu_audit.analyses.robustness import ENTITY_TERM, primary_conclusions, section4_statistics
 from mmlu_audit.analyses.splines import nonlinearity_statistics, nonlinearity_tests, spline_curve
 
@@ -266,6 +266,10 @@ if inputs.matrix.simulated:  # the world: contrasts planted (none on the null wo
                       "d_ner_survives_common_support": contrasts_planted}
 three_way_table({k: simulated_values[k] for k in HEADLINE_KEYS}, real_values, real_matrix=real.matrix,
                 planted=planted_values, paper_keys={"plain_d_ner_t": "t_cr2_d_ner"})
+
+# %%
+rerun_box("n_knots", 5,
+          "A more flexible non-linearity: more knots per restricted cubic spline.")
 
 # %% [markdown]
 # ## Checks

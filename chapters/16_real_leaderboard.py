@@ -60,7 +60,8 @@ from mmlu_audit.analyses.real_leaderboard import (CANDIDATE_SPECS, FULL_SCORE_RO
 from mmlu_audit.analyses.regression import design_arrays, interaction_fit
 from mmlu_audit.book.labels import label
 from mmlu_audit.book.plots import stamp_source, use_style
-from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, simulation_banner, source_banner
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, rerun_box, simulation_banner,
+                                    source_banner)
 from mmlu_audit.core.checkpoints import distinct_checkpoints
 from mmlu_audit.core.paper import paper_value
 from mmlu_audit.data import load_items, load_redux
@@ -580,6 +581,10 @@ curve.round(2)
 # {glue:text}`n_stem_items` STEM items in {glue:text}`n_stem_subjects` subjects, the wild
 # bootstrap on this design **{glue:text}`power_verdict`** a difference of that size with 80 %
 # power; where it cannot, a non-rejection above says nothing about such contrasts.
+
+# %%
+rerun_box("chance_score", 30.0,
+          "How much the near-chance share and the model-side figures depend on the near-chance cutoff (the simulator's calibration uses a lower one).")
 
 # %% [markdown]
 # ## Checks

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 
+import pytest
+
 from sphinx.builders.html._assets import _JavaScript
 
 from mmlu_audit.book.sphinxext import unique_scripts
@@ -87,3 +89,32 @@ def test_the_citation_file_and_the_package_agree():
     project = tomllib.loads((project_root() / "pyproject.toml").read_text())["project"]
     assert (citation["version"], citation["license"]) == (project["version"], project["license"])
     assert (project_root() / "LICENSE").read_text().startswith(f"{project['license']} License")
+
+
+def test_a_rerun_placeholder_becomes_the_exact_command_of_its_page(capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from mmlu_audit.book.report import rerun_box
+    from mmlu_audit.book.sphinxext import fill_rerun_boxes
+
+    shell = InteractiveShell.instance()
+    outputs = []
+    shell.display_pub.publish = lambda data, **kw: outputs.append(data["text/html"])
+    try:
+        rerun_box("n_boot", 999, "Fewer draws <fast>: does the p move?")
+    finally:
+        InteractiveShell.clear_instance()
+    (placeholder,) = outputs
+    page = f"<p>W(9) = 31.2</p><div class='output'>{placeholder}</div>"
+    filled = fill_rerun_boxes(page, "06_homogeneity", {"data_source": "helm20", "seed": 7, "fast": True})
+    assert ('<pre>python -m mmlu_audit.book.build 06 --data-source helm20 --seed 7 --fast -p n_boot 999</pre>'
+            in filled)
+    assert "Rerun this check" in filled and "Fewer draws &lt;fast&gt;: does the p move?" in filled
+    assert "CHAPTER" not in filled and filled.startswith("<p>W(9) = 31.2</p>")
+
+
+def test_a_rerun_box_refuses_a_name_that_is_not_a_parameter():
+    from mmlu_audit.book.report import rerun_box
+
+    with pytest.raises(ValueError, match="not a parameter name"):
+        rerun_box("n boot", 1, "x")

@@ -20,9 +20,13 @@ from mmlu_audit.data.items import load_items
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.worlds.sources import load_responses, load_world
 
-__all__ = ["AnalysisInputs", "analysis_inputs", "answered_columns", "calibration_spec"]
+__all__ = ["ITEM_RESULT_COLUMNS", "AnalysisInputs", "analysis_inputs", "answered_columns", "calibration_spec",
+           "item_results"]
 
 FAST_STEPS = 300
+#: The item-level results a reader downloads: the fitted 2PL item parameters, the nine
+#: indicators and the quality flags (the planted truth, too, on a simulated source).
+ITEM_RESULT_COLUMNS = ("subject", "partition", "b_hat", "b_sd", "a_hat", "b_true", "a_true")
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,31 @@ def analysis_inputs(data_source: str = "simulated", seed: int = 20240601,
         frame["b_true"], frame["a_true"] = truth["b"], truth["a"]
     frame = frame.join(features, on="item_id")
     return AnalysisInputs(items, features, matrix, truth, fit, frame.set_index("item_id"))
+
+
+def item_results(inputs: AnalysisInputs) -> pd.DataFrame:
+    """One row per item: its fitted difficulty and discrimination, indicators and flags, with provenance.
+
+    Parameters
+    ----------
+    inputs : AnalysisInputs
+
+    Returns
+    -------
+    DataFrame
+        ``item_id``, ``data_source`` (the responses the parameters were fitted to; ``simulated…``
+        sources are not MMLU findings), :data:`ITEM_RESULT_COLUMNS` present in ``inputs.frame``,
+        the nine indicators and the feature table's ``flag_*`` columns, in item order. Items no
+        model answered have missing ``b_hat``, ``b_sd`` and ``a_hat``.
+    """
+    from mmlu_audit.features import INDICATORS
+    from mmlu_audit.features.table import FLAGS
+
+    frame = inputs.frame
+    columns = [c for c in ITEM_RESULT_COLUMNS if c in frame] + list(INDICATORS) + list(FLAGS)
+    table = frame[columns].reset_index()
+    table.insert(1, "data_source", inputs.matrix.source)
+    return table
 
 
 def answered_columns(matrix: ResponseMatrix, answered: np.ndarray) -> ResponseMatrix:

@@ -30,6 +30,7 @@ import datetime
 import hashlib
 import html
 import json
+import re
 import shutil
 import subprocess
 from importlib import metadata
@@ -43,7 +44,7 @@ from mmlu_audit.book.examples import ensure_audit_example
 from mmlu_audit.book.findings import ensure_findings
 
 __all__ = ["CITATION", "EXECUTED", "STAMPED_PACKAGES", "build_stamp", "chapter_settings", "cite_box",
-           "figure_descriptions", "reuse_box", "setup", "unique_scripts"]
+           "figure_descriptions", "fill_rerun_boxes", "rerun_command", "reuse_box", "setup", "unique_scripts"]
 
 #: Where the executed chapters sit among the book's pages.
 EXECUTED = "book/_executed/"
@@ -128,6 +129,24 @@ def build_stamp(commit: str, version: str, date: str, settings: dict | None = No
     return f'<p class="build-stamp">{html.escape(" · ".join(parts))}</p>'
 
 
+def rerun_command(chapter: str, settings: dict, parameter: str | None = None, value: str = "VALUE") -> str:
+    """The command that reruns ``chapter`` as this build ran it, optionally with one parameter changed.
+
+    Parameters
+    ----------
+    chapter : str
+        The chapter's file stem (``06_homogeneity``).
+    settings : dict
+        The values the build injected (``data_source``, ``seed``, ``fast``).
+    parameter, value : str, optional
+        The parameter to change and its new value (``-p parameter value``).
+    """
+    options = [f"{option} {settings[name]}" for name, option in COMMON.items()
+               if name in settings and name != "fast"] + (["--fast"] if settings.get("fast") else [])
+    change = [f"-p {parameter} {value}"] if parameter else []
+    return " ".join([f"python -m mmlu_audit.book.build {chapter[:2]}", *options, *change])
+
+
 def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str, source_url: str) -> str:
     """The box that ends an executed chapter (HTML): its notebook, its source, how to rerun it.
 
@@ -142,18 +161,34 @@ def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str,
     notebook_url, source_url : str
         Links to the executed notebook and the ``.py`` source, relative to the page.
     """
-    options = [f"{option} {settings[name]}" for name, option in COMMON.items()
-               if name in settings and name != "fast"] + (["--fast"] if settings.get("fast") else [])
-    command = " ".join([f"python -m mmlu_audit.book.build {chapter[:2]}", *options])
     own = [name for name in names if name not in COMMON]
-    example = f" -p {own[0]} VALUE" if own else ""
+    command = rerun_command(chapter, settings, own[0] if own else None)
     listed = ", ".join(f"<code>{html.escape(name)}</code>" for name in own) or "none of its own"
     return (f'<div class="admonition reuse-box"><p class="admonition-title">Reuse this page</p>'
             f'<p>Download the <a href="{html.escape(notebook_url)}" download>executed notebook</a> or its '
             f'<a href="{html.escape(source_url)}" download>jupytext source</a>. Rerun it with one '
-            f'parameter changed:</p><pre>{html.escape(command + example)}</pre>'
+            f'parameter changed:</p><pre>{html.escape(command)}</pre>'
             f"<p>Its parameters: {listed} (the parameters cell at the top of the page says what each "
             "does).</p></div>")
+
+
+_RERUN_BOX = re.compile(r'<div class="rerun-box" data-parameter="(?P<parameter>[A-Za-z_]\w*)" '
+                        r'data-value="(?P<value>[^"]*)">(?P<note>.*?)<pre>.*?</pre></div>', re.S)
+
+
+def fill_rerun_boxes(body: str, chapter: str, settings: dict) -> str:
+    """Turn each rerun placeholder a chapter wrote (:func:`mmlu_audit.book.report.rerun_box`) into a box.
+
+    The kernel does not know which chapter file it runs or how the build called it; the page does,
+    so the exact command is written here, from the same :func:`rerun_command` as the reuse box.
+    """
+    def box(match) -> str:
+        value = html.unescape(match["value"])
+        command = rerun_command(chapter, settings, match["parameter"], value)
+        return (f'<div class="admonition rerun-box"><p class="admonition-title">Rerun this check</p>'
+                f'{match["note"]}<pre>{html.escape(command)}</pre></div>')
+
+    return _RERUN_BOX.sub(box, body)
 
 
 def _names(authors: list[dict]) -> str:
@@ -212,6 +247,7 @@ def _stamp_and_reuse(app, pagename, templatename, context, doctree):
     if pagename.startswith(EXECUTED) and notebook.is_file():
         settings, names = chapter_settings(json.loads(notebook.read_text()))
         chapter = pagename.removeprefix(EXECUTED)
+        context["body"] = fill_rerun_boxes(context["body"], chapter, settings)
         extra = reuse_box(chapter, settings, names, context["pathto"](f"_sources/{pagename}.ipynb", 1),
                           context["pathto"](f"_sources/chapters/{chapter}.py", 1))
     citation = app.config.mmlu_audit_citation
