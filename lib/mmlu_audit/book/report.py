@@ -15,7 +15,8 @@ from mmlu_audit.irt.backend import backend_name
 
 __all__ = ["FEW_MODELS", "MISSING", "SIGNIFICANT_DIGITS", "banner_html", "finding_checks", "format_number",
            "frame_html",
-           "glue_figure", "glue_ready", "glue_values", "population_note", "real_label", "simulation_banner",
+           "glue_figure", "glue_ready", "glue_values", "population_note", "real_label", "rerun_box",
+           "simulation_banner",
            "source_banner", "text_banner", "three_way_table", "use_table_format", "write_download",
            "write_netcdf_download"]
 
