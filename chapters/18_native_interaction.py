@@ -35,7 +35,8 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.irt import fit_cached
-from mmlu_audit.analyses.modelside import (column_submatrix, gamma_summary, gamma_world_note, interaction_spec,
+from mmlu_audit.irt.posterior import fit_summary
+from mmlu_audit.analyses.modelside import (column_submatrix, gamma_world_note, interaction_spec,
                                            planted_gamma_target, planted_interaction_note, simulate_interaction)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
@@ -69,7 +70,8 @@ simulated = inputs.truth is not None
 # and scale (θ → kθ + c with a → a / k, b → kb + c, γ1 → γ1 / k leaves every η unchanged; only
 # θ's prior decides them) and the ridge that moves γ into the items. Seeds then agree within a
 # fraction of the reported SD (tested). γ0 = {glue:text}`gamma0:.3f` (mean-field 95 % interval
-# [{glue:text}`gamma0_low:.3f`, {glue:text}`gamma0_high:.3f`]) is the effect of depth at mean
+# [{glue:text}`gamma0_low:.3f`, {glue:text}`gamma0_high:.3f`], equal-tailed over the guide's draws,
+# computed by ArviZ) is the effect of depth at mean
 # ability and γ1 = {glue:text}`gamma1:.3f` ([{glue:text}`gamma1_low:.3f`,
 # {glue:text}`gamma1_high:.3f`]) the interaction, fitted as the paper does, over every model.
 #
@@ -86,12 +88,15 @@ simulated = inputs.truth is not None
 # %%
 int_spec = interaction_spec(fast, seed)
 fit_int = fit_cached(stem_matrix, int_spec, item_covariate=depth, progress=False)
-all_models = gamma_summary(fit_int)
+# mean and equal-tailed 95 % interval of the guide's γ draws, computed by ArviZ (az.summary)
+as_estimate = {"mean": "estimate"}
+gammas = ["gamma0", "gamma1"]
+all_models = fit_summary(fit_int, gammas, data_source=data_source, seed=seed).rename(columns=as_estimate)
 # the observable rule (accuracy over all items), so a real source gets the same working fit
 working = above_floor(inputs.matrix.responses, inputs.matrix.observed)
 working_stem = stem_matrix.take(rows=np.flatnonzero(working))
 fit_working = fit_cached(working_stem, int_spec, item_covariate=depth, progress=False)
-above_floor_models = gamma_summary(fit_working)
+above_floor_models = fit_summary(fit_working, gammas, data_source=data_source, seed=seed).rename(columns=as_estimate)
 gamma_values = {"n_models_total": int(working.size), "n_working_models": int(working.sum()),
                 "n_floor_models": int((~working).sum()), "chance_cutoff": CHANCE_CUTOFF}
 for name in ("gamma0", "gamma1"):
@@ -117,12 +122,12 @@ pd.concat({"all models": all_models, "above the floor": above_floor_models},
 # %%
 planted = {"planted_gamma_note": "On a real source there is no planted truth to compare with.",
            "planted_interaction_note": ""}
-gamma1_intervals = above_floor_models.loc["gamma1"].to_dict()  # estimate, low, high
+gamma1_intervals = above_floor_models.loc["gamma1", ["estimate", "low", "high"]].to_dict()
 if simulated:
     world_target = planted_gamma_target(inputs.truth["a"][stem], inputs.truth["b"][stem], depth, 0.0, 0.0)
     planted["planted_gamma_note"] = gamma_world_note(
         gamma1=gamma1_intervals, item_target=world_target["gamma1"],
-        all_models=all_models.loc["gamma1"].to_dict() | {
+        all_models=all_models.loc["gamma1", ["estimate", "low", "high"]].to_dict() | {
             "n_floor": gamma_values["n_floor_models"], "n_planted_chance": int(inputs.truth["chance"].sum()),
             "rule_matches": bool(np.array_equal(working, ~inputs.truth["chance"].astype(bool)))})
     # a second world: the fitted interaction model's own parameters with a planted γ1 ≠ 0
@@ -132,7 +137,7 @@ if simulated:
                                      0.25, observed_cells[working], seed=seed + 1)
     planted_fit = fit_cached(planted_y, int_spec, item_covariate=depth, progress=False)
     target = planted_gamma_target(int_a, int_b, depth, gamma_values["gamma0_working"], planted_gamma1)
-    recovered = gamma_summary(planted_fit)
+    recovered = fit_summary(planted_fit, gammas, data_source=data_source, seed=seed).rename(columns=as_estimate)
     planted_interaction = {"planted_gamma1": planted_gamma1, "planted_gamma1_target": target["gamma1"],
                            "planted_gamma1_hat": recovered.loc["gamma1", "estimate"],
                            "planted_gamma1_low": recovered.loc["gamma1", "low"],
