@@ -30,6 +30,7 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 import numpy as np
 import pandas as pd
+import seaborn as sns
 
 from mmlu_audit import distinct_checkpoints, family_size_table, load_items, load_redux, load_responses
 from mmlu_audit.core.paper import paper_table
@@ -162,10 +163,10 @@ acc_by_part = pd.DataFrame({
     for part, mask in [("STEM", stem_mask), ("non-STEM", ~stem_mask)]
 })
 fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.4))
-left.hist(accuracy, bins=30, color="#555")
+sns.histplot(x=accuracy, bins=30, kde=True, color="#555", ax=left)
 left.axvline(0.25, ls="--", color="k", lw=1)
 left.set(xlabel="accuracy over observed items", ylabel="models", title="Accuracy distribution")
-right.scatter(acc_by_part["non-STEM"], acc_by_part["STEM"], s=6, alpha=0.5)
+sns.scatterplot(data=acc_by_part, x="non-STEM", y="STEM", s=6, alpha=0.5, linewidth=0, ax=right)
 lims = [0.2, 1.0]
 right.plot(lims, lims, color="k", lw=0.8)
 right.set(xlim=lims, ylim=lims, xlabel="non-STEM accuracy", ylabel="STEM accuracy",
@@ -179,7 +180,8 @@ glue_figure("fig_accuracy", fig)
 # ```{glue:figure} fig_accuracy
 # :name: fig-accuracy
 #
-# Left: accuracy of each model over its observed items (dashed: chance, 0.25). Right: STEM
+# Left: accuracy of each model over its observed items, a histogram with its kernel density
+# (dashed: chance, 0.25). Right: STEM
 # against non-STEM accuracy per model. The source is named under the figure.
 # ```
 
