@@ -41,6 +41,8 @@ fast = False  # smoke run: shorter shared fits, plus this chapter's fast-paramet
 cohort_seed = 7  # seed of the split into two model cohorts
 cohort_split = "checkpoint"  # "checkpoint": whole distinct checkpoints per cohort; "rows": random rows
 extra_steps = 2000  # SVI step cap for the split-cohort and alternative-prior fits
+export_draws = 20  # posterior draws per parameter in the page's netCDF download of the calibration
+executed_dir = "../book/_executed"  # where bookbuild writes this page; the netCDF download goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # extra_steps = 150
@@ -59,7 +61,9 @@ from mmlu_audit.analyses.calibration import CALIBRATION_KEYS, calibration_headli
 from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.analyses.regression import difficulty_reliability, estimated_items
 from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, figure_title, stamp_source, use_style
-from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, source_banner, three_way_table
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, source_banner, three_way_table,
+                                    write_netcdf_download)
+from mmlu_audit.irt.posterior import to_inference_data
 from mmlu_audit.worlds.simulated import working_models
 
 use_style()
@@ -99,9 +103,18 @@ right.hist(theta, bins=40, color="#555")
 right.set(xlabel=r"$\hat\theta$", title="Ability")
 stamp_source(fig, matrix)
 glue_figure("fig_calibration", fig)
+# the page's download: the calibration's posterior as ArviZ InferenceData, thinned, float32
+export = to_inference_data(fit, data_source=data_source, seed=seed, n_draws=export_draws, dtype=np.float32)
+export_path = write_netcdf_download(export, "calibration_2pl_fit.nc", executed_dir)
+glue_values({"calibration_export_draws": export_draws, "calibration_export_mb": export_path.stat().st_size / 1e6})
 
 # %% [markdown]
 # {numref}`fig-calibration` summarises the fit.
+#
+# {download}`Download the calibration's posterior draws (ArviZ InferenceData, netCDF) <calibration_2pl_fit.nc>`:
+# {glue:text}`calibration_export_draws` draws of every θ, b and a from the fitted mean-field guide (float32,
+# {glue:text}`calibration_export_mb:.1f` MB), with the data source, the seeds, the SVI steps, the guide and the
+# package versions in its attributes; `arviz.from_netcdf` reads it.
 #
 # ```{glue:figure} fig_calibration
 # :name: fig-calibration
