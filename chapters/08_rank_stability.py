@@ -59,7 +59,7 @@ from mmlu_audit.analyses.modelside import (ability_gap, displacement_bootstrap, 
                                   item_blocks, matched_subsample_tau, near_tie_pairs, one_per_checkpoint,
                                   random_item_sets, rank_agreement, rank_shifts, retention_table,
                                   subject_block_sets, subject_blocks, subscores)
-from mmlu_audit.core.paper import paper_table, paper_value
+from mmlu_audit.core.paper import interval_to_read, paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, source_banner, text_banner
@@ -285,6 +285,9 @@ helm_values = {"helm_k_main": hk_main, "helm_k_small": hk_small, "helm_tau_stem"
                "helm_step": 1 / hk_main,
                **dict(zip(("helm_displacement_exact_low", "helm_displacement_exact_high"),
                           displacement_exact_interval(helm_boot["estimate"], hk_main), strict=True)),
+               # the interval the prose above tells the reader to read; the summaries show this one
+               **interval_to_read("helm_displacement", *displacement_exact_interval(helm_boot["estimate"], hk_main),
+                                  "exact Clopper–Pearson 95 %"),
                "helm_null_blocks": helm_null.mean(), "helm_null_blocks_p": null_p_at_least(helm_null, helm_boot["estimate"])}
 glue_values(helm_values)
 real_table = pd.DataFrame({

@@ -43,6 +43,7 @@ n_boot = 9999  # wild cluster and subject-cluster bootstrap draws of every test
 cv_folds = 10  # K of the item-fold cross-validation (STEM R²)
 null_replicates = 100  # matrices simulated from each fitted 3PL (guessing floor)
 power_file = ""  # the power study's summary; "" reads the committed bench/results/real_power.json
+executed_dir = "../book/_executed"  # where bookbuild writes this page; the claims table's CSV goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # n_boot = 199
@@ -58,7 +59,7 @@ from mmlu_audit.analyses.power import load_power
 from mmlu_audit.analyses.verdicts import (CLAIM_TITLES, POWER_FLOOR, VERDICTS, agreement, claim_verdict,
                                           forest_rows, power_at, replication_table)
 from mmlu_audit.book.plots import claims_forest, stamp_source, use_style
-from mmlu_audit.book.report import glue_figure, glue_values, source_banner
+from mmlu_audit.book.report import glue_figure, glue_values, source_banner, write_download
 from mmlu_audit.core.paper import PAPER
 from mmlu_audit.data.openllm import load_openllm_items
 from mmlu_audit.data.registry import REAL_SOURCES
@@ -155,10 +156,13 @@ glue_values({f"verdict_{t}": verdicts[t] for t in CLAIM_TESTS}
             | {f"supporting_{t}": ", ".join(agreement(replication, t)["supporting"]) or "none" for t in CLAIM_TESTS}
             | {"n_claims_real": len(CLAIM_TESTS),
                **{f"n_{v.replace(' ', '_')}": sum(x == v for x in verdicts.values()) for v in VERDICTS}})
+write_download(summary.reset_index(), "real_verdicts_claims.csv", executed_dir)
 with pd.option_context("display.max_colwidth", None):
     display(summary)
 
 # %% [markdown]
+# {download}`Download the claims table (CSV) <real_verdicts_claims.csv>`.
+#
 # On the real pool, of {glue:text}`n_claims_real` claims {glue:text}`n_supported` are supported,
 # {glue:text}`n_not_supported` not supported and {glue:text}`n_inconclusive` inconclusive.
 #

@@ -34,8 +34,9 @@
 # and repeats them on each model population alone.
 #
 # A test on the simulated world never supports a claim about MMLU: the simulated world was planted
-# to resemble the paper. Its column says only whether the pipeline recovers what was planted
-# (see {ref}`page-simulated-world`). Which glued values test which claim, and the rule that reads
+# to resemble the paper. Its column says only whether the pipeline *{glue:text}`term_recovers`*
+# (see {ref}`page-simulated-world`); a comparison with a number the paper reports is worded
+# *{glue:text}`term_reproduces`*, on the {ref}`chap-scorecard` and the landing page alike. Which glued values test which claim, and the rule that reads
 # them, is the registry `mmlu_audit.book.discussion.CLAIMS`.
 
 # %% tags=["parameters"]
@@ -50,10 +51,12 @@ from IPython.display import display
 
 from mmlu_audit.analyses.verdicts import CLAIM_TITLES
 from mmlu_audit.book.discussion import (CLAIMS, OUTCOMES, POWER_FLOOR, SIMULATED, VERDICTS, claim_chapters,
-                                        claims_table, evidence_table)
+                                        claims_table, evidence_display, evidence_table)
 from mmlu_audit.book.findings import forest_from_build, missing_chapters, read_build, replication_from_build
 from mmlu_audit.book.plots import claims_forest, note_figure, use_style
 from mmlu_audit.book.report import glue_figure, glue_values
+from mmlu_audit.book.scorecard import chapters_read
+from mmlu_audit.core.paper import RECOVERS, REPRODUCES
 
 use_style()
 
@@ -71,15 +74,16 @@ glue_values({"n_claims": len(claims), "n_supported": int(counts[VERDICTS[0]]),
              "missing_note": ("Every chapter the claims read is in this build." if not missing else
                               "Missing from this build (their evidence is absent below, not negative): "
                               + "; ".join(f"chapter {p}: {why}" for p, why in missing.items()) + "."),
-             "build_data_source": data_source, "build_seed": seed, "build_fast": fast})
+             "build_data_source": data_source, "build_seed": seed, "build_fast": fast,
+             "term_recovers": RECOVERS, "term_reproduces": REPRODUCES})
 
 # %% [markdown]
 # ## The claims
 #
 # Of {glue:text}`n_claims` claims, {glue:text}`n_supported` are supported on real data,
 # {glue:text}`n_not_supported` not supported, {glue:text}`n_inconclusive` inconclusive, and
-# {glue:text}`n_not_testable` not testable with the data here. On the simulated world, the pipeline recovers the planted truth for
-# {glue:text}`n_recovered` of them. Values were read from {glue:text}`n_chapters_read` executed
+# {glue:text}`n_not_testable` not testable with the data here. On the simulated world, the pipeline
+# *{glue:text}`term_recovers`* for {glue:text}`n_recovered` of them. Values were read from {glue:text}`n_chapters_read` executed
 # chapters (`data_source` {glue:text}`build_data_source`, seed {glue:text}`build_seed`, fast mode
 # {glue:text}`build_fast`). {glue:text}`missing_note`
 
@@ -113,24 +117,27 @@ if replication is not None:
 #
 # Every glued value a claim reads: a *test* of the claim on the responses its chapter ran with
 # (real or simulated, as the provenance column says), a comparison with the *planted* truth of
-# the simulated world, or real-data *context* that does not test the claim. The rule applied, or
-# what is missing, is in the last column.
+# the simulated world, or real-data *context* that does not test the claim. Each p is that of the
+# test the `test` column names, and each interval the one its chapter says to read (the `interval`
+# column names it where the chapter declares it). The rule applied, or what is missing, is in the
+# last column.
 
 # %% tags=["hide-input"]
 with pd.option_context("display.max_colwidth", None):
-    display(evidence.set_index(["claim", "kind"])[["label", "glue", "provenance", "population", "estimate",
-                                                   "low", "high", "p", "outcome", "why"]])
+    display(evidence_display(evidence).set_index(["claim", "kind"])[
+        ["label", "glue", "provenance", "population", "estimate", "low", "high", "interval", "p", "test",
+         "outcome", "why"]])
 
 # %% [markdown]
 # ## Chapters read
 #
-# Each executed chapter, and whether its values were used (a chapter that failed, is still
-# running or ran with other parameters than this page is not).
+# Each executed chapter, the responses its banners state (a real chapter with a simulated section,
+# such as the power worlds of {ref}`chap-real-leaderboard`, says so), the `data_source` it ran
+# with, and whether its values were used (a chapter that failed, is still running or ran with
+# other parameters than this page is not).
 
 # %% tags=["hide-input"]
-display(pd.DataFrame([{"chapter": c.chapter, "source": c.source, "glued values": len(c.values),
-                       "used": "no: " + collection.skipped[c.chapter] if c.chapter in collection.skipped else "yes"}
-                      for c in collection.chapters], columns=["chapter", "source", "glued values", "used"]))
+display(chapters_read(collection))
 
 # %% tags=["remove-cell"]
 assert list(claims.index) == [claim.key for claim in CLAIMS]

@@ -67,7 +67,7 @@ def test_a_planted_truth_the_pipeline_misses_is_not_recovered(tmp_path):
     table = _claims(tmp_path)
     assert table.loc["d_ner", "simulated"] == SIMULATED[1]
     assert table.loc["d_ner", "simulated_why"] == \
-        "D_ner planted; CR2 and bootstrap Holm find it: not recovered"
+        "D_ner planted; CR2 and bootstrap Holm find it: does not recover the planted truth"
     evidence = evidence_table(read_build(tmp_path, EXPECT))
     planted = evidence[evidence["kind"] == "planted"].set_index("glue").loc["05:found_cr2_names"]
     assert planted["why"] == "fails: found_cr2_names contains d_ner"
@@ -103,15 +103,16 @@ def test_one_real_test_against_makes_a_claim_not_supported(tmp_path):
 
 
 def test_p_at_the_threshold_does_not_support_and_nan_is_missing(tmp_path):
-    write_chapter(tmp_path, "13_mmlu_pro", {"pro_w9_cr2": 12.0, "pro_wcr_p": 0.05, "pro_b_sd": float("nan")})
+    write_chapter(tmp_path, "13_mmlu_pro",
+                  {"pro_wcr_stat": 12.0, "pro_wcr_p": 0.05, "pro_b_sd": float("nan")})
     evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
-    assert evidence.loc["13:pro_w9_cr2", "outcome"] == "does not support"
+    assert evidence.loc["13:pro_wcr_stat", "outcome"] == "does not support"
     assert evidence.loc["13:pro_b_sd", "outcome"] == "missing"
     assert _claims(tmp_path).loc["mmlu_pro", "verdict"] == VERDICTS[1]
 
 
 def test_stale_chapters_contribute_nothing(tmp_path):
-    write_chapter(tmp_path, "13_mmlu_pro", {"pro_w9_cr2": 40.0, "pro_wcr_p": 0.001},
+    write_chapter(tmp_path, "13_mmlu_pro", {"pro_wcr_stat": 40.0, "pro_wcr_p": 0.001},
                   params={"data_source": "simulated", "seed": 2, "fast": True})
     assert _claims(tmp_path).loc["mmlu_pro", "verdict"] == VERDICTS[2]
 
@@ -162,7 +163,8 @@ def test_a_null_world_plants_nothing_to_recover(tmp_path):
 
 
 #: The real-verdicts chapter's pool values where homogeneity is not rejected.
-POOL_NOT_REJECTED = {"pool_w9_cr2": 26.5, "pool_w9_htz_p": 0.18, "pool_wcb_stat": 26.5, "pool_wcb_p": 0.07}
+POOL_NOT_REJECTED = {"pool_w9_cr2": 26.5, "pool_w9_htz_F": 1.9, "pool_w9_htz_p": 0.18, "pool_wcb_stat": 26.5,
+                     "pool_wcb_p": 0.07}
 
 
 @pytest.mark.parametrize("power, expected", [(0.3, VERDICTS[3]), (0.8, VERDICTS[1])])
@@ -175,8 +177,8 @@ def test_a_real_test_against_is_inconclusive_below_the_power_floor(tmp_path, pow
     assert f"power {power:.2f}" in table.loc["homogeneity", "why"] or f"effect {power:.2f}" in \
         table.loc["homogeneity", "why"]
     evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
-    assert evidence.loc["20:pool_w9_cr2", "population"].startswith("real MMLU pool")
-    assert evidence.loc["20:pool_w9_cr2", "p"] == 0.18  # the HTZ p beside the statistic it refers
+    assert evidence.loc["20:pool_w9_htz_F", "population"].startswith("real MMLU pool")
+    assert evidence.loc["20:pool_w9_htz_F", "p"] == 0.18  # the HTZ p beside the statistic it refers
 
 
 def test_a_real_test_for_is_supported_whatever_the_power(tmp_path):
@@ -190,6 +192,7 @@ def test_summary_intervals_are_the_ones_the_chapters_say_to_read(tmp_path):
     write_chapter(tmp_path, "08_rank_stability",
                   {"helm_displacement": 0.2, "helm_displacement_low": 0.1, "helm_displacement_high": 0.3025,
                    "helm_displacement_exact_low": 0.03, "helm_displacement_exact_high": 0.56,
+                   "helm_displacement_interval": {"low": 0.03, "high": 0.56, "method": "exact"},
                    "helm_tau_stem": 0.81, "helm_tau_nonstem": 0.95, "helm_null_blocks_p": 0.03})
     write_chapter(tmp_path, "07_reasoning_sensitivity", {"helm_r_beta_acc": 0.5, "helm_r_low": 0.14,
                                                          "helm_r_high": 0.8})

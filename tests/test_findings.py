@@ -24,7 +24,8 @@ from test_scorecard import write_chapter
 
 EXPECT = {"data_source": "simulated", "seed": 1, "fast": True}
 HELM79 = {"helm_displacement": 0.4375, "helm_displacement_exact_low": 0.125,
-          "helm_displacement_exact_high": 0.6875, "helm_null_blocks_p": 0.0312, "helm_tau_stem": 0.8125}
+          "helm_displacement_exact_high": 0.6875, "helm_null_blocks_p": 0.0312, "helm_tau_stem": 0.8125,
+          "helm_displacement_interval": {"low": 0.125, "high": 0.6875, "method": "exact"}}
 
 
 def _box_body(text: str) -> str:
@@ -45,7 +46,8 @@ def test_real_results_carry_source_estimate_interval_p_and_chapter(tmp_path):
     text = findings_markdown(_book(tmp_path), EXPECT)
     row = next(line for line in text.splitlines() if "Top-k displacement" in line)
     cells = [c.strip() for c in row.strip("|").split(" | ")]
-    assert cells[1:6] == ["HELM per-subject table, 79 models", "0.4375", "0.125 to 0.6875", "0.0312", "0.22"]
+    assert cells[1:6] == ["HELM per-subject table, 79 models", "0.4375", "0.125 to 0.6875 (exact)", "0.0312",
+                          "0.22"]
     assert cells[6] == "{doc}`§5.2 Rankings </book/_executed/08_rank_stability>`"
     assert "τ\\_w STEM subscore vs aggregate | HELM per-subject table, 79 models | 0.8125 | — | — |" in text
     assert not any("accuracy on Redux" in line for line in text.splitlines()), "chapter 12 glued nothing"
@@ -55,11 +57,12 @@ def test_real_and_simulated_are_kept_apart(tmp_path):
     text = findings_markdown(_book(tmp_path), EXPECT)
     real, simulated = text.split("**Simulation only.**")
     # chapter 01's item counts are real items; one differs from the paper (3,000 against 3,153)
-    assert "§2 Data </book/_executed/01_data>` (real items): 1 of 2 published values reproduced; " \
+    assert "§2 Data </book/_executed/01_data>` (real items) — reproduces the paper's value: 1 of 2; " \
            "differ: `n_stem_items` 3,000 against 3,153" in real
     assert "recovered as planted" not in real
-    assert "(simulated responses): 1 of 1 published values recovered as planted" in simulated
-    assert "§4.2 Stratified" in simulated and "by construction: 1 " in simulated  # n_models is planted
+    assert "(simulated responses) — reproduces the paper's value (simulated world): 1 of 1" in simulated
+    assert "§4.2 Stratified" in simulated
+    assert "For 1 of them the simulation copies the paper's value" in simulated  # n_models is planted
     assert "HELM" not in simulated
 
 

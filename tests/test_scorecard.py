@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -185,14 +186,14 @@ def test_tolerance_boundaries():
 def test_verdicts():
     sim = GluedValue("b_sd", 2.30, "02_calibration", "simulated")
     outcome, why = verdict("b_sd", sim)
-    assert outcome == "recovered as planted (simulation)" and "by construction" in why
+    assert outcome == VERDICTS[1] and "by construction" in why
     assert verdict("theta_sd", GluedValue("theta_sd", 1.03, "02", "simulated"))[1] == "tolerance ±5 %"
     real = GluedValue("b_sd", 2.40, "02_calibration", "real")
-    assert verdict("b_sd", real) == ("differs", "tolerance ±5 %")
-    assert verdict("b_sd", GluedValue("b_sd", 2.25, "02", "real"))[0] == "reproduced on real data"
+    assert verdict("b_sd", real) == (VERDICTS[2], "tolerance ±5 %")
+    assert verdict("b_sd", GluedValue("b_sd", 2.25, "02", "real"))[0] == VERDICTS[0]
     # counts from the real items are real whatever the banner says
-    assert verdict("n_items", GluedValue("n_items", 14042, "01", "simulated"))[0] == "reproduced on real data"
-    assert verdict("n_items", GluedValue("n_items", 14041, "01", "real"))[0] == "differs"
+    assert verdict("n_items", GluedValue("n_items", 14042, "01", "simulated"))[0] == VERDICTS[0]
+    assert verdict("n_items", GluedValue("n_items", 14041, "01", "real"))[0] == VERDICTS[2]
     for odd in ("cpu", float("nan"), True, None):
         outcome, why = verdict("b_sd", GluedValue("b_sd", odd, "02", "real"))
         assert outcome == "not computable" and "not a finite number" in why
@@ -202,8 +203,8 @@ def test_verdicts():
 
 
 @pytest.mark.parametrize("ours, outcome", [
-    (True, "recovered as planted (simulation)"), ("yes", "recovered as planted (simulation)"),
-    (False, "differs"), ("no", "differs"), ("maybe", "not computable"),
+    (True, VERDICTS[1]), ("yes", VERDICTS[1]), (False, VERDICTS[2]), ("no", VERDICTS[2]),
+    ("maybe", "not computable"),
 ])
 def test_yes_no_results_are_scored(ours, outcome):
     assert PAPER["rasch_conclusions_intact"][0] is True
@@ -216,22 +217,22 @@ def test_scorecard_looks_values_up_where_the_registry_says(tmp_path):
     write_chapter(tmp_path, "02_calibration", {"b_sd": 2.25, "theta_sd": 1.5})
     write_chapter(tmp_path, "04_pooled", {"ceiling_global": 0.1270, "n_items": 1})  # n_items: 01 wins
     write_chapter(tmp_path, "08_rank_stability", {"helm_tau_stem": 0.91, "helm_displacement": 0.3,
-                                                  "helm_displacement_exact_low": 0.2,
-                                                  "helm_displacement_exact_high": 0.4,
+                                                  "helm_displacement_interval":
+                                                      {"low": 0.2, "high": 0.4, "method": "exact"},
                                                   "helm_null_blocks_p": 0.5})
     table = scorecard(collect(tmp_path))
     assert set(RESULT_KEYS) <= set(table.index) and table.index.is_unique
     assert table.loc["encoder_ceiling_pooled", "ours"] == 0.1270  # glued as ceiling_global
-    assert table.loc["encoder_ceiling_pooled", "verdict"] == "recovered as planted (simulation)"
-    assert table.loc["share_nonstem_items", "verdict"] == "reproduced on real data"
+    assert table.loc["encoder_ceiling_pooled", "verdict"] == VERDICTS[1]
+    assert table.loc["share_nonstem_items", "verdict"] == VERDICTS[0]
     assert table.loc["share_nonstem_items", "provenance"] == "real items"
     assert table.loc["n_models", "provenance"] == "simulated responses"
-    assert table.loc["theta_sd", "verdict"] == "differs"
+    assert table.loc["theta_sd", "verdict"] == VERDICTS[2]
     assert table.loc["pooled_r2", "verdict"] == "not computable"
     assert pd.isna(table.loc["pooled_r2", "chapter"]) and pd.isna(table.loc["pooled_r2", "ours"])
     helm = table.loc["helm_displacement"]
     assert (helm["provenance"], helm["low"], helm["high"], helm["p"]) == ("real responses", 0.2, 0.4, 0.5)
-    assert helm["verdict"] == "real data, no like-for-like published value"
+    assert helm["verdict"] == VERDICTS[3] == "real data, another population than the paper's"
     assert helm["paper"] == PAPER["displacement"][0]
     order = table["provenance"].map({"real items": 0, "real responses": 0}).fillna(
         table["provenance"].map({"simulated responses": 1})).fillna(2)
@@ -279,7 +280,9 @@ def test_bookbuild_tells_the_chapters_that_declare_it_where_the_pages_go():
     from mmlu_audit.book.build import chapter_parameters, chapter_paths
 
     declared = {p.stem for p in chapter_paths() if "executed_dir" in chapter_parameters(p)}
-    assert declared == {"14_answer_key_audit", "97_discussion", "98_scorecard", "99_performance"}
+    assert {"14_answer_key_audit", "20_real_verdicts", "97_discussion", "98_scorecard",
+            "99_performance"} <= declared
+    assert "01_data" not in declared  # only a chapter that declares it is told
 
 
 def test_scorecard_html_groups_by_chapter_with_one_caveat_and_escapes(tmp_path):
@@ -316,14 +319,14 @@ def test_the_compact_table_is_made_to_fit_with_full_words_in_tooltips(tmp_path):
     table = scorecard(collect(tmp_path))
     page = scorecard_html(table, {}, provenances=("simulated responses",))
     assert '<table class="scorecard fit-width">' in page  # the browser check holds it to its column
-    assert '<td class="sc-prov" title="simulated responses">simulated</td>' in page
+    assert '<td class="sc-prov" title="simulated responses: data_source simulated">simulated</td>' in page
     verdict = table.loc["b_sd", "verdict"]
-    assert f'title="{verdict}">{VERDICT_SHORT[verdict]}</td>' in page
+    assert f'title="{html.escape(verdict)}">{VERDICT_SHORT[verdict]}</td>' in page
     assert ">b_<wbr>sd</td>" in page and ">theta_<wbr>sd</td>" in page
     assert set(VERDICT_SHORT) == set(VERDICTS) and set(PROVENANCE_SHORT) == set(PROVENANCES)
     legend = short_words_text()
-    assert "“as planted” for recovered as planted (simulation)" in legend
-    assert "“items” for real items" in legend and "differs" not in legend  # a word kept whole needs no legend
+    assert "“reproduces (simulated)” for reproduces the paper's value (simulated world)" in legend
+    assert "“items” for real items" in legend and "not computable" not in legend  # kept whole: no legend
 
 
 def test_a_planted_subpopulation_value_is_read_on_a_simulated_source_only(tmp_path):
@@ -332,11 +335,11 @@ def test_a_planted_subpopulation_value_is_read_on_a_simulated_source_only(tmp_pa
     write_chapter(tmp_path, "11_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969})
     row = scorecard(collect(tmp_path)).loc["rho_2d"]
     assert (row["ours"], row["glue"]) == (0.969, "rho_2d_working")
-    assert row["verdict"] == "recovered as planted (simulation)"
+    assert row["verdict"] == VERDICTS[1]
     assert "WorldSpec.rho" in row["why"] and "`rho_2d_working`, where it is planted" in row["why"]
     real = tmp_path / "real"
     real.mkdir()
     write_chapter(real, "11_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969},
                   banner="real-banner", params={"data_source": "leaderboard", "seed": 1, "fast": True})
     row = scorecard(collect(real)).loc["rho_2d"]
-    assert (row["ours"], row["glue"], row["verdict"]) == (0.990, "rho_2d", "differs")
+    assert (row["ours"], row["glue"], row["verdict"]) == (0.990, "rho_2d", VERDICTS[2])

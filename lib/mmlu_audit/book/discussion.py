@@ -9,7 +9,7 @@ it. Each piece of evidence is one of three kinds:
   responses it is evidence about MMLU (or MMLU-Pro); on simulated responses it only shows what
   the pipeline reports on the simulated world.
 - ``"planted"``: a comparison with the simulated world's planted truth; read only on simulated
-  responses (the pipeline recovers, or not, what was planted).
+  responses (the pipeline :data:`~mmlu_audit.core.paper.RECOVERS`, or not).
 - ``"context"``: a real-data value shown beside the claim that does not test it.
 
 :func:`verdict` turns a claim's real-data tests into one of :data:`VERDICTS`: supported when
@@ -18,6 +18,10 @@ power of at least 0.5 at the paper's effect on the real design (the claim's ``po
 the real-verdicts chapter), inconclusive when it does not but that power is lower, and not
 testable with the data here when no test was computed on real responses (with the reason).
 Simulation never supports a claim about MMLU.
+
+An evidence's p-value is the p of the test its value belongs to (:func:`mmlu_audit.core.paper.paired`;
+:class:`Evidence` refuses any other pairing), and its interval is the one its chapter declares
+the one to read (:func:`mmlu_audit.core.paper.interval_to_read`) where it declares one.
 """
 
 from __future__ import annotations
@@ -27,12 +31,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from mmlu_audit.book.scorecard import Collection, lookup
+from mmlu_audit.book.scorecard import Collection, declared_interval, format_p, lookup
 from mmlu_audit.core.errors import ParameterError
-from mmlu_audit.core.paper import REAL_RESULTS
+from mmlu_audit.core.paper import REAL_RESULTS, RECOVERS, paired, registered_test
 
 __all__ = ["CLAIMS", "KINDS", "OUTCOMES", "POWER_FLOOR", "SIMULATED", "VERDICTS", "Claim", "Condition",
-           "Evidence", "claim_chapters", "claim_power", "claims_table", "evidence_table", "glue_names",
+           "Evidence", "claim_chapters", "claim_power", "claims_table", "evidence_display", "evidence_table",
+           "glue_names",
            "verdict"]
 
 #: A claim's verdict, on real data.
@@ -41,12 +46,12 @@ VERDICTS = ("supported", "not supported", "not testable with the data here",
 #: Below this power at the paper's effect a real test that does not support a claim is inconclusive.
 POWER_FLOOR = 0.5
 #: What the simulated world says about a claim.
-SIMULATED = ("recovered as planted", "not recovered", "no planted truth", "not in this build")
+SIMULATED = (RECOVERS, "does not recover the planted truth", "no planted truth", "not in this build")
 #: Kinds of evidence (see the module docstring).
 KINDS = ("test", "planted", "context")
 #: Outcome of one piece of evidence.
-OUTCOMES = ("supports", "does not support", "recovered", "not recovered", "shown", "missing",
-            "not applicable")
+OUTCOMES = ("supports", "does not support", RECOVERS, "does not recover the planted truth", "shown",
+            "missing", "not applicable")
 _ALPHA = 0.05
 _OPS = ("<", ">", "contains")
 _REAL_POPULATION = {result.glue: result.population for result in REAL_RESULTS}
@@ -104,7 +109,8 @@ class Evidence:
         All must hold for it to support the claim (for ``"planted"``: for the truth to be
         recovered); empty for ``"context"``.
     low, high, p : str, optional
-        Glue names (same chapter) of its interval's bounds and p-value.
+        Glue names (same chapter) of its interval's bounds (unused where the chapter declares the
+        interval to read) and p-value (the p of a registered test ``glue`` belongs to).
     given : tuple of Condition
         For ``"planted"`` only: what the simulated world must have planted for the comparison
         to apply (a null world plants nothing to recover).
@@ -128,6 +134,11 @@ class Evidence:
         if (self.kind == "context") != (not self.conditions):
             raise ParameterError("Evidence",
                                  "context evidence has no conditions; tests and planted truths do")
+        if self.p is not None and not paired(self.chapter, self.glue, self.p):
+            test = registered_test(self.chapter, self.p)
+            raise ParameterError("Evidence", f"{self.chapter}:{self.p} is not the p of a test of "
+                                 f"{self.glue} ({'no registered test' if test is None else test.name}); "
+                                 "see mmlu_audit.core.paper.TESTS")
 
 
 @dataclass(frozen=True)
@@ -165,15 +176,15 @@ def _p_below(glue: str, chapter: str | None = None) -> Condition:
 CLAIMS: tuple[Claim, ...] = (
     Claim("homogeneity", "Structural homogeneity is rejected: the nine indicators map onto "
           "difficulty differently in STEM and non-STEM (joint Wald W(9), cluster-robust).", "§4.3",
-          (Evidence("20", "pool_w9_cr2", "W(9) under CR2, real pool, HTZ reference (p)",
+          (Evidence("20", "pool_w9_htz_F", "W(9) under CR2 in its HTZ F form, real pool (HTZ p)",
                     conditions=(_p_below("pool_w9_htz_p"),), p="pool_w9_htz_p"),
            Evidence("20", "pool_wcb_stat", "W(9) under CR2, real pool, wild cluster bootstrap (p)",
                     conditions=(_p_below("pool_wcb_p"),), p="pool_wcb_p"),
-           Evidence("06", "w9_cr2", "W(9) under CR2, HTZ reference (p)", conditions=(_p_below("w9_htz_p"),),
-                    p="w9_htz_p"),
+           Evidence("06", "w9_htz_F", "W(9) under CR2 in its HTZ F form (HTZ p)",
+                    conditions=(_p_below("w9_htz_p"),), p="w9_htz_p"),
            Evidence("06", "wcb_stat", "W(9) under CR2, wild cluster bootstrap (p)",
                     conditions=(_p_below("wcb_p"),), p="wcb_p"),
-           Evidence("06", "w9_cr2", "slopes planted unequal; CR2 Wald rejects", kind="planted",
+           Evidence("06", "w9_cr2", "slopes planted unequal; CR2 Wald rejects (χ² p)", kind="planted",
                     given=(Condition("n_planted", ">", 0),), conditions=(_p_below("w9_cr2_p"),),
                     p="w9_cr2_p")),
           "tested on the real MMLU pool by the real-verdicts chapter (20) in every build, and by "
@@ -243,7 +254,6 @@ CLAIMS: tuple[Claim, ...] = (
                     "Clopper–Pearson interval; p conditional on the top-k models selected)",
                     conditions=(Condition("helm_tau_stem", "<", "helm_tau_nonstem"),
                                 _p_below("helm_null_blocks_p")),
-                    low="helm_displacement_exact_low", high="helm_displacement_exact_high",
                     p="helm_null_blocks_p"),
            Evidence("08", "h20_tau_stem", "τ_w STEM below length-matched non-STEM",
                     conditions=(Condition("h20_tau_stem", "<", "h20_tau_matched"),
@@ -253,7 +263,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("mmlu_pro", "Proposed next test, not a claim: the paper proposes auditing MMLU-Pro (more "
           "options, harder items) for the same structural heterogeneity; is homogeneity rejected there?",
           "§6",
-          (Evidence("13", "pro_w9_cr2", "W(9) under CR2 on MMLU-Pro, wild cluster bootstrap (p)",
+          (Evidence("13", "pro_wcr_stat", "W(9) under CR2 on MMLU-Pro (wild cluster bootstrap p)",
                     conditions=(_p_below("pro_wcr_p"),), p="pro_wcr_p"),
            Evidence("13", "pro_b_sd", "SD of b̂ on MMLU-Pro", kind="context")),
           "chapter 13 tests it on the real MMLU-Pro responses (29 models) whatever its data_source"),
@@ -345,6 +355,25 @@ def _outcome(collection: Collection, evidence: Evidence, provenance: str | None)
     return (good, rule) if not failed else (bad, "fails: " + " and ".join(failed))
 
 
+def _bounds(collection: Collection, evidence: Evidence) -> dict:
+    """``low``, ``high``, ``interval``, ``p`` and ``test`` of one piece of evidence."""
+    declared = declared_interval(collection, evidence.chapter, evidence.glue)
+    if declared is not None:
+        out = {"low": declared["low"], "high": declared["high"], "interval": declared["method"]}
+    else:
+        out = {bound: getattr(_glued(collection, evidence.chapter, name), "value", None)
+               for bound, name in (("low", evidence.low), ("high", evidence.high))} | {"interval": None}
+    test = registered_test(evidence.chapter, evidence.p) if evidence.p else None
+    return out | {"p": getattr(_glued(collection, evidence.chapter, evidence.p), "value", None),
+                  "test": getattr(test, "name", None)}
+
+
+def evidence_display(evidence: pd.DataFrame) -> pd.DataFrame:
+    """The evidence table as the page shows it: p printed by :func:`~mmlu_audit.book.scorecard.format_p`."""
+    return evidence.assign(p=[None if v is None or (isinstance(v, float) and math.isnan(v)) else format_p(v)
+                              for v in evidence["p"]])
+
+
 def evidence_table(collection: Collection) -> pd.DataFrame:
     """One row per piece of evidence of every claim.
 
@@ -358,7 +387,9 @@ def evidence_table(collection: Collection) -> pd.DataFrame:
     DataFrame
         Columns ``claim``, ``kind``, ``label``, ``glue`` (``chapter:name``), ``chapter`` (the
         stem read, or None), ``provenance`` (real / simulated responses, None when missing),
-        ``population``, ``estimate``, ``low``, ``high``, ``p``, ``outcome`` (one of
+        ``population``, ``estimate``, ``low``, ``high`` (the interval the chapter declares the one
+        to read, else the named bounds), ``interval`` (the declared interval's method, or None),
+        ``p``, ``test`` (the registered test the p is from), ``outcome`` (one of
         :data:`OUTCOMES`) and ``why`` (the rule applied, or what is missing); in
         :data:`CLAIMS` order.
     """
@@ -368,8 +399,7 @@ def evidence_table(collection: Collection) -> pd.DataFrame:
             glued = _glued(collection, evidence.chapter, evidence.glue)
             provenance = None if glued is None else _provenance(glued)
             outcome, why = _outcome(collection, evidence, provenance)
-            extra = {bound: getattr(_glued(collection, evidence.chapter, name), "value", None)
-                     for bound, name in (("low", evidence.low), ("high", evidence.high), ("p", evidence.p))}
+            extra = _bounds(collection, evidence)
             rows.append({"claim": claim.key, "kind": evidence.kind, "label": evidence.label,
                          "glue": f"{evidence.chapter}:{evidence.glue}",
                          "chapter": None if glued is None else glued.chapter, "provenance": provenance,

@@ -6,8 +6,11 @@ outputs back — it re-runs nothing — with the provenance banner in force wher
 glued and the parameters papermill ran the chapter with. :func:`scorecard` looks every
 published key up where the registry :data:`mmlu_audit.core.paper.RESULT_KEYS` says its chapter
 glues it, and adds a row for every real-data result of :data:`mmlu_audit.core.paper.REAL_RESULTS`;
-each row gets its provenance (real items, real responses, simulated responses) and one of
-:data:`VERDICTS` under the tolerances of :data:`TOLERANCE_RULES`.
+each row gets its provenance (real items, real responses, simulated responses), the data source
+it was computed on, who reported the value it is compared with (a paper or the blog post,
+:func:`mmlu_audit.core.paper.source_kind`) and one of :data:`VERDICTS` under the tolerances of
+:data:`TOLERANCE_RULES`, worded with the book's two terms of agreement
+(:data:`~mmlu_audit.core.paper.REPRODUCES`, :data:`~mmlu_audit.core.paper.RECOVERS`).
 """
 
 from __future__ import annotations
@@ -24,10 +27,13 @@ import pandas as pd
 
 from mmlu_audit.book.report import format_number
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REAL_RESULTS, RESULT_KEYS
+from mmlu_audit.core.paper import (INTERVAL_SUFFIX, MMLU_PRO_SOURCES, PAPER, POPULATION_SHORT, REAL_RESULTS,
+                                   REPRODUCES, RESULT_KEYS, SOURCE_KINDS, registered_test, reproduces,
+                                   source_kind)
 
 __all__ = [
     "CHAPTER_LABELS",
+    "P_FLOOR",
     "PROVENANCES",
     "PROVENANCE_SHORT",
     "TOLERANCE_RULES",
@@ -37,26 +43,33 @@ __all__ = [
     "Collection",
     "GluedValue",
     "Tolerance",
+    "chapter_sources",
+    "chapters_read",
     "collect",
+    "declared_interval",
+    "format_p",
     "headline",
     "lookup",
     "published",
     "read_chapter",
     "scorecard",
+    "scorecard_csv",
     "scorecard_html",
     "short_words_text",
     "tolerance_for",
     "verdict",
+    "verdict_words",
 ]
 
-#: Verdicts, in the order the summary lists them.
-VERDICTS = ("reproduced on real data", "recovered as planted (simulation)", "differs",
-            "real data, no like-for-like published value", "not computable")
+#: Verdicts, in the order the summary lists them, worded with :data:`~mmlu_audit.core.paper.REPRODUCES`
+#: (for a value the blog post reports, :func:`verdict_words` says "the blog post's value").
+VERDICTS = (f"{REPRODUCES} (real data)", f"{REPRODUCES} (simulated world)", "differs from the paper's value",
+            "real data, another population than the paper's", "not computable")
 #: Where a value comes from.
 PROVENANCES = ("real items", "real responses", "simulated responses", "not stated")
 #: The verdicts and provenances as the compact table prints them (the full words in each cell's tooltip),
 #: so that a row fits on one line.
-VERDICT_SHORT = dict(zip(VERDICTS, ("reproduced", "as planted", "differs", "no paper value",
+VERDICT_SHORT = dict(zip(VERDICTS, ("reproduces", "reproduces (simulated)", "differs", "other population",
                                    "not computable"), strict=True))
 PROVENANCE_SHORT = dict(zip(PROVENANCES, ("items", "responses", "simulated", "not stated"), strict=True))
 #: Short labels of the chapters (paper section first), for the compact table.
@@ -65,14 +78,33 @@ CHAPTER_LABELS = {
     "05": "§4.2 Stratified", "06": "§4.3 Homogeneity", "07": "§5.1 Reasoning", "18": "§5.1 Interaction",
     "19": "§5.1 Bootstrap", "08": "§5.2 Rankings",
     "09": "App. A Robustness", "10": "App. B Options", "11": "App. C 2D IRT", "12": "App. D Redux",
-    "13": "MMLU-Pro", "14": "MMLU-Pro key audit", "15": "Validity", "20": "§6 Real verdicts",
+    "13": "MMLU-Pro", "14": "MMLU-Pro key audit", "15": "Validity", "16": "Open LLM Leaderboard (real)",
+    "17": "App. C explanatory", "20": "§6 Real verdicts",
 }
+#: p-values below this print as "< 1e-4" (:func:`format_p`); a bootstrap p of 0 with the full
+#: builds' 9,999 draws is below it too.
+P_FLOOR = 1e-4
 
 _GLUE_PREFIX = "application/papermill.record/"
 _BANNER_SOURCE = {"sim-banner": "simulated", "real-banner": "real"}
 _BASIS_PROVENANCE = {"items": "real items", "real responses": "real responses"}
 _BANNER_PROVENANCE = {"real": "real responses", "simulated": "simulated responses",
                       "not stated": "not stated"}
+
+
+def format_p(value) -> str:
+    """A p-value for a summary table: "—" when missing, "< 1e-4" below :data:`P_FLOOR` (never "0")."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        return format_number(value)
+    return f"< {P_FLOOR:.0e}".replace("e-0", "e-") if value < P_FLOOR else format_number(value)
+
+
+def verdict_words(verdict: str, reported_by: str | None) -> str:
+    """``verdict`` worded for who reported the value (:data:`~mmlu_audit.core.paper.SOURCE_KINDS`)."""
+    if reported_by in SOURCE_KINDS and reported_by != SOURCE_KINDS[0]:
+        worded = verdict.replace(REPRODUCES, reproduces(reported_by))
+        return worded.replace("the paper's", f"the {reported_by}'s")
+    return verdict
 
 
 @dataclass(frozen=True)
@@ -150,8 +182,9 @@ class GluedValue:
 class ChapterRecord:
     """What :func:`read_chapter` found in one executed notebook.
 
-    ``source`` is "simulated" when any banner of the page says so; ``sources`` holds, by glue
-    name, the banner in force where that value was glued.
+    ``source`` is "simulated" when any banner of the page says so; ``banners`` lists the sources
+    its banners state, in page order, without repeats; ``sources`` holds, by glue name, the banner
+    in force where that value was glued.
     """
 
     chapter: str
@@ -162,6 +195,7 @@ class ChapterRecord:
     finished: bool
     values: dict = field(default_factory=dict)
     sources: dict = field(default_factory=dict)
+    banners: tuple = ()
 
 
 @dataclass
@@ -246,7 +280,7 @@ def read_chapter(path: Path) -> ChapterRecord:
 
 def _record(path: Path, notebook: dict, cells) -> ChapterRecord:
     """The :class:`ChapterRecord` of a parsed notebook (any malformed field raises)."""
-    title, banners, parameters, values, sources = Path(path).stem, set(), {}, {}, {}
+    title, banners, parameters, values, sources = Path(path).stem, {}, {}, {}, {}
     in_force = "not stated"
     for cell in cells:
         tags = cell.get("metadata", {}).get("tags", [])
@@ -261,7 +295,7 @@ def _record(path: Path, notebook: dict, cells) -> ChapterRecord:
             data = output.get("data", {})
             banner = _banner_in(data)
             if banner:
-                banners.add(banner)
+                banners.setdefault(banner)
                 in_force = banner
             glue = output.get("metadata", {}).get("scrapbook")
             if glue:
@@ -274,7 +308,8 @@ def _record(path: Path, notebook: dict, cells) -> ChapterRecord:
     papermill = notebook.get("metadata", {}).get("papermill", {})
     parameters.update(papermill.get("parameters") or {})  # what papermill injected, recorded
     failed, finished = bool(papermill.get("exception")), bool(papermill.get("end_time"))
-    return ChapterRecord(Path(path).stem, title, source, parameters, failed, finished, values, sources)
+    return ChapterRecord(Path(path).stem, title, source, parameters, failed, finished, values, sources,
+                         tuple(banners))
 
 
 def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Collection:
@@ -413,6 +448,56 @@ def _real_values(collection: Collection, key: str) -> str | None:
     return text or None
 
 
+def declared_interval(collection: Collection, chapter: str, glue: str) -> dict | None:
+    """The interval chapter ``chapter`` declares the one to read for ``glue``, or None.
+
+    Returns
+    -------
+    dict or None
+        ``low``, ``high`` and ``method``, as the chapter glued them with
+        :func:`mmlu_audit.core.paper.interval_to_read`; None when it declared none.
+
+    Raises
+    ------
+    DataError
+        When the declared value is not such a mapping (a chapter glued the name by hand).
+    """
+    found = lookup(collection, chapter, f"{glue}{INTERVAL_SUFFIX}")
+    if found is None:
+        return None
+    if not isinstance(found.value, dict) or not {"low", "high", "method"} <= set(found.value):
+        raise DataError(found.chapter, f"`{found.name}` is not an interval declared by interval_to_read: "
+                                       f"{found.value!r}")
+    return found.value
+
+
+def _bounds(collection: Collection, chapter: str, glue: str, low: str | None, high: str | None) -> dict:
+    """``low``, ``high`` and ``interval`` (its method): the declared interval, else the named bounds."""
+    declared = declared_interval(collection, chapter, glue)
+    if declared is not None:
+        return {"low": declared["low"], "high": declared["high"], "interval": declared["method"]}
+    values = {bound: getattr(lookup(collection, chapter, name) if name else None, "value", None)
+              for bound, name in (("low", low), ("high", high))}
+    return values | {"interval": None}
+
+
+def _record_of(collection: Collection, stem: str):
+    return next((r for r in collection.chapters if r.chapter == stem), None)
+
+
+def _data_source(collection: Collection, key: str, glued: GluedValue | None) -> str | None:
+    """What a published key's value was computed on: real items, a real population or a ``data_source``."""
+    if glued is None:
+        return None
+    entry = RESULT_KEYS[key]
+    if entry.basis == "items":
+        return "real MMLU items"
+    if entry.basis == "real responses":
+        return next((r.population for r in REAL_RESULTS if r.chapter == entry.chapter), "real responses")
+    record = _record_of(collection, glued.chapter)
+    return f"data_source {record.parameters.get('data_source', 'not stated') if record else 'not stated'}"
+
+
 def _published_rows(collection: Collection) -> list[dict]:
     rows = []
     for key, entry in RESULT_KEYS.items():
@@ -422,10 +507,12 @@ def _published_rows(collection: Collection) -> list[dict]:
             glued = lookup(collection, entry.chapter, entry.planted_glue) or glued
         outcome, why = verdict(key, glued)
         rows.append({"key": key, "label": key, "section": section, "group": entry.chapter,
-                     "paper": paper, "ours": None if glued is None else glued.value,
-                     "low": None, "high": None, "p": None, "real": _real_values(collection, key),
-                     "provenance": provenance(key, glued),
-                         "chapter": None if glued is None else glued.chapter,
+                     "paper": paper, "reported_by": source_kind(key),
+                     "ours": None if glued is None else glued.value,
+                     "low": None, "high": None, "interval": None, "p": None, "test": None,
+                     "real": _real_values(collection, key), "provenance": provenance(key, glued),
+                     "data_source": _data_source(collection, key, glued),
+                     "chapter": None if glued is None else glued.chapter,
                      "glue": entry.glue if glued is None else glued.name, "verdict": outcome, "why": why})
     return rows
 
@@ -434,9 +521,10 @@ def _real_rows(collection: Collection) -> list[dict]:
     rows = []
     for result in REAL_RESULTS:
         glued = lookup(collection, result.chapter, result.glue)
-        extra = {bound: (None if name is None or lookup(collection, result.chapter, name) is None
-                         else lookup(collection, result.chapter, name).value)
-                 for bound, name in (("low", result.low), ("high", result.high), ("p", result.p))}
+        extra = _bounds(collection, result.chapter, result.glue, result.low, result.high)
+        found_p = lookup(collection, result.chapter, result.p) if result.p else None
+        test = registered_test(result.chapter, result.p) if result.p else None
+        extra |= {"p": getattr(found_p, "value", None), "test": getattr(test, "name", None)}
         paper = PAPER[result.compare][0] if result.compare else None
         if glued is None:
             outcome, why = VERDICTS[4], f"chapter {result.chapter} glued no `{result.glue}` in this build"
@@ -445,8 +533,11 @@ def _real_rows(collection: Collection) -> list[dict]:
             why = (f"{result.population}; the paper's value is for its own 1,000 leaderboard models"
                    if result.compare else result.population)
         rows.append({"key": result.glue, "label": result.label, "section": result.population,
-                     "group": result.chapter, "paper": paper, "ours": None if glued is None else glued.value,
-                     **extra, "real": None, "provenance": "real responses" if glued is not None else None,
+                     "group": result.chapter, "paper": paper,
+                     "reported_by": "paper" if result.compare else None,
+                     "ours": None if glued is None else glued.value, **extra, "real": None,
+                     "provenance": "real responses" if glued is not None else None,
+                     "data_source": result.population if glued is not None else None,
                      "chapter": None if glued is None else glued.chapter, "glue": result.glue,
                      "verdict": outcome, "why": why})
     return rows
@@ -464,10 +555,15 @@ def scorecard(collection: Collection) -> pd.DataFrame:
     -------
     DataFrame
         Indexed by key (a real-data result by its glue name); columns ``label``, ``section``,
-        ``group`` (the chapter prefix of the registry), ``paper``, ``ours``, ``low``,
-        ``high``, ``p``, ``real`` (for a published key, the real-data values of
+        ``group`` (the chapter prefix of the registry), ``paper`` (the reported value),
+        ``reported_by`` ("paper", "blog post" or None), ``ours``, ``low``, ``high`` (the interval the
+        chapter says to read: the one it declares, else the registry's bounds), ``interval`` (the
+        declared interval's method, or None), ``p`` and ``test`` (the registered test the p is from),
+        ``real`` (for a published key, the real-data values of
         :data:`~mmlu_audit.core.paper.REAL_RESULTS` computed for the same quantity, each with
-        its population, or None), ``provenance``, ``chapter``, ``glue``, ``verdict``, ``why``. Rows
+        its population, or None), ``provenance``, ``data_source`` (the real items, the real
+        population, or the ``data_source`` the chapter ran with), ``chapter``, ``glue``,
+        ``verdict``, ``why``. Rows
         computed on real data (items or responses) come first, then simulated ones, then
         those not computable; within each, in registry (book) order.
     """
@@ -480,7 +576,7 @@ def scorecard(collection: Collection) -> pd.DataFrame:
 def headline(table: pd.DataFrame) -> dict:
     """The count of rows of each verdict, glue-ready (``scorecard_n_<verdict word>``)."""
     counts = table["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
-    names = ("reproduced_real", "recovered_planted", "differs", "real_other", "not_computable")
+    names = ("reproduced_real", "reproduced_simulated", "differs", "real_other", "not_computable")
     out = {f"scorecard_n_{name}": int(counts[v]) for name, v in zip(names, VERDICTS, strict=True)}
     out["scorecard_n_differs_real"] = int(((table["verdict"] == VERDICTS[2])
                                            & table["provenance"].isin(["real items",
@@ -494,9 +590,10 @@ _CAVEATS = {
     "real items": "Real MMLU items: counts and text statistics, whatever the response source.",
     "real responses": "Real responses; a population other than the paper's 1,000 leaderboard models "
                       "unless the row says otherwise.",
-    "simulated responses": "Simulated responses: a match says the pipeline recovers what was planted "
-                           "to resemble the paper, never a finding about MMLU.",
+    "simulated responses": f"Simulated responses: a match says the simulated world {REPRODUCES} (by "
+                           "construction where the simulator copies it), never a finding about MMLU.",
 }
+_REPORTED = {"paper": "reported by the paper", "blog post": "reported by a blog post, not a paper"}
 
 
 def _given(value):
@@ -509,10 +606,14 @@ def _value_html(row) -> str:
         return "—"
     text = html.escape(format_number(row["ours"]))
     if _given(row["low"]) is not None and _given(row["high"]) is not None:
-        text += f' <span class="sc-ci">[{html.escape(format_number(row["low"]))}, ' \
+        method = _given(row["interval"])
+        title = f' title="{html.escape(method)}"' if method else ""
+        text += f' <span class="sc-ci"{title}>[{html.escape(format_number(row["low"]))}, ' \
                 f'{html.escape(format_number(row["high"]))}]</span>'
     if _given(row["p"]) is not None:
-        text += f' <span class="sc-ci">p {html.escape(format_number(row["p"]))}</span>'
+        test = _given(row["test"])
+        title = f' title="p of: {html.escape(test)}"' if test else ""
+        text += f' <span class="sc-ci"{title}>p {html.escape(format_p(row["p"]))}</span>'
     return text
 
 
@@ -531,15 +632,25 @@ def _group_rows(group: pd.DataFrame, label: str, titles: dict, columns: int) -> 
         link = (f'<a href="{html.escape(stem)}.html" title="{html.escape(titles.get(stem, stem))}">'
                 f'{html.escape(_given(row["group"]) or "")}</a>') if isinstance(stem, str) else "—"
         paper = "—" if _given(row["paper"]) is None else html.escape(format_number(row["paper"]))
+        reported = _REPORTED.get(_given(row["reported_by"]), "")
+        if reported and row["provenance"] == "real responses" and row["verdict"] == VERDICTS[3]:
+            reported += ", for its own 1,000 leaderboard models"
         real = "—" if _given(row["real"]) is None else html.escape(row["real"])
         provenance = _given(row["provenance"]) or "not stated"
+        source = _given(row["data_source"])
+        where = f"{provenance}: {source}" if source else provenance
+        short = PROVENANCE_SHORT.get(provenance, provenance)
+        if source in POPULATION_SHORT:
+            short = POPULATION_SHORT[source]
+        elif source and source.startswith("data_source "):
+            short = source.removeprefix("data_source ")
+        words = verdict_words(row["verdict"], _given(row["reported_by"]))
         rows.append(f'<tr><td class="sc-key" title="{html.escape(str(row["section"]))}">'
                     f'{_breakable(row["label"])}</td>'
-                    f'<td>{paper}</td><td>{_value_html(row)}</td><td class="sc-real">{real}</td>'
-                    f'<td class="sc-prov" title="{html.escape(provenance)}">'
-                    f'{html.escape(PROVENANCE_SHORT.get(provenance, provenance))}</td>'
-                    f'<td class="sc-verdict {_VERDICT_CSS[row["verdict"]]}" '
-                    f'title="{html.escape(row["verdict"])}">'
+                    f'<td title="{html.escape(reported)}">{paper}</td><td>{_value_html(row)}</td>'
+                    f'<td class="sc-real">{real}</td>'
+                    f'<td class="sc-prov" title="{html.escape(where)}">{html.escape(short)}</td>'
+                    f'<td class="sc-verdict {_VERDICT_CSS[row["verdict"]]}" title="{html.escape(words)}">'
                     f'{html.escape(VERDICT_SHORT[row["verdict"]])}</td>'
                     f'<td class="sc-why">{html.escape(row["why"])}</td><td>{link}</td></tr>')
     return rows
@@ -571,7 +682,7 @@ def scorecard_html(table: pd.DataFrame, titles: dict, provenances: tuple = PROVE
     """
     chosen = table["provenance"].fillna("not stated").isin(provenances) & table["verdict"].isin(verdicts)
     shown = table[chosen]
-    head = ("<thead><tr><th>quantity</th><th>paper</th><th>ours</th><th>real data</th><th>from</th>"
+    head = ("<thead><tr><th>quantity</th><th>reported</th><th>ours</th><th>real data</th><th>data source</th>"
             "<th>verdict</th><th>why</th><th>ch.</th></tr></thead>")
     body = []
     for group, rows in shown.groupby("group", sort=False, dropna=False):
@@ -581,3 +692,31 @@ def scorecard_html(table: pd.DataFrame, titles: dict, provenances: tuple = PROVE
     # fit-width: the browser check fails the page if the table is wider than its column
     table_html = f'<table class="scorecard fit-width">{head}<tbody>{"".join(body)}</tbody></table>'
     return f'<div class="table-scroll">{table_html}</div>'
+
+
+def chapter_sources(record: ChapterRecord) -> str:
+    """The responses a chapter's banners state, in page order: "real", "simulated", or both, in words."""
+    banners = [b for b in record.banners if b in ("real", "simulated")]
+    if not banners:
+        return "not stated"
+    if len(banners) == 1:
+        return banners[0]
+    return f"{banners[0]}, with {banners[1]} sections"
+
+
+def chapters_read(collection: Collection) -> pd.DataFrame:
+    """Each executed chapter, the responses its banners state, its data source and whether it was used."""
+    rows = [{"chapter": c.chapter, "responses": chapter_sources(c),
+             "data_source": c.parameters.get("data_source", "not stated"), "glued values": len(c.values),
+             "used": "no: " + collection.skipped[c.chapter] if c.chapter in collection.skipped else "yes"}
+            for c in collection.chapters]
+    return pd.DataFrame(rows, columns=["chapter", "responses", "data_source", "glued values", "used"])
+
+
+def scorecard_csv(table: pd.DataFrame) -> pd.DataFrame:
+    """The scorecard as its CSV download holds it: a row per key, the verdict in full words, p as printed."""
+    out = table.reset_index()[["key", "label", "section", "group", "paper", "reported_by", "ours", "low",
+                               "high", "interval", "p", "test", "provenance", "data_source", "verdict", "why",
+                               "chapter"]]
+    words = [verdict_words(v, r) for v, r in zip(out["verdict"], out["reported_by"], strict=True)]
+    return out.assign(verdict=words, p=[None if _given(v) is None else format_p(v) for v in out["p"]])

@@ -11,9 +11,22 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["BASES", "MMLU_PRO_LEADERBOARD", "MMLU_PRO_SOURCES", "PAPER", "REAL_RESULTS", "RESULT_KEYS",
-           "RealResult",
-           "ResultKey", "paper_table", "paper_value", "result_key", "source_table"]
+__all__ = ["BASES", "BLOG_POST", "CONSENSUS_BLOG_POST", "INTERVAL_SUFFIX", "MMLU_PRO_LEADERBOARD",
+           "MMLU_PRO_PAPER", "MMLU_PRO_SOURCES", "PAPER", "POPULATION_SHORT", "REAL_RESULTS", "RECOVERS",
+           "REPRODUCES", "RESULT_KEYS", "SOURCE_KINDS", "TESTS", "RealResult", "ResultKey", "HypothesisTest",
+           "interval_to_read", "paired", "paper_table", "paper_value", "reproduces", "result_key",
+           "source_kind", "source_table", "registered_test"]
+
+#: The two kinds of agreement the summaries (landing page, Scorecard, Discussion) report, worded once.
+#: ``REPRODUCES``: our value is within tolerance of a number a paper reports (on real or simulated
+#: responses; :func:`reproduces` words it for the blog post's numbers). ``RECOVERS``: an estimate on
+#: the simulated world matches what the simulator itself planted, whatever the paper reports.
+REPRODUCES = "reproduces the paper's value"
+RECOVERS = "recovers the planted truth"
+#: Where a reported number comes from: a paper (the audit or MMLU-Pro) or the consensus blog post.
+SOURCE_KINDS = ("paper", "blog post")
+#: The blog post the consensus-audit numbers come from (``book/references.bib``: mv2consensus2026).
+BLOG_POST = "the MV2 / Munim model-consensus audit of MMLU-Pro (a DEV Community blog post, 2026)"
 
 PAPER: dict[str, tuple[float, str]] = {
     # §2 data
@@ -177,9 +190,11 @@ def paper_table(ours: dict[str, float], labels: dict[str, str] | None = None) ->
 
 # Numbers reported by the MMLU-Pro sources, NOT by the MMLU audit paper: the model-consensus
 # audit of MMLU-Pro's answer key (`mmlu_pro_consensus_audit.txt`, MV2 / Munim, panel = the 10
-# best of 45 archives, 91.1 % down to 70.3 %) and MMLU-Pro itself (Wang et al., 2024). Keys
+# best of 45 archives, 91.1 % down to 70.3 %) — a blog post, not a paper, so its numbers are
+# counted apart from the papers' — and MMLU-Pro itself (Wang et al., 2024), a paper. Keys
 # match the glue names of our matching values in chapters 13 and 14.
-MMLU_PRO_SOURCES: dict[str, tuple[float, str]] = {
+#: The consensus audit's numbers (:data:`BLOG_POST`).
+CONSENSUS_BLOG_POST: dict[str, tuple[float, str]] = {
     # consensus audit: flag rates by group (k = 10, m = 6)
     "flag_rate_wrong_key": (36 / 55, "consensus audit: Redux wrong key, 36 of 55"),
     "flag_rate_other_error": (29 / 117, "consensus audit: Redux other error, 29 of 117"),
@@ -203,11 +218,37 @@ MMLU_PRO_SOURCES: dict[str, tuple[float, str]] = {
     "added_share_scattered": (0.567, "consensus follow-up: wrong answers elsewhere"),
     "added_share_of_distractors": (0.641, "consensus follow-up: added among non-key options"),
     "original_share_wrong_key_flags": (36 / 36, "consensus follow-up: Redux wrong key, flagged"),
-    # MMLU-Pro (Wang et al., 2024)
+}
+#: MMLU-Pro's own numbers (Wang et al., 2024), a paper.
+MMLU_PRO_PAPER: dict[str, tuple[float, str]] = {
     "n_pro_items": (12_032, "MMLU-Pro §3"),
     "mean_options": (9.47, "MMLU-Pro §3"),
     "share_ten_options": (0.83, "MMLU-Pro §3"),
 }
+#: Every number the MMLU-Pro sources report (the blog post's and the MMLU-Pro paper's).
+MMLU_PRO_SOURCES: dict[str, tuple[float, str]] = {**CONSENSUS_BLOG_POST, **MMLU_PRO_PAPER}
+
+
+def source_kind(key: str) -> str:
+    """Whether the reported value of ``key`` comes from a paper or the blog post (:data:`SOURCE_KINDS`).
+
+    Raises
+    ------
+    KeyError
+        For a key no source reports.
+    """
+    if key in PAPER or key in MMLU_PRO_PAPER:
+        return SOURCE_KINDS[0]
+    if key in CONSENSUS_BLOG_POST:
+        return SOURCE_KINDS[1]
+    raise KeyError(f"{key!r} is reported by no registered source")
+
+
+def reproduces(kind: str = SOURCE_KINDS[0]) -> str:
+    """:data:`REPRODUCES`, worded for the kind of source (``"paper"`` or ``"blog post"``)."""
+    if kind not in SOURCE_KINDS:
+        raise KeyError(f"source kind must be one of {SOURCE_KINDS}, got {kind!r}")
+    return REPRODUCES if kind == SOURCE_KINDS[0] else REPRODUCES.replace("the paper's", "the blog post's")
 
 #: The repository README's mini-leaderboard rows that name a staged model exactly
 #: (``responses/mmlu_pro_tiger29/README.md``, Verification), and the two Gemini rows that
@@ -360,13 +401,15 @@ class RealResult:
     chapter, glue : str
         Where it is glued.
     label : str
-        What it is, in a few words.
+        What it is, in a few words; with a p-value, the label names the test the p is from.
     population : str
         The real source and its size.
     low, high : str, optional
-        Glue names of its interval's bounds (same chapter).
+        Glue names of its interval's bounds (same chapter). A chapter that declares the interval
+        to read (:func:`interval_to_read`) needs none: the summaries read the declared one.
     p : str, optional
-        Glue name of its p-value.
+        Glue name of its p-value: the p of a test in :data:`TESTS` whose values include ``glue``
+        (:func:`paired`), so that a statistic never travels with another test's p.
     compare : str, optional
         The :data:`PAPER` key of the paper's value for the same quantity on its own population.
     """
@@ -380,18 +423,118 @@ class RealResult:
     p: str | None = None
     compare: str | None = None
 
+    def __post_init__(self):
+        if self.p is not None and not paired(self.chapter, self.glue, self.p):
+            test = registered_test(self.chapter, self.p)
+            raise ValueError(f"{self.chapter}:{self.p} is not the p of a test of {self.glue} "
+                             f"({'no registered test' if test is None else test.name}); see TESTS")
+
+
+@dataclass(frozen=True)
+class HypothesisTest:
+    """One hypothesis test a chapter glues: its p-value and the glued values it is the p-value of.
+
+    Parameters
+    ----------
+    chapter : str
+        Two-digit prefix of the chapter.
+    name : str
+        The test, as a summary row may name it.
+    p : str
+        Glue name of its p-value.
+    values : tuple of str
+        Glue names of its statistic and of the estimate the test concerns. A statistic shared by
+        tests of other reference distributions is glued once per test (the wild bootstrap's
+        ``wcb_stat`` beside the χ² test's ``w9_cr2``), so each name belongs to the tests it is read with.
+    """
+
+    chapter: str
+    name: str
+    p: str
+    values: tuple
+
+
+_W_CHI2, _W_HTZ, _W_WCB = ("W(9), CR2 Wald, χ² reference", "W(9), CR2 Wald, HTZ F reference",
+                           "W(9), CR2 Wald, wild cluster bootstrap")
+#: Every test whose p-value a summary row or a discussion claim shows beside a glued value.
+TESTS: tuple[HypothesisTest, ...] = (
+    HypothesisTest("20", _W_HTZ, "pool_w9_htz_p", ("pool_w9_htz_F",)),
+    HypothesisTest("20", _W_WCB, "pool_wcb_p", ("pool_wcb_stat",)),
+    HypothesisTest("20", "STEM × D_ner, CR2 t, Holm over nine", "pool_holm_p_cr2_d_ner",
+             ("pool_t_cr2_d_ner", "pool_d_ner_estimate")),
+    HypothesisTest("20", "STEM × D_ner, wild cluster bootstrap, Holm over nine", "pool_boot_holm_p_d_ner",
+             ("pool_d_ner_estimate",)),
+    HypothesisTest("06", _W_CHI2, "w9_cr2_p", ("w9_cr2",)),
+    HypothesisTest("06", _W_HTZ, "w9_htz_p", ("w9_htz_F",)),
+    HypothesisTest("06", _W_WCB, "wcb_p", ("wcb_stat",)),
+    HypothesisTest("05", "STEM × D_ner, CR2 t, Holm over nine", "holm_p_cr2_d_ner", ("t_cr2_d_ner",)),
+    HypothesisTest("05", "STEM × D_ner, wild cluster bootstrap", "boot_p_d_ner", ("t_cr2_d_ner",)),
+    HypothesisTest("08", "τ_w STEM against length-matched non-STEM subsamples", "tau_matched_p",
+             ("tau_stem", "tau_matched")),
+    HypothesisTest("08", "Top-k displacement against the subject-block null", "helm_null_blocks_p",
+             ("helm_displacement", "helm_null_blocks")),
+    HypothesisTest("08", "τ_w STEM against length-matched non-STEM subsamples, HELM-20", "h20_tau_matched_p",
+             ("h20_tau_stem", "h20_tau_matched")),
+    HypothesisTest("12", "Mann–Whitney, accuracy flagged vs clean", "acc_p", ("acc_flagged", "acc_clean")),
+    HypothesisTest("12", "Mann–Whitney, item–rest r flagged vs clean", "irc_p", ("irc_flagged", "irc_clean")),
+    HypothesisTest("13", _W_CHI2, "pro_w9_cr2_p", ("pro_w9_cr2",)),
+    HypothesisTest("13", _W_HTZ, "pro_htz_p", ("pro_htz_F",)),
+    HypothesisTest("13", _W_WCB + " (WCR)", "pro_wcr_p", ("pro_wcr_stat",)),
+    HypothesisTest("14", "Fisher exact, corrected keys on health", "fix_health_p",
+             ("fix_health_precision", "fix_health_or")),
+)
+
+
+def registered_test(chapter: str, p: str) -> HypothesisTest | None:
+    """The registered test whose p-value chapter ``chapter`` glues as ``p``; None when none is."""
+    return next((test for test in TESTS if test.chapter == chapter and test.p == p), None)
+
+
+def paired(chapter: str, value: str, p: str) -> bool:
+    """Whether ``p`` is the p-value of the test that ``value`` (both glued by ``chapter``) belongs to."""
+    test = registered_test(chapter, p)
+    return test is not None and value in test.values
+
+
+#: Suffix of the glue name under which a chapter declares the interval to read for a value.
+INTERVAL_SUFFIX = "_interval"
+
+
+def interval_to_read(name: str, low: float, high: float, method: str) -> dict:
+    """The glue entry by which a chapter declares the interval a reader should read for ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Glue name of the estimate.
+    low, high : float
+        The interval's bounds.
+    method : str
+        What the interval is, in a few words ("exact Clopper–Pearson 95 %").
+
+    Returns
+    -------
+    dict
+        ``{name + INTERVAL_SUFFIX: {"low": low, "high": high, "method": method}}``, for
+        :func:`mmlu_audit.book.report.glue_values`; the summaries show this interval and no other.
+    """
+    return {f"{name}{INTERVAL_SUFFIX}": {"low": float(low), "high": float(high), "method": str(method)}}
+
 
 _HELM79 = "HELM per-subject table, 79 models"
 _HELM20 = "HELM item level, 20 models"
 _PRO34 = "MMLU-Pro, 34 models (29 published + 5 recovered)"
 _OPENLLM = "Open LLM Leaderboard v1, 4,278 models × 102 selected MMLU items"
 _POOL = "real MMLU pool, 31 models (HELM 20 + OpenCompass 11), all 14,042 items"
+#: A short name of each real population, for a table cell (the full one is in its tooltip).
+POPULATION_SHORT = {_HELM79: "HELM-79", _HELM20: "HELM-20", _PRO34: "MMLU-Pro 34",
+                    _OPENLLM: "Open LLM LB 4,278 × 102", _POOL: "real pool 31"}
 #: Every real-response result the chapters compute that no published value matches like for like.
 REAL_RESULTS: tuple[RealResult, ...] = (
-    RealResult("20", "pool_w9_cr2", "W(9) homogeneity, CR2, HTZ reference", _POOL, p="pool_w9_htz_p",
-               compare="w9_cr2"),
-    RealResult("20", "pool_wcb_stat", "W(9) homogeneity, CR2, wild cluster bootstrap", _POOL, p="pool_wcb_p",
-               compare="w9_cr2"),
+    RealResult("20", "pool_w9_htz_F", "W(9) homogeneity, CR2 Wald in its HTZ F form (HTZ p)", _POOL,
+               p="pool_w9_htz_p"),
+    RealResult("20", "pool_wcb_stat", "W(9) homogeneity, CR2 Wald (wild cluster bootstrap p)", _POOL,
+               p="pool_wcb_p", compare="w9_cr2"),
     RealResult("20", "pool_d_ner_estimate", "STEM × D_ner contrast, CR2 interval and Holm p", _POOL,
                low="pool_d_ner_low", high="pool_d_ner_high", p="pool_holm_p_cr2_d_ner"),
     RealResult("20", "pool_t_cr2_d_ner", "STEM × D_ner contrast, CR2 t (Holm p)", _POOL,
@@ -409,9 +552,8 @@ REAL_RESULTS: tuple[RealResult, ...] = (
     RealResult("08", "helm_tau_stem", "τ_w STEM subscore vs aggregate", _HELM79, compare="tau_stem"),
     RealResult("08", "helm_tau_nonstem", "τ_w non-STEM subscore vs aggregate", _HELM79,
                compare="tau_nonstem"),
-    RealResult("08", "helm_displacement", "Top-k displacement (STEM vs non-STEM), exact interval", _HELM79,
-               low="helm_displacement_exact_low", high="helm_displacement_exact_high", p="helm_null_blocks_p",
-               compare="displacement"),
+    RealResult("08", "helm_displacement", "Top-k displacement (STEM vs non-STEM; subject-block null p)",
+               _HELM79, p="helm_null_blocks_p", compare="displacement"),
     RealResult("08", "helm_null_blocks", "subject-block null displacement", _HELM79,
                compare="null_subject_blocks"),
     RealResult("08", "h20_tau_stem", "τ_w STEM subscore vs aggregate", _HELM20, compare="tau_stem"),
@@ -428,7 +570,12 @@ REAL_RESULTS: tuple[RealResult, ...] = (
     RealResult("13", "pro_split_r", "split-cohort r of b̂", _PRO34, compare="split_cohort_r"),
     RealResult("13", "pro_split_sb", "Spearman–Brown reliability of b̂", _PRO34, compare="spearman_brown"),
     RealResult("13", "r_pro_mmlu_b", "r(b̂ on MMLU-Pro, b̂ on MMLU) for shared questions", _PRO34),
-    RealResult("13", "pro_w9_cr2", "W(9) homogeneity, CR2", _PRO34, p="pro_wcr_p", compare="w9_cr2"),
+    RealResult("13", "pro_w9_cr2", "W(9) homogeneity, CR2 Wald (χ² p)", _PRO34, p="pro_w9_cr2_p",
+               compare="w9_cr2"),
+    RealResult("13", "pro_htz_F", "W(9) homogeneity, CR2 Wald in its HTZ F form (HTZ p)", _PRO34,
+               p="pro_htz_p"),
+    RealResult("13", "pro_wcr_stat", "W(9) homogeneity, CR2 Wald (wild cluster bootstrap p)", _PRO34,
+               p="pro_wcr_p", compare="w9_cr2"),
     RealResult("14", "recall_wrong_key", "recall of the experts' wrong-key label (m = 6)", _PRO34),
     RealResult("14", "fix_recall", "consensus rule: recall of the 22 keys corrected since 2024", _PRO34,
                low="fix_recall_low", high="fix_recall_high"),
