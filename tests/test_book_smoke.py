@@ -89,6 +89,9 @@ def test_landing_page_findings_box_comes_from_this_build(built_book):
     assert verdicts < box.index("On real data") and "power at the paper" in box
     assert re.search(r'href="[./]*_executed/20_real_verdicts\.html"', box)
     assert re.search(r'<img[^>]+claims_forest\.png', box)
+    for name in ("claims.csv", "real_results.csv"):  # the box's CSV downloads resolve in the built site
+        link = re.search(rf'href="([./]*_downloads/[0-9a-f]+/{name})"', box)
+        assert link and (built_book / "book" / link.group(1)).resolve().is_file(), name
 
 
 #: The chapters that show a real-pool column beside the simulated world (issue 36).
