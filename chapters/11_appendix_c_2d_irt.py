@@ -144,21 +144,22 @@ az.plot_posterior(rho_posterior, var_names=["rho"], hdi_prob=0.95, point_estimat
 ax.axvspan(rho_low, rho_high, color=SOURCE_COLORS["ours"], alpha=0.12)
 # each reference line has its own style and its name in words at its own height, so lines that
 # coincide (on the simulated world the planted ρ is the paper's) are both visible and named: the
-# planted line is a wide pale band, the paper's a dashed line drawn over it
-reference = [(0.965, "paper's ρ", {"color": SOURCE_COLORS["paper"], "ls": "--", "lw": 1.4, "zorder": 4}, 0.97, "right"),
-             (0.99, "0.99 threshold", {"color": "#888", "ls": ":", "lw": 1.2, "zorder": 3}, 0.97, "left")]
+# planted line is a wide pale band, the paper's a dashed line drawn over it; 0.99 is named
+# upright beside its line, which sits near the axis end
+reference = [(0.965, "paper's ρ", {"color": SOURCE_COLORS["paper"], "ls": "--", "lw": 1.4, "zorder": 4}, 0.97, "right", 0),
+             (0.99, "0.99 threshold", {"color": "#888", "ls": ":", "lw": 1.2, "zorder": 3}, 0.97, "left", 90)]
 if truth is not None:
     reference.append((rho_planted, "planted ρ (working models)",
-                      {"color": "k", "ls": "-", "lw": 4, "alpha": 0.25, "zorder": 2}, 0.5, "left"))
-for value, words, style, height, side in reference:
+                      {"color": "k", "ls": "-", "lw": 4, "alpha": 0.25, "zorder": 2}, 0.5, "left", 0))
+for value, words, style, height, side, rotation in reference:
     ax.axvline(value, **style)
     ax.annotate(f"{words} = {value:.3f}", xy=(value, height), xycoords=("data", "axes fraction"),
                 xytext=(-5 if side == "right" else 5, 0), textcoords="offset points", ha=side, va="top",
-                fontsize=8, color=style["color"], bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
+                fontsize=8, color=style["color"], rotation=rotation, bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
 span = [value for value, *_ in reference] + [rho_low, rho_high, float(rho_posterior.posterior["rho"].min()),
                                             float(rho_posterior.posterior["rho"].max())]
 margin = 0.4 * (max(span) - min(span))  # room for the names beside the outermost lines
-ax.set_xlim(min(span) - margin, max(span) + margin)
+ax.set_xlim(max(min(span) - margin, -1.0), min(max(span) + margin, 1.0))  # ρ lies in [−1, 1]
 ax.set(xlabel="ρ(θ_STEM, θ_nonSTEM)", title="Latent correlation ρ: mean-field posterior (shaded: Fisher 95 %)")
 stamp_source(fig, matrix)
 glue_figure("fig_rho_posterior", fig)
