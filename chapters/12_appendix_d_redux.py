@@ -47,6 +47,7 @@ refit_max_steps = 0  # SVI step cap of the refit without the flagged items; 0 ke
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
 from IPython.display import Markdown, display
 from myst_nb import glue
 
@@ -183,15 +184,16 @@ else:
 if dif:
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
     for ax, (label, table) in zip(axes, dif.items(), strict=True):
-        for part, colour in PARTITION_COLORS.items():
-            values = table["delta"][partition == part]
-            ax.hist(values[np.isfinite(values)].clip(-4, 4), bins=60, alpha=0.6, density=True,
-                    color=colour, label=part)
+        delta = np.asarray(table["delta"], float)
+        shown = pd.DataFrame({"MH D-DIF": np.where(np.isfinite(delta), delta, np.nan).clip(-4, 4),
+                              "partition": partition})
+        # density within each partition (common_norm=False), as the two partitions differ in size
+        sns.histplot(data=shown, x="MH D-DIF", hue="partition", hue_order=list(PARTITION_COLORS),
+                     palette=PARTITION_COLORS, bins=60, stat="density", common_norm=False, alpha=0.5,
+                     element="step", legend=ax is axes[0], ax=ax)
         for edge in (-1.5, -1.0, 1.0, 1.5):
             ax.axvline(edge, color="k", lw=0.6, ls=":")
-        ax.set(xlabel="MH D-DIF (positive favours the focal group)", title=label)
-    axes[0].set_ylabel("density")
-    axes[0].legend(fontsize=8)
+        ax.set(xlabel="MH D-DIF (positive favours the focal group)", ylabel="density", title=label)
     stamp_source(fig, inputs.matrix)
     glue_figure("fig_dif_delta", fig)
 else:
@@ -257,14 +259,14 @@ by_type
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
-for ax, column in zip(axes, ["accuracy", "item-rest r"], strict=True):
-    for label, mask, colour in [("clean", ~redux["is_error"].to_numpy(), "#888"),
-                                ("Redux-flagged", redux["is_error"].to_numpy(), "#c44")]:
-        values = stats_by_item[column].to_numpy()[mask]
-        ax.hist(values[np.isfinite(values)], bins=21, alpha=0.6, density=True, color=colour, label=label)
-    ax.set(xlabel=column, title=f"{column} per item ({real_source}, real)")
-axes[0].set_ylabel("density")
-axes[0].legend(fontsize=8)
+shown = stats_by_item.assign(**{"Redux label": np.where(redux["is_error"].to_numpy(), "Redux-flagged", "clean")})
+words = {"accuracy": "accuracy (share of the models correct)", "item-rest r": "item–rest correlation"}
+for ax, column in zip(axes, words, strict=True):
+    # density within each label group (common_norm=False): flagged items are a small minority
+    sns.histplot(data=shown, x=column, hue="Redux label", hue_order=["clean", "Redux-flagged"],
+                 palette={"clean": "#888", "Redux-flagged": "#c44"}, bins=21, stat="density", common_norm=False,
+                 alpha=0.5, element="step", legend=ax is axes[0], ax=ax)
+    ax.set(xlabel=words[column], ylabel="density", title=f"{words[column].split(' (')[0].capitalize()} per item")
 stamp_source(fig, helm.matrix)
 glue_figure("fig_redux_helm", fig)
 
