@@ -189,9 +189,16 @@ def test_chapters_read_names_a_real_chapter_with_a_simulated_section(tmp_path):
     notebook = nbformat.read(path, as_version=4)
     notebook.cells[-1].outputs.append(banner_output("sim-banner"))  # the power worlds, further down
     nbformat.write(notebook, path)
+    real_only = write_chapter(tmp_path, "13_mmlu_pro", {"pro_b_sd": 1.3}, banner="real-banner",
+                              params={"seed": 1})
+    notebook = nbformat.read(real_only, as_version=4)
+    notebook.cells[1].source = "seed = 0\nfast = False"  # a real-only chapter has no data_source
+    nbformat.write(notebook, real_only)
     table = chapters_read(collect(tmp_path)).set_index("chapter")
     assert table.loc["16_real_leaderboard", "responses"] == "real, with simulated sections"
     assert table.loc["16_real_leaderboard", "data_source"] == "simulated"
+    assert table.loc["13_mmlu_pro", ["responses", "data_source"]].tolist() == \
+        ["real", "none: its fixed real sources"]
 
 
 # -- the blog post is not a paper -------------------------------------------------------------------------

@@ -707,7 +707,9 @@ def chapter_sources(record: ChapterRecord) -> str:
 def chapters_read(collection: Collection) -> pd.DataFrame:
     """Each executed chapter, the responses its banners state, its data source and whether it was used."""
     rows = [{"chapter": c.chapter, "responses": chapter_sources(c),
-             "data_source": c.parameters.get("data_source", "not stated"), "glued values": len(c.values),
+             "data_source": c.parameters.get("data_source", "none: its fixed real sources"
+                                             if chapter_sources(c).startswith("real") else "not stated"),
+             "glued values": len(c.values),
              "used": "no: " + collection.skipped[c.chapter] if c.chapter in collection.skipped else "yes"}
             for c in collection.chapters]
     return pd.DataFrame(rows, columns=["chapter", "responses", "data_source", "glued values", "used"])
