@@ -355,3 +355,32 @@ def test_cell_loglik_is_the_log_of_the_response_probability(guessing):
         signs = jnp.full(eta.shape, sign, jnp.int8)
         got = np.asarray(cell_loglik(jnp.asarray(eta, jnp.float32), signs, guessing), np.float64)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_two_way_clustered_z_is_cameron_gelbach_miller():
+    from mmlu_audit.irt import paired_z_two_way
+
+    rng = np.random.default_rng(3)
+    rows, columns = rng.integers(0, 30, 2000), rng.integers(0, 40, 2000)
+    model_effect, item_effect = rng.normal(0, 0.3, 30), rng.normal(0, 0.3, 40)
+    a = model_effect[rows] + item_effect[columns] + rng.normal(0.05, 1, 2000)
+    b = np.zeros(2000)
+    out = paired_z_two_way(a, b, rows, columns)
+    by_rows, by_columns = paired_z(a, b, clusters=rows), paired_z(a, b, clusters=columns)
+    both = paired_z(a, b, clusters=rows * 1000 + columns)
+    variance = sum((out["total_nats"] / z) ** 2 * sign for z, sign in
+                   ((by_rows["z"], 1), (by_columns["z"], 1), (both["z"], -1)))
+    assert out["z"] == pytest.approx(out["total_nats"] / np.sqrt(variance))
+    assert (out["z_rows"], out["z_columns"]) == pytest.approx((by_rows["z"], by_columns["z"]))
+    assert (out["n_row_clusters"], out["n_column_clusters"], out["fallback"]) == (30, 40, False)
+    # shared model and item effects make the clustered evidence weaker than the independent-cells z
+    assert abs(out["z"]) < abs(paired_z(a, b)["z"])
+
+
+def test_two_way_z_falls_back_to_the_larger_one_way_variance_when_not_positive():
+    from mmlu_audit.irt import paired_z_two_way
+
+    # a 2 × 2 checkerboard: row and column sums of the residuals nearly cancel, the cells do not
+    a, b = np.array([1.0, -1.0, -1.0, 1.2]), np.zeros(4)
+    out = paired_z_two_way(a, b, rows=np.array([0, 0, 1, 1]), columns=np.array([0, 1, 0, 1]))
+    assert out["fallback"] and out["z"] == pytest.approx(min(out["z_rows"], out["z_columns"], key=abs))

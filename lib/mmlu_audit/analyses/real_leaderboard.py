@@ -21,14 +21,15 @@ from mmlu_audit.analyses.redux import item_rest_correlation
 from mmlu_audit.analyses.regression import contrast_terms, design_arrays, interaction_fit
 from mmlu_audit.core.checkpoints import distinct_checkpoints, family_size_table
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.core.seeds import seeded
+from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import homogeneity_test, permutation_test, wild_cluster_bootstrap
-from mmlu_audit.irt import IRTFit, IRTSpec, fit_cached, heldout_loglik, holdout_mask, paired_z
+from mmlu_audit.irt import (IRTFit, IRTSpec, fit_cached, heldout_cells, heldout_loglik, holdout_mask,
+                            paired_z, paired_z_two_way)
 from mmlu_audit.irt.evaluate import recovery_stats
 
 __all__ = ["CANDIDATE_SPECS", "agreement_table", "disagreeing_items", "heldout_comparison",
-           "recommended", "signed_discrimination", "wrong_way_items", "population_counts",
+           "recommended", "tracking_gap", "signed_discrimination", "wrong_way_items", "population_counts",
            "near_identical_pairs",
            "score_tracking", "score_band_accuracy", "SIMULATOR_TOLERANCES", "RECALIBRATION_LEVERS",
            "matrix_statistics", "simulator_comparison", "calibration_comparison", "FULL_SCORE_ROWS",
@@ -130,7 +131,7 @@ def disagreeing_items(fit: IRTFit, reference_items: pd.DataFrame, n: int = 8,
 
 @seeded
 def heldout_comparison(responses: np.ndarray, specs: Mapping[str, IRTSpec], *,
-                       fraction: float = 0.05, seed: int = 0,
+                       fraction: float = 0.05, seed: int = 0, checkpoints: np.ndarray | None = None,
                        progress: bool = False) -> tuple[pd.DataFrame, dict[str, IRTFit]]:
     """Fit every spec with the same held-out cells and score them (as in Appendix C).
 
@@ -140,12 +141,22 @@ def heldout_comparison(responses: np.ndarray, specs: Mapping[str, IRTSpec], *,
     specs : mapping of name to IRTSpec
     fraction, seed : float, int
         Share of the observed cells held out, and the seed of that mask.
+    checkpoints : ndarray of int, shape (J,), optional
+        Each row's checkpoint (:func:`mmlu_audit.core.checkpoints.distinct_checkpoints`): rows of
+        one checkpoint form one cluster. Default: every row its own.
 
     Returns
     -------
     table : DataFrame
         Per spec: ``heldout_nats`` (mean per held-out cell), ``gain_vs_first`` (total nats
-        over the first spec), the paired ``z`` against the first spec, steps, converged.
+        over the first spec), the paired z against the first spec with the cells taken as
+        independent (``z_vs_first``), clustered by checkpoint (``z_checkpoint``), by item
+        (``z_item``) and both ways at once (``z_two_way``,
+        :func:`~mmlu_audit.irt.paired_z_two_way`: the one that respects the data), steps, converged.
+        Then the same comparison on two halves of the checkpoints (seeded): ``choose_nats``, the
+        mean on the half :func:`recommended` chooses with, and on the other half ``score_nats``,
+        ``score_gain`` and ``score_z_two_way``, so the chosen model's advantage is measured on
+        cells that played no part in choosing it.
     fits : dict of IRTFit
         The fits on the training cells.
     """
@@ -156,18 +167,81 @@ def heldout_comparison(responses: np.ndarray, specs: Mapping[str, IRTSpec], *,
             for name, spec in specs.items()}
     cells = {name: heldout_loglik(fit, responses) for name, fit in fits.items()}
     first = next(iter(cells.values()))
+    row_of, item_of = heldout_cells(responses, mask)
+    row_clusters = np.arange(responses.shape[0]) if checkpoints is None else np.asarray(checkpoints)
+    checkpoint_of = row_clusters[row_of]
+    chooses = _choosing_half(row_clusters, seed)[checkpoint_of]
     rows = []
     for name, values in cells.items():
         versus = paired_z(values, first)
+        clustered = paired_z_two_way(values, first, checkpoint_of, item_of)
+        scored = paired_z_two_way(values[~chooses], first[~chooses], checkpoint_of[~chooses],
+                                  item_of[~chooses])
         rows.append({"fit": name, "heldout_nats": float(values.mean()),
                      "gain_vs_first": versus["total_nats"], "z_vs_first": versus["z"],
+                     "z_checkpoint": clustered["z_rows"], "z_item": clustered["z_columns"],
+                     "z_two_way": clustered["z"],
+                     "choose_nats": float(values[chooses].mean()),
+                     "score_nats": float(values[~chooses].mean()),
+                     "score_gain": scored["total_nats"], "score_z_two_way": scored["z"],
                      "steps": fits[name].meta["steps"], "converged": bool(fits[name].meta["converged"])})
     return pd.DataFrame(rows), fits
 
 
+def _choosing_half(row_clusters: np.ndarray, seed: int) -> np.ndarray:
+    """Per row, whether its checkpoint is in the half that chooses the model (seeded, whole checkpoints)."""
+    labels = np.unique(row_clusters)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(
+        np.random.SeedSequence(seed).spawn(2)[1])  # a stream apart from the held-out mask's
+    chosen = rng.permutation(labels)[: labels.size // 2]
+    return np.isin(row_clusters, chosen)
+
+
 def recommended(comparison: pd.DataFrame) -> str:
-    """The candidate with the highest held-out log-likelihood."""
-    return str(comparison.loc[comparison["heldout_nats"].idxmax(), "fit"])
+    """The candidate with the highest held-out log-likelihood on the choosing half of the checkpoints.
+
+    A table without that half (``choose_nats``) is judged on all its held-out cells.
+    """
+    column = "choose_nats" if "choose_nats" in comparison else "heldout_nats"
+    return str(comparison.loc[comparison[column].idxmax(), "fit"])
+
+
+@seeded
+def tracking_gap(first, second, score, groups, *, seed: int = 0, n_boot: int = 999) -> dict:
+    """How much better ``first`` tracks ``score`` than ``second`` does, over distinct checkpoints.
+
+    Copies of one checkpoint would count one model's agreement several times, so each checkpoint
+    enters once (its first row), and the interval resamples checkpoints (a paired percentile
+    bootstrap of the difference of the two Pearson correlations).
+
+    Parameters
+    ----------
+    first, second : array, shape (J,)
+        Two ability estimates of the same models.
+    score : array, shape (J,)
+        The external score they should track.
+    groups : array, shape (J,)
+        Each model's checkpoint (:func:`mmlu_audit.core.checkpoints.distinct_checkpoints`).
+    seed, n_boot : int
+
+    Returns
+    -------
+    dict
+        ``difference`` (r(first, score) − r(second, score)), ``low`` and ``high`` (95 %),
+        ``n_distinct``, ``n_boot``.
+    """
+    if n_boot < 1:
+        raise ParameterError("n_boot", f"need at least one bootstrap draw, got {n_boot}")
+    keep = np.unique(np.asarray(groups), return_index=True)[1]
+    a, b, s = (np.asarray(values, float)[keep] for values in (first, second, score))
+    rng = rng_from(seed)
+    draws = np.empty(n_boot)
+    for k in range(n_boot):
+        index = rng.integers(0, keep.size, keep.size)
+        draws[k] = _pearson(a[index], s[index]) - _pearson(b[index], s[index])
+    low, high = np.quantile(draws, [0.025, 0.975])
+    return {"difference": _pearson(a, s) - _pearson(b, s), "low": float(low), "high": float(high),
+            "n_distinct": int(keep.size), "n_boot": int(n_boot)}
 
 
 def signed_discrimination(fit: IRTFit, z: float = 2.0) -> pd.DataFrame:

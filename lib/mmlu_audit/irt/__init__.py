@@ -30,7 +30,8 @@ from mmlu_audit.irt.backend import backend_name
 from mmlu_audit.irt.engine import fit_irt
 from mmlu_audit.irt.evaluate import (ability_correlation, heldout_cells, heldout_loglik, icc_bins,
                                      items_at_quantiles,
-                                     oracle_difficulties, paired_z, parameter_ranges, recovery_slope,
+                                     oracle_difficulties, paired_z, paired_z_two_way,
+                                     parameter_ranges, recovery_slope,
                                      recovery_stats, recovery_table, split_cohort_reliability)
 from mmlu_audit.irt.result import IRTFit
 from mmlu_audit.irt.spec import B_PRIORS, MODELS, IRTSpec
@@ -52,6 +53,7 @@ __all__ = [
     "items_at_quantiles",
     "oracle_difficulties",
     "paired_z",
+    "paired_z_two_way",
     "recovery_slope",
     "parameter_ranges",
     "recovery_stats",

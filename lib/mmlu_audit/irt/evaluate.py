@@ -19,7 +19,8 @@ from mmlu_audit.irt.spec import IRTSpec
 
 __all__ = ["ability_correlation", "heldout_cells", "heldout_loglik", "icc_bins", "items_at_quantiles",
            "oracle_difficulties",
-           "paired_z", "parameter_ranges", "recovery_slope", "recovery_stats", "recovery_table",
+           "paired_z", "paired_z_two_way",
+           "parameter_ranges", "recovery_slope", "recovery_stats", "recovery_table",
            "split_cohort_reliability", "split_description"]
 
 
@@ -107,18 +108,62 @@ def paired_z(loglik_a: np.ndarray, loglik_b: np.ndarray, clusters=None) -> dict:
     if clusters is None:
         se = sd * np.sqrt(diff.size)
     else:
-        labels = np.asarray(clusters)
-        if labels.shape != diff.shape:
-            raise DataError("paired_z",
-                            f"clusters needs one label per cell ({diff.size}), got {labels.shape}")
-        _, index = np.unique(labels, return_inverse=True)
-        residual_sums = np.bincount(index, weights=diff - diff.mean())
-        n_clusters = residual_sums.size
-        scale = n_clusters / (n_clusters - 1) if n_clusters > 1 else 0.0
-        se = float(np.sqrt(scale * np.sum(residual_sums**2)))
-        out["n_clusters"] = int(n_clusters)
+        variance, out["n_clusters"] = _clustered_variance(diff, clusters)
+        se = float(np.sqrt(variance))
     out["z"] = float(diff.sum() / se) if se > 0 else float("nan")
     return out
+
+
+def _clustered_variance(diff: np.ndarray, clusters) -> tuple[float, int]:
+    """Cluster-robust variance of Σ ``diff`` (G/(G − 1) Σ_g e_g²) and the number of clusters G."""
+    labels = np.asarray(clusters)
+    if labels.shape != diff.shape:
+        raise DataError("paired_z", f"clusters needs one label per cell ({diff.size}), got {labels.shape}")
+    _, index = np.unique(labels, return_inverse=True)
+    residual_sums = np.bincount(index, weights=diff - diff.mean())
+    n_clusters = residual_sums.size
+    scale = n_clusters / (n_clusters - 1) if n_clusters > 1 else 0.0
+    return float(scale * np.sum(residual_sums**2)), int(n_clusters)
+
+
+def paired_z_two_way(loglik_a: np.ndarray, loglik_b: np.ndarray, rows, columns) -> dict:
+    """:func:`paired_z` with the cells clustered two ways at once (models and items).
+
+    A held-out cell shares its model's estimation error with the model's other cells and its
+    item's with the item's other cells, so neither one-way z is enough. The variance of Σ d is
+    Cameron, Gelbach and Miller's (2011): V_rows + V_columns − V_both, each one-way
+    :func:`paired_z` variance (``both``: clusters of cells sharing row and column label, e.g. one
+    checkpoint listed twice). When that difference is not positive (possible in small samples)
+    the larger one-way variance is used, and ``fallback`` says so.
+
+    Parameters
+    ----------
+    loglik_a, loglik_b : array, shape (n,)
+    rows, columns : array, shape (n,)
+        Each cell's row cluster (its model's checkpoint) and column cluster (its item).
+
+    Returns
+    -------
+    dict
+        ``n``, ``total_nats``, ``mean_nats``, ``sd``, ``z`` (two-way), ``z_rows``, ``z_columns``,
+        ``n_row_clusters``, ``n_column_clusters``, ``fallback``.
+    """
+    out = paired_z(loglik_a, loglik_b)
+    diff = np.asarray(loglik_a, float) - np.asarray(loglik_b, float)
+    v_rows, g_rows = _clustered_variance(diff, rows)
+    v_columns, g_columns = _clustered_variance(diff, columns)
+    pairs = np.stack([np.asarray(rows), np.asarray(columns)], axis=1)
+    v_both, _ = _clustered_variance(diff, np.unique(pairs, axis=0, return_inverse=True)[1].ravel())
+    variance = v_rows + v_columns - v_both
+    fallback = not variance > 0
+    variance = max(v_rows, v_columns) if fallback else variance
+    total = out["total_nats"]
+
+    def z_of(v: float) -> float:
+        return float(total / np.sqrt(v)) if v > 0 else float("nan")
+
+    return out | {"z": z_of(variance), "z_rows": z_of(v_rows), "z_columns": z_of(v_columns),
+                  "n_row_clusters": g_rows, "n_column_clusters": g_columns, "fallback": bool(fallback)}
 
 
 def heldout_cells(data, holdout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
