@@ -51,7 +51,7 @@ from IPython.display import display
 
 from mmlu_audit.analyses.verdicts import CLAIM_TITLES
 from mmlu_audit.book.discussion import (CLAIMS, OUTCOMES, POWER_FLOOR, SIMULATED, VERDICTS, claim_chapters,
-                                        claims_table, evidence_display, evidence_table)
+                                        claims_table, evidence_summary, evidence_table)
 from mmlu_audit.book.findings import forest_from_build, missing_chapters, read_build, replication_from_build
 from mmlu_audit.book.plots import claims_forest, note_figure, use_style
 from mmlu_audit.book.report import glue_figure, glue_values
@@ -118,15 +118,12 @@ if replication is not None:
 # Every glued value a claim reads: a *test* of the claim on the responses its chapter ran with
 # (real or simulated, as the provenance column says), a comparison with the *planted* truth of
 # the simulated world, or real-data *context* that does not test the claim. Each p is that of the
-# test the `test` column names, and each interval the one its chapter says to read (the `interval`
-# column names it where the chapter declares it). The rule applied, or what is missing, is in the
-# last column.
+# test named beside it, and each interval the one its chapter says to read (its method named where
+# the chapter declares it). The rule applied, or what is missing, is in the last column.
 
 # %% tags=["hide-input"]
 with pd.option_context("display.max_colwidth", None):
-    display(evidence_display(evidence).set_index(["claim", "kind"])[
-        ["label", "glue", "provenance", "population", "estimate", "low", "high", "interval", "p", "test",
-         "outcome", "why"]])
+    display(evidence_summary(evidence).set_index(["claim", "kind"]))
 
 # %% [markdown]
 # ## Chapters read

@@ -270,3 +270,16 @@ def test_a_p_below_display_precision_prints_as_a_bound_never_0(tmp_path):
     assert results.filter(like="Top-k", axis=0)["p"].iloc[0] == "< 1e-4"
     write_chapter(tmp_path, "06_homogeneity", {"wcb_p": 0.0})  # a simulated published p of 0
     assert "`wcb_p` \\< 1e-4 against 0.06" in findings_markdown(read_build(tmp_path, EXPECT), EXPECT)
+
+
+def test_the_evidence_summary_keeps_every_row_in_eight_columns(tmp_path):
+    from mmlu_audit.book.discussion import evidence_summary
+
+    collection = _build(tmp_path, **{"08_rank_stability": HELM79 | {"helm_null_blocks_p": 0.0}})
+    evidence = evidence_table(collection)
+    summary = evidence_summary(evidence)
+    assert list(summary.columns) == ["claim", "kind", "evidence", "responses", "estimate", "p", "outcome", "why"]
+    assert len(summary) == len(evidence) and list(summary["outcome"]) == list(evidence["outcome"])
+    row = summary[evidence["glue"].eq("08:helm_displacement").to_numpy()].iloc[0]
+    assert row["p"].startswith("< 1e-4 (") and row["responses"].startswith("real: ")
+    assert row["estimate"].endswith("]") and "[" in row["estimate"]  # the interval the chapter says to read

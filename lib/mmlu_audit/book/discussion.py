@@ -36,9 +36,8 @@ from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.paper import REAL_RESULTS, RECOVERS, paired, registered_test
 
 __all__ = ["CLAIMS", "KINDS", "OUTCOMES", "POWER_FLOOR", "SIMULATED", "VERDICTS", "Claim", "Condition",
-           "Evidence", "claim_chapters", "claim_power", "claims_table", "evidence_display", "evidence_table",
-           "glue_names",
-           "verdict"]
+           "Evidence", "claim_chapters", "claim_power", "claims_table", "evidence_display",
+           "evidence_summary", "evidence_table", "glue_names", "verdict"]
 
 #: A claim's verdict, on real data.
 VERDICTS = ("supported", "not supported", "not testable with the data here",
@@ -372,6 +371,44 @@ def evidence_display(evidence: pd.DataFrame) -> pd.DataFrame:
     """The evidence table as the page shows it: p printed by :func:`~mmlu_audit.book.scorecard.format_p`."""
     return evidence.assign(p=[None if v is None or (isinstance(v, float) and math.isnan(v)) else format_p(v)
                               for v in evidence["p"]])
+
+
+def evidence_summary(evidence: pd.DataFrame) -> pd.DataFrame:
+    """The evidence table narrowed to what a reader weighs, so it fits the page's column of text.
+
+    Parameters
+    ----------
+    evidence : DataFrame
+        :func:`evidence_table`.
+
+    Returns
+    -------
+    DataFrame
+        ``claim``, ``kind``, ``evidence`` (the label), ``responses`` (real and the population, or
+        simulated), ``estimate`` with its interval and the interval's method, ``p`` with the test it
+        is the p of, ``outcome`` and ``why``; the glued names stay in :func:`evidence_table`.
+    """
+    from mmlu_audit.book.report import format_number
+
+    def responses(row) -> str:
+        if row["provenance"] is None:
+            return "missing"
+        return "simulated" if row["provenance"] == "simulated responses" else f"real: {row['population']}"
+
+    def estimate(row) -> str:
+        shown = format_number(row["estimate"])
+        if row["low"] is None or pd.isna(row["low"]):
+            return shown
+        method = f", {row['interval']}" if row["interval"] else ""
+        return f"{shown} [{format_number(row['low'])}, {format_number(row['high'])}{method}]"
+
+    shown_p = evidence_display(evidence)["p"]
+    return pd.DataFrame({
+        "claim": evidence["claim"], "kind": evidence["kind"], "evidence": evidence["label"],
+        "responses": evidence.apply(responses, axis=1), "estimate": evidence.apply(estimate, axis=1),
+        "p": [None if v is None else (f"{v} ({t})" if t else v) for v, t in zip(shown_p, evidence["test"],
+                                                                               strict=True)],
+        "outcome": evidence["outcome"], "why": evidence["why"]})
 
 
 def evidence_table(collection: Collection) -> pd.DataFrame:
