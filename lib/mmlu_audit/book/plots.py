@@ -13,7 +13,7 @@ import matplotlib as mpl
 
 __all__ = ["KIND_STYLES", "PARTITION_COLORS", "SOURCE_COLORS", "axes_extent", "claims_forest",
            "describe_figure", "describe_figures", "figure_title", "legend_outside", "note_figure",
-           "partition_legend", "reference_lines", "stamp_source", "use_style"]
+           "paper_beside_ours", "partition_legend", "reference_lines", "stamp_source", "use_style"]
 
 PARTITION_COLORS = {"STEM": "#1b6ca8", "non-STEM": "#d1495b"}
 SOURCE_COLORS = {"paper": "#6c757d", "ours": "#2a9d8f"}
@@ -290,3 +290,56 @@ def reference_lines(ax, lines) -> None:
                     ha="right" if right_half else "left", va="top", fontsize=7,
                     color=style.get("color", "k"), annotation_clip=False,
                     bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
+
+
+PAPER_BESIDE_OURS = ("the paper (redrawn from its reported values)", "ours")
+
+
+def paper_beside_ours(ours, paper, labels: dict, ylabel: str, titles=PAPER_BESIDE_OURS):
+    """Two panels on one scale: a figure of the paper redrawn from the values it reports, and ours.
+
+    Parameters
+    ----------
+    ours : DataFrame
+        One row per x position (index: the keys of ``labels``), columns the series to draw; a
+        series ``name`` may come with ``name 2.5 %`` and ``name 97.5 %`` columns, drawn as its
+        95 % range.
+    paper : DataFrame
+        The paper's values, same index; the columns it reports (a subset of ``ours``' series).
+    labels : dict
+        Index key → the x tick's words.
+    ylabel : str
+    titles : tuple of str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import textwrap
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    series = [c for c in ours.columns if not c.endswith(("2.5 %", "97.5 %"))]
+    looks = ({"marker": "o", "color": SOURCE_COLORS["ours"]}, {"marker": "s", "color": "#888"},
+             {"marker": "D", "color": "#b07aa1"})
+    styles = dict(zip(series, looks, strict=False))
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+    x = np.arange(len(labels))
+    for ax, frame, title in zip(axes, (paper, ours), titles, strict=True):
+        for k, name in enumerate(c for c in series if c in frame):
+            values = frame.loc[list(labels), name].to_numpy(float)
+            err = None
+            if f"{name} 2.5 %" in frame:
+                low, high = (frame.loc[list(labels), f"{name} {q}"].to_numpy(float)
+                             for q in ("2.5 %", "97.5 %"))
+                err = [values - low, high - values]
+            ax.errorbar(x + (k - 0.5) * 0.12, values, yerr=err, ls="-", lw=1, capsize=3, ms=6,
+                        label=name, **styles[name])
+        ax.axhline(0, color="k", lw=0.6)
+        ax.set_xticks(x, [textwrap.fill(labels[key], 16) for key in labels], fontsize=8)
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel(ylabel)
+    fig.tight_layout()
+    return fig
