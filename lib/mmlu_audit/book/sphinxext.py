@@ -42,6 +42,7 @@ from sphinx.util import logging
 from mmlu_audit.book.build import COMMON
 from mmlu_audit.book.examples import ensure_audit_example
 from mmlu_audit.book.findings import ensure_findings
+from mmlu_audit.book.worldpage import write_world_values
 
 __all__ = ["CITATION", "EXECUTED", "STAMPED_PACKAGES", "build_stamp", "chapter_settings", "cite_box",
            "figure_descriptions", "fill_rerun_boxes", "rerun_command", "reuse_box", "setup", "unique_scripts"]
@@ -89,6 +90,7 @@ def _dedupe_page_scripts(app, pagename, templatename, context, doctree):
 def _findings_placeholder(app):
     ensure_findings(app.srcdir)
     ensure_audit_example(app.srcdir)
+    write_world_values(app.srcdir)
 
 
 def chapter_settings(notebook: dict) -> tuple[dict, list[str]]:
