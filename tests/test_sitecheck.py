@@ -206,6 +206,7 @@ def figure_reports(tmp_path_factory):
     pages = {
         "coded.html": figure.format("Figure: spline fits. Panel 1: x axis “d_ner (z-score)”"),
         "silent.html": f"<img src='_images/{digest}.png'>",
+        "pathalt.html": f"<img src='_images/{digest}.png' alt='../_images/{digest}.png'>",  # Sphinx's default
         "worded.html": figure.format("Figure: spline fits. Panel 1: x axis “Entity density (D_ner)”")
                        + "<img src='logo.png'>",  # the theme's images need no description
     }
@@ -220,8 +221,9 @@ def test_a_code_name_on_a_figure_is_caught(figure_reports):
     assert problem.startswith("code name on a figure (d_ner)")
 
 
-def test_a_chapter_figure_without_a_description_is_caught(figure_reports):
-    (problem,) = figure_reports["silent.html"].problems
+@pytest.mark.parametrize("page", ["silent.html", "pathalt.html"])
+def test_a_chapter_figure_without_a_description_is_caught(figure_reports, page):
+    (problem,) = figure_reports[page].problems
     assert problem.startswith("figure without a description (alt text)")
 
 

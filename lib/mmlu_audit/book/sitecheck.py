@@ -297,12 +297,16 @@ def figure_problems(figures: list[dict]) -> list[str]:
     """
     from mmlu_audit.book.labels import code_names_in
 
+    def name_of(path: str) -> str:
+        return path.rsplit("/", 1)[-1]
+
     problems = []
     for figure in figures:
-        name = figure["src"].rsplit("/", 1)[-1][:12]
-        if not figure["alt"].strip():
+        name = name_of(figure["src"])[:12]
+        alt = figure["alt"].strip()
+        if not alt or name_of(alt) == name_of(figure["src"]):  # Sphinx writes the path when alt is unset
             problems.append(f"figure without a description (alt text): {name}…")
-        elif found := code_names_in(figure["alt"]):
+        elif found := code_names_in(alt):
             problems.append(f"code name on a figure ({', '.join(found)}): {name}… — give it words in "
                             "mmlu_audit.book.labels")
     return problems
