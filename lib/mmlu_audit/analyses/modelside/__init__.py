@@ -6,11 +6,14 @@
   alone makes β fall with ability).
 - :mod:`.interaction` — the native ability × depth interaction model, with mean-field
   and model-bootstrap intervals side by side.
+- :mod:`.depth_trend` — what identifies its γ1: the depth trends λ (log a) and κ (b) of the
+  items' own estimates, by a two-stage regression clustered by subject.
 - :mod:`.ranking` — rank stability of STEM / non-STEM subscores against the aggregate:
   weighted τ, top-k retention, displacement, size-matched nulls, the duplicate-checkpoint
   noise floor and the 2D-IRT ability gap.
 """
 
+from mmlu_audit.analyses.modelside.depth_trend import DEPTH_TRENDS, depth_trends
 from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_gammas, bootstrap_note,
                                                        bootstrap_spec, bootstrap_world_note, gamma_summary,
                                                        gamma_world_note, interaction_spec, interval_table,
@@ -32,6 +35,7 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
                                                        reasoning_sensitivity)
 
 __all__ = [
+    "DEPTH_TRENDS", "depth_trends",
     "EXCLUSIONS", "REFIT_CHECK", "ability_gap", "beta_theta_correlations", "bootstrap_gammas",
     "bootstrap_note", "bootstrap_world_note",
     "bootstrap_spec", "column_submatrix", "null_world_note", "planted_interaction_note",
