@@ -61,3 +61,22 @@ def test_rates_standard_errors_and_coverage_are_as_stated(study):
 def test_a_single_seed_is_placed_by_its_percentile(study):
     p = np.sort(study.loc[study["world"] == "planted", "w9_htz_p"].to_numpy())
     assert where_in_study(study, "planted", "w9_htz_p", p[1]) == pytest.approx(2 / 3)
+
+
+def test_a_recorded_study_is_checked_and_a_chapter_p_is_placed_in_it(study, tmp_path):
+    from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study
+    from mmlu_audit.core.errors import DataError, ParameterError
+
+    with pytest.raises(DataError, match="make bench"):
+        load_seed_study(tmp_path)
+    study.drop(columns="wcb_p").to_csv(tmp_path / "seed_study.csv", index=False)
+    with pytest.raises(DataError, match="wcb_p"):
+        load_seed_study(tmp_path)
+    study.to_csv(tmp_path / "seed_study.csv", index=False)
+    table = load_seed_study(tmp_path)
+    placed = placed_in_study(table, "null", "w9_htz_p", 0.5)
+    null_p = study.loc[study["world"] == "null", "w9_htz_p"]
+    assert placed["n_seeds"] == 3 and placed["rate"] == pytest.approx((null_p < 0.05).mean())
+    assert placed["percentile"] == pytest.approx((null_p <= 0.5).mean())
+    with pytest.raises(ParameterError, match="not a test"):
+        placed_in_study(table, "null", "d_ner_estimate", 0.1)

@@ -23,8 +23,8 @@ from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import check_seed
 from mmlu_audit.features import INDICATORS
 
-__all__ = ["SEED_STUDY_TESTS", "planted_difficulties", "seed_replicate", "seed_study", "seed_study_summary",
-           "where_in_study"]
+__all__ = ["SEED_STUDY_COLUMNS", "SEED_STUDY_TESTS", "load_seed_study", "placed_in_study",
+           "planted_difficulties", "seed_replicate", "seed_study", "seed_study_summary", "where_in_study"]
 
 #: The decisions the study records: column of :func:`seed_replicate` → what rejects.
 SEED_STUDY_TESTS = {
@@ -33,6 +33,51 @@ SEED_STUDY_TESTS = {
     "w9_htz_p": "W(9) rejects (CR2-HTZ)",
     "wcb_p": "W(9) rejects (wild cluster bootstrap)",
 }
+
+
+#: The columns of a recorded study (``bench/results/seed_study.csv``).
+SEED_STUDY_COLUMNS = ("world", "seed", "d_ner_planted", "d_ner_estimate", "d_ner_low", "d_ner_high",
+                      *SEED_STUDY_TESTS)
+
+
+def load_seed_study(folder) -> pd.DataFrame:
+    """The recorded study in ``folder`` (``seed_study.csv``), checked to be one this module wrote.
+
+    Raises
+    ------
+    DataError
+        If the file is missing (run ``make bench``) or lacks a column or a world.
+    """
+    from pathlib import Path
+
+    from mmlu_audit.core.errors import DataError
+
+    path = Path(folder) / "seed_study.csv"
+    if not path.is_file():
+        raise DataError(str(path), "no recorded seed study: run `make bench` (bench/bench_seed_study.py)")
+    table = pd.read_csv(path, keep_default_na=False, na_values=[""])  # "null" names a world, not NaN
+    missing = [c for c in SEED_STUDY_COLUMNS if c not in table.columns]
+    if missing or set(table["world"]) != {"planted", "null"}:
+        raise DataError(str(path), f"not a seed study: columns missing {missing} or worlds "
+                                   f"{sorted(set(table['world']))} instead of planted and null")
+    return table
+
+
+def placed_in_study(table: pd.DataFrame, world: str, key: str, value: float, alpha: float = 0.05) -> dict:
+    """One chapter's p for test ``key`` against the study: its world's rejection rate and its percentile.
+
+    Returns
+    -------
+    dict
+        ``rate`` (share of the world's seeds with p < ``alpha``), ``mc_se``, ``n_seeds`` and
+        ``percentile`` (share of seeds with p at most ``value``).
+    """
+    if key not in SEED_STUDY_TESTS:
+        raise ParameterError("key", f"{key!r} is not a test of the study ({', '.join(SEED_STUDY_TESTS)})")
+    p = table.loc[table["world"] == world, key].to_numpy(float)
+    rate = float(np.mean(p < alpha))
+    return {"rate": rate, "mc_se": float(np.sqrt(rate * (1 - rate) / p.size)), "n_seeds": int(p.size),
+            "percentile": where_in_study(table, world, key, value)}
 
 
 def planted_difficulties(spec, items: pd.DataFrame, features: pd.DataFrame, seed: int) -> np.ndarray:
