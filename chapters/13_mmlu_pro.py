@@ -50,6 +50,7 @@ from mmlu_audit.irt import split_cohort_reliability
 from mmlu_audit.irt.evaluate import split_description
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, source_table
 from mmlu_audit.analyses.pipeline import calibration_spec
+from mmlu_audit.book.labels import label
 from mmlu_audit.book.plots import PARTITION_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.pro import (accuracy_table, depth_within_category, helm_mmlu_difficulty,
                                      homogeneity_variants, mmlu_difficulty_comparison, origin_profile,
@@ -155,7 +156,7 @@ for ax, column in zip(axes, ("wscg_depth", "d_logic", "zipf_rarity"), strict=Tru
     groups = [parsed.loc[parsed["origin"] == o, column] for o in ("ori_mmlu", "stemez", "theoremQA", "scibench")]
     ax.boxplot(groups, showfliers=False)
     ax.set_xticks([1, 2, 3, 4], ["MMLU", "STEM web", "TheoremQA", "SciBench"], rotation=30, fontsize=8)
-    ax.set_title(column)
+    ax.set_title(label(column))
 figure_title(fig, f"Three indicators by MMLU-Pro source · source {matrix.source}")
 stamp_source(fig, matrix)
 glue_figure("fig_pro_sources", fig)
