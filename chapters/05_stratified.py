@@ -33,6 +33,7 @@ fast = False  # smoke run: shorter shared fits, plus this chapter's fast-paramet
 n_boot = 9999  # subject-cluster bootstrap draws (effect sizes) and wild bootstrap draws
 cv_folds = 10  # K of the K-fold cross-validation
 boot_kind = "CR2"  # covariance inside the bootstrapped t statistics
+results_dir = "../bench/results"  # where `make bench` recorded the many-seed study this page reads
 
 # %% [raw] tags=["fast-parameters"]
 # n_boot = 199
@@ -60,6 +61,7 @@ from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
                                     source_banner, three_way_table)
 from mmlu_audit.core.formatting import names_where
+from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -220,6 +222,28 @@ truth_stats = planted_summary(versus, cover_kind="CR2") | {
 if versus is not None:
     display(versus.round(4))
 glue_values(truth_stats)
+
+# %% [markdown]
+# **This seed among many.** Whether STEM × D_ner survives Holm on one world is close to a coin
+# toss at the planted slope, so the validity study ({ref}`chap-validity`) re-planted the
+# difficulties of {glue:text}`study_n_seeds` world seeds (the true b, without b̂'s estimation
+# error): in its planted world the contrast survives Holm under CR2 in
+# {glue:text}`study_dner_power:.0%` of them (Monte Carlo SE {glue:text}`study_dner_power_se:.1%`),
+# in its null world in {glue:text}`study_dner_size:.1%`. {glue:text}`study_dner_here`
+
+# %%
+study = load_seed_study(results_dir)
+world = "null" if data_source == "simulated-null" else "planted"
+here_p = float(contrasts.loc["STEM:d_ner", "holm_CR2"])
+placed = placed_in_study(study, world, "holm_p_cr2_d_ner", here_p)
+glue_values({"study_n_seeds": placed["n_seeds"],
+             "study_dner_power": placed_in_study(study, "planted", "holm_p_cr2_d_ner", 1.0)["rate"],
+             "study_dner_power_se": placed_in_study(study, "planted", "holm_p_cr2_d_ner", 1.0)["mc_se"],
+             "study_dner_size": placed_in_study(study, "null", "holm_p_cr2_d_ner", 1.0)["rate"],
+             "study_dner_here": (f"This page's Holm p for D_ner, {here_p:.3g} on b̂, lies at the "
+                                 f"{placed['percentile']:.0%} point of the {world} world's p values: one "
+                                 "draw from that distribution." if inputs.truth is not None else
+                                 "On a real source there is no seed to place among them.")})
 
 # %% [markdown]
 # ## Standardised within each partition

@@ -37,6 +37,7 @@ boot_kind = "CR2"  # covariance inside the bootstrapped statistics
 kinds = ["HC3", "CR1", "CR2"]  # covariance kinds of the joint Wald tests, in table order
 forms = {"HC3": ["chi2"], "CR1": ["chi2", "F"], "CR2": ["chi2", "HTZ"]}  # references per kind: chi2 if unlisted, HTZ needs CR2
 w10_kinds = ["HC3", "CR2"]  # kinds (among kinds) that also test W(10), the intercept shift joined
+results_dir = "../bench/results"  # where `make bench` recorded the many-seed study this page reads
 
 # %% [raw] tags=["fast-parameters"]
 # n_boot = 199
@@ -68,6 +69,7 @@ from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
                                     source_banner, three_way_table)
 from mmlu_audit.core.formatting import names_where
+from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -267,6 +269,30 @@ truth_stats = {key: planted_summary(versus)[key] for key in ("n_planted", "plant
 if versus is not None:
     display(versus.round(4))
 glue_values(truth_stats)
+
+# %% [markdown]
+# **This seed among many.** The validity study ({ref}`chap-validity`) ran both size-holding tests on
+# the true b of {glue:text}`study_n_seeds` world seeds: in its planted world HTZ rejects in
+# {glue:text}`study_htz_power:.0%` of them and the wild cluster bootstrap in
+# {glue:text}`study_wcb_power:.0%` (Monte Carlo SEs {glue:text}`study_htz_power_se:.1%` and
+# {glue:text}`study_wcb_power_se:.1%`); in its null world, their size, in
+# {glue:text}`study_htz_size:.1%` and {glue:text}`study_wcb_size:.1%`. {glue:text}`study_w9_here`
+
+# %%
+study = load_seed_study(results_dir)
+world = "null" if data_source == "simulated-null" else "planted"
+rates = {f"study_{name}_{what}": placed_in_study(study, reference, key, 1.0)[column]
+         for name, key in (("htz", "w9_htz_p"), ("wcb", "wcb_p"))
+         for what, reference, column in (("power", "planted", "rate"), ("power_se", "planted", "mc_se"),
+                                         ("size", "null", "rate"))}
+placed = {key: placed_in_study(study, world, key, wald_stats[key] if key == "w9_htz_p" else boot_stats[key])
+          for key in ("w9_htz_p", "wcb_p")}
+glue_values(rates | {"study_n_seeds": placed["w9_htz_p"]["n_seeds"],
+                     "study_w9_here": (f"This page's HTZ p lies at the {placed['w9_htz_p']['percentile']:.0%} "
+                                       f"point and its bootstrap p at the {placed['wcb_p']['percentile']:.0%} "
+                                       f"point of the {world} world's p values (on b̂, not b)."
+                                       if inputs.truth is not None else
+                                       "On a real source there is no seed to place among them.")})
 
 # %% [markdown]
 # (sec-homogeneity-real)=
