@@ -278,7 +278,8 @@ def test_the_evidence_summary_keeps_every_row_in_eight_columns(tmp_path):
     collection = _build(tmp_path, **{"08_rank_stability": HELM79 | {"helm_null_blocks_p": 0.0}})
     evidence = evidence_table(collection)
     summary = evidence_summary(evidence)
-    assert list(summary.columns) == ["claim", "kind", "evidence", "responses", "estimate", "p", "outcome", "why"]
+    assert list(summary.columns) == ["claim", "kind", "evidence", "responses", "estimate", "p", "outcome",
+                                     "why"]
     assert len(summary) == len(evidence) and list(summary["outcome"]) == list(evidence["outcome"])
     row = summary[evidence["glue"].eq("08:helm_displacement").to_numpy()].iloc[0]
     assert row["p"].startswith("< 1e-4 (") and row["responses"].startswith("real: ")

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import ParameterError
-from mmlu_audit.core.seeds import check_seed
+from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.features import INDICATORS
 
 __all__ = ["SEED_STUDY_COLUMNS", "SEED_STUDY_TESTS", "load_seed_study", "placed_in_study",
@@ -80,6 +80,7 @@ def placed_in_study(table: pd.DataFrame, world: str, key: str, value: float, alp
             "percentile": where_in_study(table, world, key, value)}
 
 
+@seeded
 def planted_difficulties(spec, items: pd.DataFrame, features: pd.DataFrame, seed: int) -> np.ndarray:
     """The true b of the world ``simulate_world(spec, seed, items)`` would draw, without its models.
 
@@ -100,6 +101,7 @@ def planted_difficulties(spec, items: pd.DataFrame, features: pd.DataFrame, seed
     return plant_items(spec, items.reset_index(drop=True), x, item_rng)["b"]
 
 
+@seeded
 def seed_replicate(spec, items: pd.DataFrame, features: pd.DataFrame, seed: int, n_boot: int) -> dict:
     """§4.2's D_ner contrast and §4.3's joint test on the planted b of one world seed.
 
