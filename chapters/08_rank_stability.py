@@ -54,7 +54,8 @@ from mmlu_audit.data import load_helm_subjects
 from mmlu_audit.irt import fit_cached
 from mmlu_audit.core.checkpoints import distinct_checkpoints
 from mmlu_audit.analyses.modelside import null_p_at_least, shift_summary
-from mmlu_audit.analyses.modelside import (ability_gap, displacement_bootstrap, displacement_exact_interval,
+from mmlu_audit.analyses.modelside import (DISPLACEMENT_INTERVAL, ability_gap, displacement_bootstrap,
+                                           displacement_exact_interval, displacement_interval,
                                   displacement_null, duplicate_pairs, gap_recovery,
                                   item_blocks, matched_subsample_tau, near_tie_pairs, one_per_checkpoint,
                                   random_item_sets, rank_agreement, rank_shifts, retention_table,
@@ -255,10 +256,13 @@ tail_table.round(3)
 # {glue:text}`helm_k_main` displacement {glue:text}`helm_displacement:.0%`. A share of
 # {glue:text}`helm_k_main` models moves in steps of {glue:text}`helm_step:.0%`, and the percentile
 # bootstrap over subjects within partition ([{glue:text}`helm_displacement_low:.0%`,
-# {glue:text}`helm_displacement_high:.0%`]) is a few atoms that can end at the estimate itself, so the
-# interval to read is the exact (Clopper–Pearson) one for that many displaced of
-# {glue:text}`helm_k_main`: [{glue:text}`helm_displacement_exact_low:.0%`,
-# {glue:text}`helm_displacement_exact_high:.0%`], wide because ten models say little;
+# {glue:text}`helm_displacement_high:.0%`]) resamples the subjects, the sampling unit of a subscore,
+# but is a few atoms that can end at the estimate itself; the exact (Clopper–Pearson) interval for
+# that many displaced of {glue:text}`helm_k_main` ([{glue:text}`helm_displacement_exact_low:.0%`,
+# {glue:text}`helm_displacement_exact_high:.0%`]) is honest about the resolution but takes the
+# models as independent trials. Neither alone is the one to read: the interval to read is their
+# hull, [{glue:text}`helm_displacement_read_low:.0%`, {glue:text}`helm_displacement_read_high:.0%`],
+# wide because ten models and a few dozen subjects say little;
 # subject-block matched null {glue:text}`helm_null_blocks:.1%` (p = {glue:text}`helm_null_blocks_p:.3f`).
 # Item-level subsampling (the matched τ and the random-item null) is impossible at subject level:
 # the table holds counts per subject, not per item. These are 79 mostly large or API models scored
@@ -286,8 +290,10 @@ helm_values = {"helm_k_main": hk_main, "helm_k_small": hk_small, "helm_tau_stem"
                **dict(zip(("helm_displacement_exact_low", "helm_displacement_exact_high"),
                           displacement_exact_interval(helm_boot["estimate"], hk_main), strict=True)),
                # the interval the prose above tells the reader to read; the summaries show this one
-               **interval_to_read("helm_displacement", *displacement_exact_interval(helm_boot["estimate"], hk_main),
-                                  "exact Clopper–Pearson 95 %"),
+               **dict(zip(("helm_displacement_read_low", "helm_displacement_read_high"),
+                          displacement_interval(helm_boot["estimate"], hk_main, helm_boot), strict=True)),
+               **interval_to_read("helm_displacement", *displacement_interval(helm_boot["estimate"], hk_main, helm_boot),
+                                  DISPLACEMENT_INTERVAL),
                "helm_null_blocks": helm_null.mean(), "helm_null_blocks_p": null_p_at_least(helm_null, helm_boot["estimate"])}
 glue_values(helm_values)
 real_table = pd.DataFrame({

@@ -249,8 +249,8 @@ CLAIMS: tuple[Claim, ...] = (
           (Evidence("08", "tau_stem", "τ_w STEM vs aggregate, below length-matched non-STEM",
                     conditions=(Condition("tau_stem", "<", "tau_nonstem"), _p_below("tau_matched_p")),
                     p="tau_matched_p"),
-           Evidence("08", "helm_displacement", "Top-k displacement beyond subject-block null (exact "
-                    "Clopper–Pearson interval; p conditional on the top-k models selected)",
+           Evidence("08", "helm_displacement", "Top-k displacement beyond subject-block null (interval: "
+                    "the chapter's; p conditional on the top-k models selected)",
                     conditions=(Condition("helm_tau_stem", "<", "helm_tau_nonstem"),
                                 _p_below("helm_null_blocks_p")),
                     p="helm_null_blocks_p"),

@@ -22,7 +22,8 @@ from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_ga
 from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_correlations, null_spec,
                                                    null_summary, null_world_note, simulate_3pl,
                                                    two_stage_headline)
-from mmlu_audit.analyses.modelside.ranking import (Blocks, ability_gap, displacement_bootstrap,
+from mmlu_audit.analyses.modelside.ranking import (DISPLACEMENT_INTERVAL, Blocks, ability_gap,
+                                                   displacement_bootstrap, displacement_interval,
                                                    displacement_exact_interval,
                                                    displacement_null, duplicate_pairs, gap_recovery,
                                                    item_blocks, leaderboard_rank, matched_subsample_tau,
@@ -36,7 +37,8 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
 
 __all__ = [
     "DEPTH_TRENDS", "depth_trends",
-    "EXCLUSIONS", "REFIT_CHECK", "ability_gap", "beta_theta_correlations", "bootstrap_gammas",
+    "DISPLACEMENT_INTERVAL", "displacement_interval", "EXCLUSIONS", "REFIT_CHECK", "ability_gap",
+    "beta_theta_correlations", "bootstrap_gammas",
     "bootstrap_note", "bootstrap_world_note",
     "bootstrap_spec", "column_submatrix", "null_world_note", "planted_interaction_note",
     "construct_consistency", "displacement_bootstrap", "displacement_exact_interval",

@@ -226,6 +226,30 @@ def displacement_bootstrap(blocks: Blocks, k: int, *, replicates: int, seed: int
             "high": float(np.quantile(values, 0.975)), "draws": values}
 
 
+#: How :func:`displacement_interval` names its interval.
+DISPLACEMENT_INTERVAL = "hull of the exact Clopper–Pearson and subject-block bootstrap 95 % intervals"
+
+
+def displacement_interval(displacement: float, k: int, bootstrap: dict) -> tuple[float, float]:
+    """The interval to read for a top-k displacement: the hull of two that each miss something.
+
+    The exact interval (:func:`displacement_exact_interval`) is honest about the 1/k resolution
+    but treats the k models as independent trials; the subject-block bootstrap
+    (:func:`displacement_bootstrap`) resamples the subjects, the sampling unit of a subscore, but
+    is a few atoms. Their hull keeps both sources of uncertainty.
+
+    Parameters
+    ----------
+    displacement : float
+        The estimate, a multiple of 1/k.
+    k : int
+    bootstrap : dict
+        :func:`displacement_bootstrap`'s result (``low``, ``high``).
+    """
+    low, high = displacement_exact_interval(displacement, k)
+    return min(low, float(bootstrap["low"])), max(high, float(bootstrap["high"]))
+
+
 def displacement_exact_interval(displacement: float, k: int, level: float = 0.95) -> tuple[float, float]:
     """Clopper–Pearson interval for a top-k displacement share, read as D displaced of k.
 
