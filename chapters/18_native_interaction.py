@@ -37,7 +37,7 @@ from IPython.display import display
 
 from mmlu_audit.irt import fit_cached
 from mmlu_audit.irt.posterior import fit_summary
-from mmlu_audit.analyses.modelside import (column_submatrix, depth_trends, gamma_world_note, interaction_spec,
+from mmlu_audit.analyses.modelside import (column_submatrix, depth_trends, gamma_world_note, null_spec, interaction_spec,
                                            planted_gamma_target, planted_interaction_note, simulate_interaction)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
@@ -121,36 +121,48 @@ pd.concat({"all models": all_models, "above the floor": above_floor_models},
 # depend on depth. Written as the explanatory item model that assumption leaves out,
 # log a_i = ν + λ·W_i + u_subject + e_i and b_i = μ + κ·W_i + v_subject + ε_i, the question γ1
 # answers is λ: does an item's discrimination fall with its depth? λ and κ can be estimated
-# directly, by regressing the paper's 2PL item estimates (log â and b̂ of the
+# directly, by regressing a calibration's item estimates (log â and b̂ of the
 # {glue:text}`n_trend_items:,` STEM items) on the standardised depth, clustered by the
-# {glue:text}`n_trend_subjects` STEM subjects: λ = {glue:text}`lambda_hat:.3f` per SD of depth
-# (CR2 95 % interval [{glue:text}`lambda_low:.3f`, {glue:text}`lambda_high:.3f`] on
-# {glue:text}`lambda_df:.1f` Bell–McCaffrey degrees of freedom; CR2 p {glue:text}`lambda_p`,
-# wild cluster bootstrap p {glue:text}`lambda_p_wcb`) and κ = {glue:text}`kappa_hat:.3f`
-# ([{glue:text}`kappa_low:.3f`, {glue:text}`kappa_high:.3f`]). The interval respects the subjects,
-# which the mean-field interval of γ1 does not (it holds the items fixed). {glue:text}`lambda_truth_note`
+# {glue:text}`n_trend_subjects` STEM subjects. The calibration to read is the 3PL with the floor
+# fixed at c = {glue:text}`trend_floor`, the response model of the interaction model itself (§5.1's
+# null fit, shared with {ref}`chap-reasoning-sensitivity`): λ = {glue:text}`lambda_hat:.3f` per SD of
+# depth (CR2 95 %
+# interval [{glue:text}`lambda_low:.3f`, {glue:text}`lambda_high:.3f`] on
+# {glue:text}`lambda_df:.1f` Bell–McCaffrey degrees of freedom; CR2 p {glue:text}`lambda_p`, wild
+# cluster bootstrap p {glue:text}`lambda_p_wcb`) and κ = {glue:text}`kappa_hat:.3f`
+# ([{glue:text}`kappa_low:.3f`, {glue:text}`kappa_high:.3f`]). The paper's 2PL gives
+# λ = {glue:text}`lambda_2pl_hat:.3f` ([{glue:text}`lambda_2pl_low:.3f`,
+# {glue:text}`lambda_2pl_high:.3f`]): a 2PL has no floor, so the floor responses of hard items can
+# only lower their discrimination, and depth goes with difficulty (κ). These intervals respect the subjects, which
+# the mean-field interval of γ1 does not (it holds the items fixed). {glue:text}`lambda_truth_note`
 
 # %%
 trend_subjects = inputs.frame.loc[stem, "subject"].to_numpy()
-trends = depth_trends(inputs.frame.loc[stem, "a_hat"].to_numpy(), inputs.frame.loc[stem, "b_hat"].to_numpy(),
-                      depth, trend_subjects, seed=seed, n_boot=trend_boot)
-glue_values({"n_trend_items": int(stem.sum()), "n_trend_subjects": int(trends.loc["lambda", "n_clusters"])}
+fit_floor = fit_cached(stem_matrix, null_spec(fast, seed), progress=False)  # 3PL, c = 0.25 (chapter 07's)
+trends = depth_trends(fit_floor.a, fit_floor.b, depth, trend_subjects, seed=seed, n_boot=trend_boot)
+trends_2pl = depth_trends(inputs.frame.loc[stem, "a_hat"].to_numpy(), inputs.frame.loc[stem, "b_hat"].to_numpy(),
+                          depth, trend_subjects, seed=seed, n_boot=trend_boot)
+glue_values({"n_trend_items": int(stem.sum()), "n_trend_subjects": int(trends.loc["lambda", "n_clusters"]),
+             "trend_floor": null_spec(fast, seed).guessing}
             | {f"{name}_{key}": trends.loc[name, column] for name in ("lambda", "kappa")
                for key, column in (("hat", "estimate"), ("low", "low"), ("high", "high"), ("df", "df"))}
+            | {f"lambda_2pl_{key}": trends_2pl.loc["lambda", column]
+               for key, column in (("hat", "estimate"), ("low", "low"), ("high", "high"))}
             | {f"lambda_{key}": p if p.startswith("<") else f"= {p}"
                for key, p in (("p", format_p(trends.loc["lambda", "p_cr2"])),
                               ("p_wcb", format_p(trends.loc["lambda", "p_wcb"])))}
             | {"lambda_truth_note": (
                 "On a simulated source the planted λ is 0 (the simulator draws each a independently of "
-                "depth), and the table's second block runs the same regression on the planted a and b of "
-                "these items: the difference between the two λ is what the calibration (a 2PL, no guessing "
-                "floor, fitted to responses with one) adds to the planted trend, on this seed. Whether the "
-                "interval covers 0 at its nominal rate is a question for many seeds, not for one."
+                "depth), and the table's last block runs the same regression on the planted a and b of "
+                "these items: the gap between a calibration's λ and the planted one is what that "
+                "calibration adds, on this seed. Whether an interval covers 0 at its nominal rate is a "
+                "question for many seeds, not for one."
                 if simulated else "On this real source λ has no planted value: it is the estimate to read.")})
+blocks = {"3PL, c = 0.25 (â, b̂)": trends, "paper's 2PL (â, b̂)": trends_2pl}
 if simulated:
-    trends = pd.concat({"2PL estimates (â, b̂)": trends, "planted (a, b)": depth_trends(
-        inputs.truth["a"][stem], inputs.truth["b"][stem], depth, trend_subjects, seed=seed, n_boot=trend_boot)},
-        names=["regressed", "trend"])
+    blocks["planted (a, b)"] = depth_trends(inputs.truth["a"][stem], inputs.truth["b"][stem], depth,
+                                            trend_subjects, seed=seed, n_boot=trend_boot)
+trends = pd.concat(blocks, names=["regressed", "trend"])
 trends.assign(p_cr2=trends["p_cr2"].map(format_p), p_wcb=trends["p_wcb"].map(format_p))
 
 # %% [markdown]
