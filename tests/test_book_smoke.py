@@ -67,9 +67,12 @@ def test_every_page_is_stamped_and_every_chapter_links_its_notebook_and_source(b
         if 'http-equiv="Refresh"' in text:  # the root index.html only redirects to the landing page
             continue
         assert 'class="build-stamp"' in text, relative
+        cite = re.findall(r'<a href="([^"]+CITATION\.cff)" download>', text)
+        assert 'class="cite-box"' in text and len(cite) == 1, relative
+        assert (page.parent / cite[0]).resolve().is_file(), (relative, cite)
         if relative.startswith("book/_executed/"):
-            links = re.findall(r'<a href="([^"]+)" download>', text)
-            assert len(links) == 2, relative
+            links = [link for link in re.findall(r'<a href="([^"]+)" download>', text) if link not in cite]
+            assert len(links) == 2, relative  # the executed notebook and the jupytext source
             assert all((page.parent / link).resolve().is_file() for link in links), (relative, links)
             command = re.search(r"python -m mmlu_audit\.book\.build (\d\d) [^<]*--seed (\d+)", text)
             assert command and command.group(1) == page.stem[:2], relative  # chapters 13, 14, 16: real only
