@@ -386,7 +386,8 @@ def evidence_summary(evidence: pd.DataFrame) -> pd.DataFrame:
     DataFrame
         ``claim``, ``kind``, ``evidence`` (the label), ``responses`` (real and the population, or
         simulated), ``estimate`` with its interval and the interval's method, ``p`` with the test it
-        is the p of, ``outcome`` and ``why``; the glued names stay in :func:`evidence_table`.
+        is the p of, ``outcome`` and ``why`` (breakable after its underscores); the glued names stay
+        in :func:`evidence_table`.
     """
     from mmlu_audit.book.report import format_number
 
@@ -408,7 +409,9 @@ def evidence_summary(evidence: pd.DataFrame) -> pd.DataFrame:
         "responses": evidence.apply(responses, axis=1), "estimate": evidence.apply(estimate, axis=1),
         "p": [None if v is None else (f"{v} ({t})" if t else v) for v, t in zip(shown_p, evidence["test"],
                                                                                strict=True)],
-        "outcome": evidence["outcome"], "why": evidence["why"]})
+        "outcome": evidence["outcome"],
+        # a zero-width space after each underscore lets a rule's glued names wrap inside the column
+        "why": evidence["why"].str.replace("_", "_\u200b", regex=False)})
 
 
 def evidence_table(collection: Collection) -> pd.DataFrame:
