@@ -282,6 +282,8 @@ def test_the_evidence_summary_keeps_every_row_in_eight_columns(tmp_path):
                                      "why"]
     assert len(summary) == len(evidence) and list(summary["outcome"]) == list(evidence["outcome"])
     assert list(summary["why"].str.replace("\u200b", "")) == list(evidence["why"])  # only break points added
+    assert not summary["estimate"].str.contains("nan").any()
+    assert not summary["p"].astype(str).str.contains("nan").any()
     row = summary[evidence["glue"].eq("08:helm_displacement").to_numpy()].iloc[0]
     assert row["p"].startswith("< 1e-4 (") and row["responses"].startswith("real: ")
     assert row["estimate"].endswith("]") and "[" in row["estimate"]  # the interval the chapter says to read

@@ -400,15 +400,15 @@ def evidence_summary(evidence: pd.DataFrame) -> pd.DataFrame:
         shown = format_number(row["estimate"])
         if row["low"] is None or pd.isna(row["low"]):
             return shown
-        method = f", {row['interval']}" if row["interval"] else ""
+        method = f", {row['interval']}" if isinstance(row["interval"], str) and row["interval"] else ""
         return f"{shown} [{format_number(row['low'])}, {format_number(row['high'])}{method}]"
 
     shown_p = evidence_display(evidence)["p"]
     return pd.DataFrame({
         "claim": evidence["claim"], "kind": evidence["kind"], "evidence": evidence["label"],
         "responses": evidence.apply(responses, axis=1), "estimate": evidence.apply(estimate, axis=1),
-        "p": [None if v is None else (f"{v} ({t})" if t else v) for v, t in zip(shown_p, evidence["test"],
-                                                                               strict=True)],
+        "p": [None if not isinstance(v, str) else (f"{v} ({t})" if isinstance(t, str) and t else v)
+              for v, t in zip(shown_p, evidence["test"], strict=True)],
         "outcome": evidence["outcome"],
         # a zero-width space after each underscore lets a rule's glued names wrap inside the column
         "why": evidence["why"].str.replace("_", "_\u200b", regex=False)})
