@@ -1,10 +1,28 @@
-"""What this process may use of the machine."""
+"""What this process may use of the machine, and what is installed on it."""
 
 from __future__ import annotations
 
 import os
+from importlib import metadata
 
-__all__ = ["available_cores", "core_lanes"]
+__all__ = ["available_cores", "core_lanes", "package_versions"]
+
+
+def package_versions(names, absent: str = "missing") -> dict[str, str]:
+    """The installed version of each distribution in ``names``, ``absent`` where it is not installed.
+
+    Examples
+    --------
+    >>> package_versions(["no-such-distribution-xyz"])
+    {'no-such-distribution-xyz': 'missing'}
+    """
+    found = {}
+    for name in names:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = absent
+    return found
 
 
 def available_cores() -> int:

@@ -17,12 +17,12 @@ serves its valid tables and parses; a table it lacks is one
 from __future__ import annotations
 
 import time
-from importlib import metadata
 from pathlib import Path
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from mmlu_audit.core.machine import package_versions
 from mmlu_audit.core.paths import cache_root
 from mmlu_audit.core.store import CacheEntry, cache_key
 from mmlu_audit.features.baselines import (OPTION_COLUMNS, OPTION_COVARIATES, _option_frame,
@@ -69,16 +69,6 @@ def items_digest(items: pd.DataFrame) -> str:
     return cache_key({"columns": columns, "rows": rows})
 
 
-def _package_versions() -> dict[str, str]:
-    versions = {}
-    for name in _NORM_PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "missing"
-    return versions
-
-
 def _provenance(items: pd.DataFrame, backend_info: dict, lexicon: Lexicon,
                 tiers: TierTable) -> dict:
     return {
@@ -87,7 +77,7 @@ def _provenance(items: pd.DataFrame, backend_info: dict, lexicon: Lexicon,
         "lexicon_version": lexicon.version,
         "lexicon_sha256": lexicon.hash,
         "tiers": dict(tiers),
-        "packages": _package_versions(),
+        "packages": package_versions(_NORM_PACKAGES),
         "n_items": int(len(items)),
         "items_sha256": items_digest(items),
         "indicators": list(INDICATORS),

@@ -24,7 +24,6 @@ Public API
 from __future__ import annotations
 
 import json
-from importlib import metadata
 from pathlib import Path
 
 import arviz as az
@@ -33,6 +32,7 @@ import pandas as pd
 import xarray as xr
 
 from mmlu_audit.core.errors import ParameterError
+from mmlu_audit.core.machine import package_versions
 from mmlu_audit.core.seeds import child_seed, seeded
 from mmlu_audit.core.store import atomic_write
 from mmlu_audit.irt.result import IRTFit
@@ -47,17 +47,6 @@ INTERVALS = ("eti", "hdi")
 _VERSIONED = ("arviz", "jax", "numpyro", "numpy", "xarray", "mmlu-audit")
 #: Vector sites and the dims of their mean/SD variables in the fit.
 _VECTOR_SITES = ("theta", "b", "a", "sigma_theta")
-
-
-def _versions() -> dict:
-    """Installed versions of :data:`_VERSIONED` (``"not installed"`` where absent)."""
-    found = {}
-    for name in _VERSIONED:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[name] = "not installed"
-    return found
 
 
 def _is_positive(fit: IRTFit, site: str) -> bool:
@@ -116,7 +105,7 @@ def _provenance(fit: IRTFit, data_source: str, seed: int, n_draws: int) -> dict:
             "converged": str(bool(meta["converged"])).lower(), "engine": str(meta.get("engine", "fast")),
             "guide": GUIDE, "n_models": int(meta["n_models"]), "n_items": int(meta["n_items"]),
             "spec": json.dumps(meta["spec"], sort_keys=True),
-            "versions": json.dumps(_versions(), sort_keys=True),
+            "versions": json.dumps(package_versions(_VERSIONED, absent="not installed"), sort_keys=True),
             "inference_library": "arviz"}
 
 
