@@ -61,7 +61,7 @@ from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
                                     source_banner, three_way_table)
 from mmlu_audit.core.formatting import names_where
-from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study
+from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rejection_rate
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -236,10 +236,10 @@ study = load_seed_study(results_dir)
 world = "null" if data_source == "simulated-null" else "planted"
 here_p = float(contrasts.loc["STEM:d_ner", "holm_CR2"])
 placed = placed_in_study(study, world, "holm_p_cr2_d_ner", here_p)
-glue_values({"study_n_seeds": placed["n_seeds"],
-             "study_dner_power": placed_in_study(study, "planted", "holm_p_cr2_d_ner", 1.0)["rate"],
-             "study_dner_power_se": placed_in_study(study, "planted", "holm_p_cr2_d_ner", 1.0)["mc_se"],
-             "study_dner_size": placed_in_study(study, "null", "holm_p_cr2_d_ner", 1.0)["rate"],
+power = rejection_rate(study, "planted", "holm_p_cr2_d_ner")
+glue_values({"study_n_seeds": placed["n_seeds"], "study_dner_power": power["rate"],
+             "study_dner_power_se": power["mc_se"],
+             "study_dner_size": rejection_rate(study, "null", "holm_p_cr2_d_ner")["rate"],
              "study_dner_here": (f"This page's Holm p for D_ner, {here_p:.3g} on b̂, lies at the "
                                  f"{placed['percentile']:.0%} point of the {world} world's p values: one "
                                  "draw from that distribution." if inputs.truth is not None else

@@ -69,7 +69,7 @@ from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
                                     source_banner, three_way_table)
 from mmlu_audit.core.formatting import names_where
-from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study
+from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rejection_rate
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -281,7 +281,7 @@ glue_values(truth_stats)
 # %%
 study = load_seed_study(results_dir)
 world = "null" if data_source == "simulated-null" else "planted"
-rates = {f"study_{name}_{what}": placed_in_study(study, reference, key, 1.0)[column]
+rates = {f"study_{name}_{what}": rejection_rate(study, reference, key)[column]
          for name, key in (("htz", "w9_htz_p"), ("wcb", "wcb_p"))
          for what, reference, column in (("power", "planted", "rate"), ("power_se", "planted", "mc_se"),
                                          ("size", "null", "rate"))}

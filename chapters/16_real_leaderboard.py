@@ -483,13 +483,13 @@ glue_figure("fig_simulator_vs_real", fig)
 # (grey: equality); right: its fitted b under the same spec. The paper has no such figure.
 # ```
 #
-# **Fitted and held-out targets, on all 14,042 items.** The comparison above is on 102 selected
-# items. The default world ({glue:text}`default_calibration`, seed {glue:text}`target_seed`) is
+# **Fitted and held-out targets, on all {glue:text}`n_all_items:,` items.** The comparison above is on
+# the {glue:text}`n_items` selected items. The default world ({glue:text}`default_calibration`, seed {glue:text}`target_seed`) is
 # held below to every real figure it is asked to match: the three its population side was
 # *fitted* to, and figures no calibration saw (*held out*): the spread of item p-values in the
 # real item-level pool, with each real model matched by accuracy to a simulated one, and the
 # correlation of STEM and non-STEM subscores across HELM's per-subject table. The fitted real
-# scores are macro means over the 57 subjects, the simulator's item-weighted, a difference of
+# scores are macro means over the subjects, the simulator's item-weighted, a difference of
 # scale the calibration leaves in. The largest held-out gap is in
 # **{glue:text}`largest_heldout_gap_target`** ({glue:text}`largest_heldout_gap:+.3f`, simulated
 # minus real): where the simulator is least like MMLU, whatever it was fitted to.
@@ -499,7 +499,7 @@ targets = simulator_targets(load_or_simulate(WorldSpec(), seed=seed, items=all_i
                             load_responses("mmlu_real", items=all_items, seed=seed), load_helm_subjects(),
                             STEM_SUBJECTS)
 held_out = targets[targets["kind"] == "held out"].set_index("target")
-glue_values({"target_seed": seed, "largest_heldout_gap_target": held_out["gap"].abs().idxmax(),
+glue_values({"target_seed": seed, "n_all_items": len(all_items), "largest_heldout_gap_target": held_out["gap"].abs().idxmax(),
              "largest_heldout_gap": held_out.loc[held_out["gap"].abs().idxmax(), "gap"]})
 targets.set_index(["kind", "target"]).round(4)
 

@@ -24,7 +24,8 @@ from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.features import INDICATORS
 
 __all__ = ["SEED_STUDY_COLUMNS", "SEED_STUDY_TESTS", "load_seed_study", "placed_in_study",
-           "planted_difficulties", "seed_replicate", "seed_study", "seed_study_summary", "where_in_study"]
+           "planted_difficulties", "rejection_rate", "seed_replicate", "seed_study", "seed_study_summary",
+           "where_in_study"]
 
 #: The decisions the study records: column of :func:`seed_replicate` → what rejects.
 SEED_STUDY_TESTS = {
@@ -63,21 +64,38 @@ def load_seed_study(folder) -> pd.DataFrame:
     return table
 
 
-def placed_in_study(table: pd.DataFrame, world: str, key: str, value: float, alpha: float = 0.05) -> dict:
-    """One chapter's p for test ``key`` against the study: its world's rejection rate and its percentile.
+def _share(hits) -> dict:
+    """The share of True in ``hits`` with its binomial Monte Carlo SE √(r(1 − r)/n)."""
+    hits = np.asarray(hits, bool)
+    rate = float(hits.mean())
+    return {"rate": rate, "mc_se": float(np.sqrt(rate * (1 - rate) / hits.size)), "n_seeds": int(hits.size)}
+
+
+def rejection_rate(table: pd.DataFrame, world: str, key: str, alpha: float = 0.05) -> dict:
+    """The share of ``world``'s seeds whose test ``key`` rejects at ``alpha``, with its Monte Carlo SE.
 
     Returns
     -------
     dict
-        ``rate`` (share of the world's seeds with p < ``alpha``), ``mc_se``, ``n_seeds`` and
-        ``percentile`` (share of seeds with p at most ``value``).
+        ``rate``, ``mc_se`` (the binomial √(r(1 − r)/n)) and ``n_seeds``.
     """
     if key not in SEED_STUDY_TESTS:
         raise ParameterError("key", f"{key!r} is not a test of the study ({', '.join(SEED_STUDY_TESTS)})")
     p = table.loc[table["world"] == world, key].to_numpy(float)
-    rate = float(np.mean(p < alpha))
-    return {"rate": rate, "mc_se": float(np.sqrt(rate * (1 - rate) / p.size)), "n_seeds": int(p.size),
-            "percentile": where_in_study(table, world, key, value)}
+    if p.size == 0:
+        raise ParameterError("world", f"no seed of world {world!r} in the study")
+    return _share(p < alpha)
+
+
+def placed_in_study(table: pd.DataFrame, world: str, key: str, value: float, alpha: float = 0.05) -> dict:
+    """One chapter's p for test ``key`` against the study: :func:`rejection_rate` and its percentile.
+
+    Returns
+    -------
+    dict
+        ``rate``, ``mc_se``, ``n_seeds`` and ``percentile`` (share of seeds with p at most ``value``).
+    """
+    return rejection_rate(table, world, key, alpha) | {"percentile": where_in_study(table, world, key, value)}
 
 
 @seeded
@@ -173,15 +191,12 @@ def seed_study_summary(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame
     """
     rows = []
     for world, part in table.groupby("world", sort=False):
-        n = len(part)
         hits = {SEED_STUDY_TESTS[key]: part[key] < alpha for key in SEED_STUDY_TESTS}
         hits["CR2 95 % interval of STEM × D_ner covers the planted contrast"] = (
             (part["d_ner_low"] <= part["d_ner_planted"]) & (part["d_ner_planted"] <= part["d_ner_high"]))
         for quantity, hit in hits.items():
-            rate = float(hit.mean())
             reads = ("coverage" if "covers" in quantity else "power" if world == "planted" else "size")
-            rows.append({"world": world, "quantity": quantity, "rate": rate,
-                         "mc_se": float(np.sqrt(rate * (1 - rate) / n)), "n_seeds": n, "reads_as": reads})
+            rows.append({"world": world, "quantity": quantity} | _share(hit) | {"reads_as": reads})
     return pd.DataFrame(rows)
 
 
