@@ -103,7 +103,7 @@ bench: $(VENV)/.installed $(PYIRT) $(GIRTH)  ## benchmarks (long); results land 
 	$(PY) bench/bench_validity.py
 	$(PY) bench/bench_seed_study.py
 	$(PY) bench/bench_mmlu_pro.py
-	$(PY) bench/bench_modelside.py --chapters 07 08
+	$(PY) bench/bench_modelside.py --chapters 08 11
 	$(PY) bench/bench_real_power.py
 
 lock: $(VENV)/.installed  ## re-pin requirements.txt from the current environment

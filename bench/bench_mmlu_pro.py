@@ -28,7 +28,7 @@ from mmlu_audit.book.build import chapter_paths, execute_chapter
 from mmlu_audit.data.mmlu_pro import load_pro_items
 
 RESULTS = Path(__file__).resolve().parent / "results" / "mmlu_pro.json"
-CHAPTERS = ("13_mmlu_pro", "14_answer_key_audit")
+CHAPTERS = ("20_mmlu_pro", "21_answer_key_audit")
 
 
 def time_features() -> dict:

@@ -19,7 +19,7 @@
 # where it comes from — **real items**, **real responses** or **simulated responses**, value by
 # value — and the chapter that computes it. Nothing is recomputed here: the values are read back
 # from the executed chapters' saved outputs (`book/_executed/*.ipynb`), looked up where the
-# registry `mmlu_audit.core.paper.RESULT_KEYS` says each chapter glues them. A chapter that
+# registry `mmlu_audit.book.results.RESULT_KEYS` says each chapter glues them. A chapter that
 # failed, or that was executed with other parameters than this page, contributes nothing and is
 # listed at the end.
 #
@@ -47,6 +47,7 @@ executed_dir = "../book/_executed"  # where bookbuild wrote the executed chapter
 import pandas as pd
 from IPython.display import HTML, Markdown, display
 
+from mmlu_audit.book.chapters import reader_stems
 from mmlu_audit.book.plots import use_style
 from mmlu_audit.book.report import glue_values, write_download
 from mmlu_audit.book.scorecard import (VERDICTS, chapters_read, collect, headline, scorecard, scorecard_csv,
@@ -55,7 +56,7 @@ from mmlu_audit.core.paper import BLOG_POST, RECOVERS
 
 use_style()
 collection = collect(executed_dir, expect={"data_source": data_source, "seed": seed, "fast": fast},
-                     exclude=("97_discussion", "98_scorecard"))
+                     exclude=reader_stems())
 table = scorecard(collection)
 titles = {c.chapter: c.title for c in collection.chapters}
 write_download(scorecard_csv(table), "scorecard.csv", executed_dir)

@@ -288,8 +288,7 @@ else:
     display(Markdown(f"Recorded {pro['created']} on {pro['machine']['cpus']} CPUs, 1-minute load "
                      f"average {pro['machine']['load_1min']} at the start."))
     display(pd.Series({
-        "chapter 13, full settings (s)": pro["chapters_s"]["13_mmlu_pro"],
-        "chapter 14, full settings (s)": pro["chapters_s"]["14_answer_key_audit"],
+        **{f"chapter {stem}, full settings (s)": seconds for stem, seconds in pro["chapters_s"].items()},
         "MMLU-Pro stem features, first build (s)": pro["features"]["first"]["seconds"],
         "MMLU-Pro stem features, rerun (s)": pro["features"]["rerun"]["seconds"],
         "rerun came from the cache": pro["features"]["rerun"]["from_cache"],

@@ -86,11 +86,11 @@ def test_landing_page_findings_box_comes_from_this_build(built_book):
     assert "Not generated for this build" not in box
     assert "fast mode yes" in box and "seed 20240601" in box
     assert "Incomplete build" not in box, "every chapter the registry names ran in the smoke build"
-    assert re.search(r'href="[./]*_executed/13_mmlu_pro\.html"', box), "real-data results link their chapter"
+    assert re.search(r'href="[./]*_executed/20_mmlu_pro\.html"', box), "real-data results link their chapter"
     # the verdict table opens the box, before any table of numbers, and the forest plot is there
     verdicts = box.index("central claims on real responses")
     assert verdicts < box.index("On real data") and "power at the paper" in box
-    assert re.search(r'href="[./]*_executed/20_real_verdicts\.html"', box)
+    assert re.search(r'href="[./]*_executed/12_real_verdicts\.html"', box)
     assert re.search(r'<img[^>]+claims_forest\.png', box)
     for name in ("claims.csv", "real_results.csv"):  # the box's CSV downloads resolve in the built site
         link = re.search(rf'href="([./]*_downloads/[0-9a-f]+/{name})"', box)
@@ -98,17 +98,20 @@ def test_landing_page_findings_box_comes_from_this_build(built_book):
 
 
 #: The chapters that show a real-pool column beside the simulated world (issue 36).
-REAL_PATH_CHAPTERS = ("02", "04", "05", "06", "07", "09", "10", "11", "12")
+REAL_PATH_CHAPTERS = ("chap-calibration", "chap-pooled", "chap-stratified", "chap-homogeneity",
+                      "chap-reasoning-sensitivity", "chap-appendix-a", "chap-appendix-b", "chap-appendix-c",
+                      "chap-appendix-d")
 
 
 @pytest.mark.smoke
 def test_each_chapter_ran_its_real_path(built_book):
     """In the (fast, simulated) smoke build every listed chapter also computed its real-pool values."""
+    from mmlu_audit.book.chapters import chapter_stem
     from mmlu_audit.book.scorecard import read_chapter
 
     executed = built_book.parent.parent / "book/_executed"
-    for prefix in REAL_PATH_CHAPTERS:
-        (path,) = executed.glob(f"{prefix}_*.ipynb")
+    for label in REAL_PATH_CHAPTERS:
+        path = executed / f"{chapter_stem(label)}.ipynb"
         names = set(read_chapter(path).values)
         assert any(name.startswith("real_") for name in names), f"{path.name} glues no real_* value"
         page = (built_book / "book/_executed" / f"{path.stem}.html").read_text().replace("<wbr>", "")
@@ -127,13 +130,13 @@ def _text_outputs(notebook: Path) -> list[str]:
 @pytest.mark.smoke
 def test_same_seed_gives_identical_tables(built_book, tmp_path):
     """Re-executing a chapter with the same seed reproduces every table it printed."""
-    first = built_book.parent.parent / "book/_executed/05_stratified.ipynb"
+    first = built_book.parent.parent / "book/_executed/06_stratified.ipynb"
     env = {k: v for k, v in os.environ.items() if k != "MMLU_AUDIT_CACHE"}
     again = run_bounded(
-        [sys.executable, "-m", "mmlu_audit.book.build", "05", "--fast", "--out", str(tmp_path)],
+        [sys.executable, "-m", "mmlu_audit.book.build", "06", "--fast", "--out", str(tmp_path)],
         RERUN_S, cwd=ROOT, env=env)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert _text_outputs(first) == _text_outputs(tmp_path / "05_stratified.ipynb")
+    assert _text_outputs(first) == _text_outputs(tmp_path / "06_stratified.ipynb")
 
 
 @pytest.mark.smoke
@@ -171,7 +174,7 @@ def test_every_registered_result_is_glued_by_its_chapter(built_book):
     """The registry of result keys against the glue names of the executed build: a chapter that
     renames a glue, or a registry entry that names the wrong one, fails here."""
     from mmlu_audit.book.scorecard import read_chapter
-    from mmlu_audit.core.paper import REAL_RESULTS, RESULT_KEYS
+    from mmlu_audit.book.results import REAL_RESULTS, RESULT_KEYS
 
     executed = built_book.parent.parent / "book/_executed"
     glued = {path.stem[:2]: set(read_chapter(path).values) for path in executed.glob("[0-9]*.ipynb")}

@@ -234,9 +234,11 @@ assert NAME != "broken", "asked to fail"
 '''
 
 
-def _timed_chapter(root, stem, sleep):
+def _timed_chapter(root, stem, sleep, label=None):
     name = stem.split("_", 1)[1]
     text = TIMED_CHAPTER.replace("SLEEP", str(sleep)).replace("NAME", repr(name))
+    if label:  # a chapter is known by the MyST label it declares
+        text += f"\n# %% [markdown]\n# ({label})=\n"
     (root / "chapters" / f"{stem}.py").write_text(text)
     return root / "chapters" / f"ran-{name}.txt"
 
@@ -254,7 +256,7 @@ def test_chapters_run_side_by_side_and_the_readers_after_them_all(toy_root, caps
     (toy_root / "chapters" / "01_toy.py").unlink()
     a, b = (_timed_chapter(toy_root, stem, 3) for stem in ("01_a", "02_b"))
     broken = _timed_chapter(toy_root, "03_broken", 0)
-    reader = _timed_chapter(toy_root, "97_reader", 0)
+    reader = _timed_chapter(toy_root, "04_reader", 0, label="chap-discussion")
     out = toy_root / "executed"
     assert bookbuild.main(["--out", str(out), "--jobs", "2"]) == 1
     (a_start, a_end), (b_start, b_end) = _interval(a), _interval(b)
@@ -270,24 +272,28 @@ def test_chapters_run_side_by_side_and_the_readers_after_them_all(toy_root, caps
     printed = capsys.readouterr()
     assert "FAILED  03_broken.py" in printed.out and "asked to fail" in printed.err
     assert sorted(p.name for p in out.iterdir()) == ["01_a.ipynb", "02_b.ipynb", "03_broken.failed.ipynb",
-                                                    "97_reader.ipynb"]
+                                                    "04_reader.ipynb"]
 
 
 def test_readers_run_last_and_a_parallel_build_starts_the_listed_chapters_first(tmp_path, monkeypatch):
-    monkeypatch.setattr(bookbuild, "START_FIRST", ("07", "02"))
-    names = ["01_data.py", "97_discussion.py", "02_fit.py", "99_performance.py", "98_scorecard.py",
-             "07_long.py", "03_short.py"]
-    side_by_side, readers = bookbuild.run_order(sorted(tmp_path / n for n in names))
+    monkeypatch.setattr(bookbuild, "START_FIRST", ("chap-long", "chap-fit"))
+    labels = {"01_data.py": "chap-data", "13_discussion.py": "chap-discussion", "02_fit.py": "chap-fit",
+              "99_performance.py": "chap-performance", "98_scorecard.py": "chap-scorecard",
+              "07_long.py": "chap-long", "03_short.py": "chap-short"}
+    for name, label in labels.items():
+        (tmp_path / name).write_text(f"# %% [markdown]\n# ({label})=\n# # A toy\n")
+    side_by_side, readers = bookbuild.run_order(sorted(tmp_path / n for n in labels))
     assert [p.name for p in side_by_side] == ["01_data.py", "02_fit.py", "03_short.py", "07_long.py"]
     started = bookbuild.start_order(side_by_side)
     assert [p.name for p in started] == ["07_long.py", "02_fit.py", "01_data.py", "03_short.py"]
-    assert [p.name for p in readers] == ["97_discussion.py", "98_scorecard.py", "99_performance.py"]
+    assert [p.name for p in readers] == ["13_discussion.py", "98_scorecard.py", "99_performance.py"]
 
 
 def test_the_start_order_names_chapters_that_exist():
-    prefixes = {p.name[:2] for p in CHAPTERS}
-    assert set(bookbuild.START_FIRST) <= prefixes
-    assert not any(prefix.startswith(bookbuild.READER_PREFIX) for prefix in bookbuild.START_FIRST)
+    from mmlu_audit.book.chapters import READERS, chapter_labels
+
+    assert set(bookbuild.START_FIRST) <= set(chapter_labels())
+    assert set(READERS) <= set(chapter_labels()) and not set(READERS) & set(bookbuild.START_FIRST)
 
 
 def test_core_lanes_split_the_cores_into_disjoint_near_equal_lanes(monkeypatch):

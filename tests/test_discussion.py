@@ -17,9 +17,10 @@ from mmlu_audit.book.discussion import (
     evidence_table,
     glue_names,
 )
-from mmlu_audit.book.findings import NOT_CHAPTERS, read_build
+from mmlu_audit.book.chapters import reader_stems
+from mmlu_audit.book.findings import read_build
 from mmlu_audit.core.errors import ParameterError
-from mmlu_audit.core.paper import REAL_RESULTS
+from mmlu_audit.book.results import REAL_RESULTS
 
 from test_scorecard import write_chapter
 
@@ -41,18 +42,22 @@ def test_an_empty_build_leaves_every_claim_not_testable_with_its_reason(tmp_path
     assert list(table.index) == [claim.key for claim in CLAIMS]
     assert (table["verdict"] == VERDICTS[2]).all()
     assert table.loc["d_ner", "why"].endswith(
-        "D_ner contrast, CR2 t (Holm p; bootstrap p): not in this build: 05:t_cr2_d_ner, "
-        "05:holm_p_cr2_d_ner, 05:boot_p_d_ner; Holm survivors under CR2 include D_ner: not in this build: "
-        "05:found_cr2_names, 05:found_boot_names")
-    assert "not in this build: 20:pool_d_ner_estimate, 20:pool_holm_p_cr2_d_ner, 20:pool_boot_holm_p_d_ner" \
+        "D_ner contrast, CR2 t (Holm p; bootstrap p): not in this build: chap-stratified:t_cr2_d_ner, "
+        "chap-stratified:holm_p_cr2_d_ner, chap-stratified:boot_p_d_ner; "
+        "Holm survivors under CR2 include D_ner: "
+        "not in this build: "
+        "chap-stratified:found_cr2_names, chap-stratified:found_boot_names")
+    assert ("not in this build: chap-real-verdicts:pool_d_ner_estimate, "
+            "chap-real-verdicts:pool_holm_p_cr2_d_ner, "
+            "chap-real-verdicts:pool_boot_holm_p_d_ner") \
         in table.loc["d_ner", "why"]
     assert table["power"].isna().all()
     assert set(table["simulated"]) == {SIMULATED[2], SIMULATED[3]}
 
 
 def test_simulated_values_never_support_a_claim_but_show_the_planted_recovery(tmp_path):
-    write_chapter(tmp_path, "05_stratified", D_NER_SURVIVES | {"planted_names": "d_mdd, c_bry, d_ner"})
-    write_chapter(tmp_path, "04_pooled", {"true_r2_stem": 0.12, "true_r2_nonstem": 0.07})
+    write_chapter(tmp_path, "06_stratified", D_NER_SURVIVES | {"planted_names": "d_mdd, c_bry, d_ner"})
+    write_chapter(tmp_path, "05_pooled", {"true_r2_stem": 0.12, "true_r2_nonstem": 0.07})
     table = _claims(tmp_path)
     assert table.loc["d_ner", "verdict"] == VERDICTS[2]
     assert table.loc["d_ner", "why"].endswith(
@@ -62,19 +67,19 @@ def test_simulated_values_never_support_a_claim_but_show_the_planted_recovery(tm
 
 
 def test_a_planted_truth_the_pipeline_misses_is_not_recovered(tmp_path):
-    write_chapter(tmp_path, "05_stratified", D_NER_SURVIVES | {"found_cr2_names": "d_mdd",
+    write_chapter(tmp_path, "06_stratified", D_NER_SURVIVES | {"found_cr2_names": "d_mdd",
                                                                "planted_names": "d_ner"})
     table = _claims(tmp_path)
     assert table.loc["d_ner", "simulated"] == SIMULATED[1]
     assert table.loc["d_ner", "simulated_why"] == \
         "D_ner planted; CR2 and bootstrap Holm find it: does not recover the planted truth"
     evidence = evidence_table(read_build(tmp_path, EXPECT))
-    planted = evidence[evidence["kind"] == "planted"].set_index("glue").loc["05:found_cr2_names"]
+    planted = evidence[evidence["kind"] == "planted"].set_index("glue").loc["chap-stratified:found_cr2_names"]
     assert planted["why"] == "fails: found_cr2_names contains d_ner"
 
 
 def test_real_responses_give_verdicts_from_the_rule(tmp_path):
-    write_chapter(tmp_path, "05_stratified", D_NER_SURVIVES | {"logit2_ratio_ci_low": 0.9},
+    write_chapter(tmp_path, "06_stratified", D_NER_SURVIVES | {"logit2_ratio_ci_low": 0.9},
                   banner="real-banner", params=REAL)
     table = _claims(tmp_path, REAL)
     assert table.loc["d_ner", "verdict"] == VERDICTS[0] and table.loc["d_ner", "real_evidence"] == 2
@@ -82,14 +87,14 @@ def test_real_responses_give_verdicts_from_the_rule(tmp_path):
     # the ratio's interval reaches below 1: not supported, and the failing condition is named
     assert table.loc["stem_r2", "verdict"] == VERDICTS[1]
     evidence = evidence_table(read_build(tmp_path, REAL)).set_index("glue")
-    assert evidence.loc["05:logit2_ratio", "why"] == "fails: logit2_ratio_ci_low > 1.0"
-    assert evidence.loc["05:logit2_ratio", ["low", "high"]].tolist() == [0.9, 3.36]
-    planted = evidence[evidence["kind"] == "planted"].loc["05:found_cr2_names"]
+    assert evidence.loc["chap-stratified:logit2_ratio", "why"] == "fails: logit2_ratio_ci_low > 1.0"
+    assert evidence.loc["chap-stratified:logit2_ratio", ["low", "high"]].tolist() == [0.9, 3.36]
+    planted = evidence[evidence["kind"] == "planted"].loc["chap-stratified:found_cr2_names"]
     assert planted["outcome"] == "not applicable", "no planted truth on a real source"
 
 
 def test_one_real_test_against_makes_a_claim_not_supported(tmp_path):
-    write_chapter(tmp_path, "08_rank_stability",
+    write_chapter(tmp_path, "11_rank_stability",
                   {"helm_displacement": 0.44, "helm_tau_stem": 0.81, "helm_tau_nonstem": 0.95,
                    "helm_null_blocks_p": 0.03, "h20_tau_stem": 0.90, "h20_tau_matched": 0.85,
                    "h20_tau_matched_p": 0.4})
@@ -98,34 +103,37 @@ def test_one_real_test_against_makes_a_claim_not_supported(tmp_path):
     assert table.loc["rank_stability", "why"].startswith("1 of 2 real-data tests support it")
     # the real HELM glues count as real whatever banner the chapter shows
     evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
-    assert evidence.loc["08:helm_displacement", "population"] == "HELM per-subject table, 79 models"
-    assert evidence.loc["08:tau_stem", "outcome"] == "missing"
+    assert evidence.loc["chap-rank-stability:helm_displacement",
+                        "population"] == "HELM per-subject table, 79 models"
+    assert evidence.loc["chap-rank-stability:tau_stem", "outcome"] == "missing"
 
 
 def test_p_at_the_threshold_does_not_support_and_nan_is_missing(tmp_path):
-    write_chapter(tmp_path, "13_mmlu_pro",
+    write_chapter(tmp_path, "20_mmlu_pro",
                   {"pro_wcr_stat": 12.0, "pro_wcr_p": 0.05, "pro_b_sd": float("nan")})
     evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
-    assert evidence.loc["13:pro_wcr_stat", "outcome"] == "does not support"
-    assert evidence.loc["13:pro_b_sd", "outcome"] == "missing"
+    assert evidence.loc["chap-mmlu-pro:pro_wcr_stat", "outcome"] == "does not support"
+    assert evidence.loc["chap-mmlu-pro:pro_b_sd", "outcome"] == "missing"
     assert _claims(tmp_path).loc["mmlu_pro", "verdict"] == VERDICTS[1]
 
 
 def test_stale_chapters_contribute_nothing(tmp_path):
-    write_chapter(tmp_path, "13_mmlu_pro", {"pro_wcr_stat": 40.0, "pro_wcr_p": 0.001},
+    write_chapter(tmp_path, "20_mmlu_pro", {"pro_wcr_stat": 40.0, "pro_wcr_p": 0.001},
                   params={"data_source": "simulated", "seed": 2, "fast": True})
     assert _claims(tmp_path).loc["mmlu_pro", "verdict"] == VERDICTS[2]
 
 
 def test_registry_is_well_formed():
-    assert "97_discussion" in NOT_CHAPTERS
+    assert "13_discussion" in reader_stems()
     assert {ev.kind for claim in CLAIMS for ev in claim.evidence} <= set(KINDS)
     assert len({claim.key for claim in CLAIMS}) == len(CLAIMS) == 6
     real_glues = {r.glue for r in REAL_RESULTS}
     context = [ev.glue for claim in CLAIMS for ev in claim.evidence if ev.kind == "context"]
     assert set(context) <= real_glues, "context evidence is a registered real-data result"
     assert all(claim.scope for claim in CLAIMS)
-    assert set(claim_chapters()) == {"04", "05", "06", "07", "08", "13", "19", "20"}
+    assert set(claim_chapters()) == {"chap-pooled", "chap-stratified", "chap-homogeneity",
+                                     "chap-reasoning-sensitivity", "chap-rank-stability", "chap-mmlu-pro",
+                                     "chap-interaction-bootstrap", "chap-real-verdicts"}
     powered = {claim.key for claim in CLAIMS if claim.power}
     assert powered == {"homogeneity", "d_ner", "stem_r2", "guessing_floor"}
     assert all(claim.power in glue_names() for claim in CLAIMS if claim.power)
@@ -136,30 +144,32 @@ def test_bad_registry_entries_are_refused():
     with pytest.raises(ParameterError, match="op must be"):
         Condition("x", "<=", 1)
     with pytest.raises(ParameterError, match="context evidence"):
-        Evidence("05", "x", "label", kind="context", conditions=(Condition("x", "<", 1),))
+        Evidence("chap-stratified", "x", "label", kind="context", conditions=(Condition("x", "<", 1),))
     with pytest.raises(ParameterError, match="kind must be"):
-        Evidence("05", "x", "label", kind="guess", conditions=(Condition("x", "<", 1),))
+        Evidence("chap-stratified", "x", "label", kind="guess", conditions=(Condition("x", "<", 1),))
 
 
 def test_glue_names_cover_values_bounds_and_compared_glues():
     names = glue_names()
-    assert {("05", "logit2_ratio_ci_high"), ("04", "true_r2_nonstem"), ("08", "h20_tau_matched"),
-            ("13", "pro_wcr_p"), ("05", "found_boot_names")} <= names
+    assert {("chap-stratified", "logit2_ratio_ci_high"), ("chap-pooled", "true_r2_nonstem"),
+            ("chap-rank-stability", "h20_tau_matched"),
+            ("chap-mmlu-pro", "pro_wcr_p"), ("chap-stratified", "found_boot_names")} <= names
     assert not any(name == "d_ner" for _, name in names), "a term a list must contain is no glue name"
 
 
 def test_a_null_world_plants_nothing_to_recover(tmp_path):
-    write_chapter(tmp_path, "05_stratified", D_NER_SURVIVES | {"found_cr2_names": "none",
+    write_chapter(tmp_path, "06_stratified", D_NER_SURVIVES | {"found_cr2_names": "none",
                                                                "planted_names": "none"},
                   params={"data_source": "simulated-null", "seed": 1, "fast": True})
     collection = read_build(tmp_path, {"data_source": "simulated-null", "seed": 1, "fast": True})
     evidence = evidence_table(collection)
-    planted = evidence[evidence["kind"] == "planted"].set_index("glue").loc["05:found_cr2_names"]
+    planted = evidence[evidence["kind"] == "planted"].set_index("glue").loc["chap-stratified:found_cr2_names"]
     assert planted["outcome"] == "not applicable"
     assert planted["why"] == "not planted in this world: planted_names contains d_ner"
     assert claims_table(collection).loc["d_ner", "simulated"] == SIMULATED[2]
     with pytest.raises(ParameterError, match="only a planted truth"):
-        Evidence("05", "x", "label", conditions=(Condition("x", "<", 1),), given=(Condition("y", ">", 0),))
+        Evidence("chap-stratified", "x", "label", conditions=(Condition("x", "<", 1),),
+                 given=(Condition("y", ">", 0),))
 
 
 #: The real-verdicts chapter's pool values where homogeneity is not rejected.
@@ -169,7 +179,7 @@ POOL_NOT_REJECTED = {"pool_w9_cr2": 26.5, "pool_w9_htz_F": 1.9, "pool_w9_htz_p":
 
 @pytest.mark.parametrize("power, expected", [(0.3, VERDICTS[3]), (0.8, VERDICTS[1])])
 def test_a_real_test_against_is_inconclusive_below_the_power_floor(tmp_path, power, expected):
-    write_chapter(tmp_path, "20_real_verdicts", POOL_NOT_REJECTED | {"power_homogeneity": power},
+    write_chapter(tmp_path, "12_real_verdicts", POOL_NOT_REJECTED | {"power_homogeneity": power},
                   banner="real-banner")
     table = _claims(tmp_path)
     assert table.loc["homogeneity", "verdict"] == expected
@@ -177,25 +187,28 @@ def test_a_real_test_against_is_inconclusive_below_the_power_floor(tmp_path, pow
     assert f"power {power:.2f}" in table.loc["homogeneity", "why"] or f"effect {power:.2f}" in \
         table.loc["homogeneity", "why"]
     evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
-    assert evidence.loc["20:pool_w9_htz_F", "population"].startswith("real MMLU pool")
-    assert evidence.loc["20:pool_w9_htz_F", "p"] == 0.18  # the HTZ p beside the statistic it refers
+    assert evidence.loc["chap-real-verdicts:pool_w9_htz_F", "population"].startswith("real MMLU pool")
+    assert evidence.loc["chap-real-verdicts:pool_w9_htz_F",
+                        "p"] == 0.18  # the HTZ p beside the statistic it refers
 
 
 def test_a_real_test_for_is_supported_whatever_the_power(tmp_path):
     values = POOL_NOT_REJECTED | {"pool_w9_htz_p": 0.01, "pool_wcb_p": 0.02, "power_homogeneity": 0.2}
-    write_chapter(tmp_path, "20_real_verdicts", values,
+    write_chapter(tmp_path, "12_real_verdicts", values,
                   banner="real-banner")
     assert _claims(tmp_path).loc["homogeneity", "verdict"] == VERDICTS[0]
 
 
 def test_summary_intervals_are_the_ones_the_chapters_say_to_read(tmp_path):
-    write_chapter(tmp_path, "08_rank_stability",
+    write_chapter(tmp_path, "11_rank_stability",
                   {"helm_displacement": 0.2, "helm_displacement_low": 0.1, "helm_displacement_high": 0.3025,
                    "helm_displacement_exact_low": 0.03, "helm_displacement_exact_high": 0.56,
                    "helm_displacement_interval": {"low": 0.03, "high": 0.56, "method": "exact"},
                    "helm_tau_stem": 0.81, "helm_tau_nonstem": 0.95, "helm_null_blocks_p": 0.03})
-    write_chapter(tmp_path, "07_reasoning_sensitivity", {"helm_r_beta_acc": 0.5, "helm_r_low": 0.14,
+    write_chapter(tmp_path, "08_reasoning_sensitivity", {"helm_r_beta_acc": 0.5, "helm_r_low": 0.14,
                                                          "helm_r_high": 0.8})
     evidence = evidence_table(read_build(tmp_path, EXPECT)).set_index("glue")
-    assert evidence.loc["08:helm_displacement", ["low", "high"]].tolist() == [0.03, 0.56]  # Clopper–Pearson
-    assert evidence.loc["07:helm_r_beta_acc", ["low", "high"]].tolist() == [0.14, 0.8]  # Fisher
+    bounds = ["low", "high"]
+    # Clopper–Pearson, then Fisher
+    assert evidence.loc["chap-rank-stability:helm_displacement", bounds].tolist() == [0.03, 0.56]
+    assert evidence.loc["chap-reasoning-sensitivity:helm_r_beta_acc", bounds].tolist() == [0.14, 0.8]

@@ -18,7 +18,8 @@ from mmlu_audit.book.findings import (
     write_findings,
 )
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.core.paper import REAL_RESULTS
+from mmlu_audit.book.chapters import chapter_stem
+from mmlu_audit.book.results import REAL_RESULTS
 
 from test_scorecard import write_chapter
 
@@ -37,8 +38,8 @@ def _box_body(text: str) -> str:
 
 def _book(folder, **kwargs):
     write_chapter(folder, "01_data", {"n_items": 14042, "n_stem_items": 3000, "n_models": 1000})
-    write_chapter(folder, "08_rank_stability", HELM79, banner="real-banner")
-    write_chapter(folder, "05_stratified", {"cv_r2_stem": 0.0733})
+    write_chapter(folder, "11_rank_stability", HELM79, banner="real-banner")
+    write_chapter(folder, "06_stratified", {"cv_r2_stem": 0.0733})
     return read_build(folder, kwargs.get("expect", EXPECT))
 
 
@@ -48,7 +49,7 @@ def test_real_results_carry_source_estimate_interval_p_and_chapter(tmp_path):
     cells = [c.strip() for c in row.strip("|").split(" | ")]
     assert cells[1:6] == ["HELM per-subject table, 79 models", "0.4375", "0.125 to 0.6875 (exact)", "0.0312",
                           "0.22"]
-    assert cells[6] == "{doc}`§5.2 Rankings </book/_executed/08_rank_stability>`"
+    assert cells[6] == "{doc}`§5.2 Rankings </book/_executed/11_rank_stability>`"
     assert "τ\\_w STEM subscore vs aggregate | HELM per-subject table, 79 models | 0.8125 | — | — |" in text
     assert not any("accuracy on Redux" in line for line in text.splitlines()), "chapter 12 glued nothing"
 
@@ -67,28 +68,28 @@ def test_real_and_simulated_are_kept_apart(tmp_path):
 
 
 def test_build_is_named_and_missing_chapters_are_listed(tmp_path):
-    write_chapter(tmp_path, "04_pooled", {"pooled_r2": 0.0357}, failed=True)
-    write_chapter(tmp_path, "06_homogeneity", {"w9_hc3": 1.0}, params={**EXPECT, "seed": 2})
+    write_chapter(tmp_path, "05_pooled", {"pooled_r2": 0.0357}, failed=True)
+    write_chapter(tmp_path, "07_homogeneity", {"w9_hc3": 1.0}, params={**EXPECT, "seed": 2})
     text = findings_markdown(_book(tmp_path), EXPECT)
     assert "Build: `data_source` simulated, seed 1, fast mode yes; values read from 3 executed " \
            "chapters" in text
     incomplete = next(line for line in text.splitlines() if line.startswith("**Incomplete build.**"))
-    assert "§4.1 Pooled (04): its execution failed" in incomplete
-    assert "§4.3 Homogeneity (06): executed with other settings (seed 2)" in incomplete
-    assert "MMLU-Pro (13): not executed" in incomplete
-    assert "§2 Data (01)" not in incomplete and "(08)" not in incomplete
+    assert "§4.1 Pooled (chapter 05): its execution failed" in incomplete
+    assert "§4.3 Homogeneity (chapter 07): executed with other settings (seed 2)" in incomplete
+    assert "MMLU-Pro (chapter 20): not executed" in incomplete
+    assert "§2 Data (chapter 01)" not in incomplete and "(chapter 11)" not in incomplete
     assert "pooled" not in text.split("**On real data.**")[1].lower()
 
 
 def test_a_failed_latest_run_supersedes_the_earlier_notebook(tmp_path):
-    write_chapter(tmp_path, "08_rank_stability", HELM79, banner="real-banner")
-    write_chapter(tmp_path, "08_rank_stability.failed", {}, failed=True)
+    write_chapter(tmp_path, "11_rank_stability", HELM79, banner="real-banner")
+    write_chapter(tmp_path, "11_rank_stability.failed", {}, failed=True)
     collection = read_build(tmp_path, EXPECT)
-    assert "08" in missing_chapters(collection, ("08",))
+    assert "chap-rank-stability" in missing_chapters(collection, ("chap-rank-stability",))
     assert "Top-k displacement" not in findings_markdown(collection, EXPECT)
     # a failure under other parameters says nothing about this build's notebook
-    (tmp_path / "08_rank_stability.failed.ipynb").unlink()
-    write_chapter(tmp_path, "08_rank_stability.failed", {}, failed=True, params={**EXPECT, "seed": 9})
+    (tmp_path / "11_rank_stability.failed.ipynb").unlink()
+    write_chapter(tmp_path, "11_rank_stability.failed", {}, failed=True, params={**EXPECT, "seed": 9})
     assert "Top-k displacement" in findings_markdown(read_build(tmp_path, EXPECT), EXPECT)
 
 
@@ -96,12 +97,14 @@ def test_no_executed_chapters_shows_no_number(tmp_path):
     for folder in (tmp_path / "absent", tmp_path):
         text = findings_markdown(read_build(folder, EXPECT), EXPECT)
         assert "No chapter's values are available" in text and "|" not in text
-        assert all(f"({prefix}): not executed" in text for prefix in registry_chapters())
+        assert all(f"(chapter {chapter_stem(label)[:2]}): not executed" in text
+                   for label in registry_chapters())
 
 
 def test_registry_chapters_cover_every_real_result():
     assert {r.chapter for r in REAL_RESULTS} <= set(registry_chapters())
-    assert list(registry_chapters()) == sorted(registry_chapters())
+    assert [chapter_stem(label) for label in registry_chapters()] == sorted(map(chapter_stem,
+                                                                                registry_chapters()))
 
 
 def test_the_box_parses_as_one_table_with_whole_rows(tmp_path):
@@ -147,7 +150,7 @@ def test_cli_writes_the_box_and_reports_bad_input_in_one_line(tmp_path, capsys):
     out = tmp_path / "findings.md"
     assert main(["--executed", str(tmp_path / "ex"), "--out", str(out), "--seed", "1", "--fast"]) == 0
     assert "Top-k displacement" in out.read_text()
-    assert "missing chapters: 02" in capsys.readouterr().out
+    assert "missing chapters: 02_real_leaderboard" in capsys.readouterr().out
     (tmp_path / "ex" / "07_broken.ipynb").write_text("{not json")
     for argv in (["--seed", "-1"], ["--executed", str(tmp_path / "ex")],
                  ["--out", str(tmp_path / "ex" / "01_data.ipynb"), "--executed", str(tmp_path / "absent")]):
@@ -158,6 +161,6 @@ def test_cli_writes_the_box_and_reports_bad_input_in_one_line(tmp_path, capsys):
 
 
 def test_read_build_rejects_an_unreadable_notebook(tmp_path):
-    (tmp_path / "03_complexity.ipynb").write_text("{")
-    with pytest.raises(DataError, match="03_complexity"):
+    (tmp_path / "04_complexity.ipynb").write_text("{")
+    with pytest.raises(DataError, match="04_complexity"):
         read_build(tmp_path, EXPECT)

@@ -72,21 +72,21 @@ def _build_refused(capsys, monkeypatch, argv) -> str:
 
 
 def test_build_refuses_a_wrong_typed_parameter_before_any_kernel(capsys, monkeypatch, tmp_path):
-    """Before: ``05 --fast -p n_boot '"abc"'`` ran the chapter and failed inside it (exit 1, 187 s)."""
-    err = _build_refused(capsys, monkeypatch, ["05", "--fast", "-p", "n_boot", '"abc"',
+    """Before: ``06 --fast -p n_boot '"abc"'`` ran the chapter and failed inside it (exit 1, 187 s)."""
+    err = _build_refused(capsys, monkeypatch, ["06", "--fast", "-p", "n_boot", '"abc"',
                                                "--out", str(tmp_path / "x")])
     assert "'n_boot'" in err and "an integer" in err and "'abc'" in err
 
 
 @pytest.mark.parametrize("value", ["true", "2.5", "[1]"])
 def test_build_refuses_a_bool_float_or_list_for_an_integer_parameter(capsys, monkeypatch, tmp_path, value):
-    err = _build_refused(capsys, monkeypatch, ["05", "-p", "n_boot", value, "--out", str(tmp_path / "x")])
+    err = _build_refused(capsys, monkeypatch, ["06", "-p", "n_boot", value, "--out", str(tmp_path / "x")])
     assert "'n_boot'" in err
 
 
 def test_build_refuses_an_unregistered_data_source_before_any_kernel(capsys, monkeypatch, tmp_path):
     """Before: an unknown ``--data-source`` failed inside the chapter's kernel (exit 1)."""
-    err = _build_refused(capsys, monkeypatch, ["05", "--data-source", "helm21", "--out", str(tmp_path / "x")])
+    err = _build_refused(capsys, monkeypatch, ["06", "--data-source", "helm21", "--out", str(tmp_path / "x")])
     assert "'helm21'" in err and "mmlu_real" in err  # the registry's names, read at run time
 
 
@@ -101,7 +101,7 @@ def test_build_accepts_a_source_registered_at_run_time(monkeypatch):
 @pytest.mark.parametrize("text, problem", [("9" * 5000, "4300 digits"), ("[" * 5000 + "]" * 5000, "nested")])
 def test_build_refuses_unreadable_json_values_in_one_line(capsys, monkeypatch, tmp_path, text, problem):
     """Before: a 5,000-digit integer or 5,000-deep nesting raised a raw ValueError / RecursionError."""
-    err = _build_refused(capsys, monkeypatch, ["05", "-p", "n_boot", text, "--out", str(tmp_path / "x")])
+    err = _build_refused(capsys, monkeypatch, ["06", "-p", "n_boot", text, "--out", str(tmp_path / "x")])
     assert problem in err
 
 
@@ -572,7 +572,7 @@ def test_findings_refuses_a_malformed_notebook_in_one_line(tmp_path, capsys, bod
     from mmlu_audit.book.findings import main
 
     (tmp_path / "executed").mkdir()
-    (tmp_path / "executed" / "04_pooled.ipynb").write_text(body)
+    (tmp_path / "executed" / "05_pooled.ipynb").write_text(body)
     assert main(["--executed", str(tmp_path / "executed"), "--out", str(tmp_path / "f.md")]) == 2
     err = capsys.readouterr().err.strip()
     assert "Traceback" not in err and len(err.splitlines()) == 1 and "malformed" in err, err

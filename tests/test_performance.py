@@ -94,16 +94,16 @@ def _executed(folder, stem, duration, fast, machine=None):
 
 def test_chapter_times_reads_papermill_durations(tmp_path):
     _executed(tmp_path, "01_data", 12.5, True)
-    _executed(tmp_path, "07_reasoning_sensitivity", 300.0, False)
+    _executed(tmp_path, "08_reasoning_sensitivity", 300.0, False)
     _executed(tmp_path, "99_performance", 1.0, False)
-    (tmp_path / "07_reasoning_sensitivity.failed.ipynb").write_text("{}")
+    (tmp_path / "08_reasoning_sensitivity.failed.ipynb").write_text("{}")
     (tmp_path / ".08_rank.abc.running.ipynb").write_text("{}")
     times = chapter_times(tmp_path, exclude=("99_performance",))
-    assert list(times.index) == ["01_data", "07_reasoning_sensitivity"]
+    assert list(times.index) == ["01_data", "08_reasoning_sensitivity"]
     assert times["seconds"].tolist() == [12.5, 300.0] and times["fast"].tolist() == [True, False]
     assert chapter_times(tmp_path / "nothing").empty
-    (tmp_path / "02_calibration.ipynb").write_text("not json")
-    with pytest.raises(DataError, match="02_calibration"):
+    (tmp_path / "03_calibration.ipynb").write_text("not json")
+    with pytest.raises(DataError, match="03_calibration"):
         chapter_times(tmp_path)
 
 

@@ -12,7 +12,8 @@ import pytest
 from IPython.core.formatters import format_display_data
 
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REAL_RESULTS, RESULT_KEYS, ResultKey
+from mmlu_audit.book.results import REAL_RESULTS, RESULT_KEYS, ResultKey
+from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER
 from mmlu_audit.book.scorecard import (
     PROVENANCE_SHORT,
     PROVENANCES,
@@ -71,7 +72,7 @@ EXPECT = {"data_source": "simulated", "seed": 1, "fast": True}
 
 
 def test_read_chapter_recovers_values_source_parameters_and_title(tmp_path):
-    path = write_chapter(tmp_path, "02_calibration",
+    path = write_chapter(tmp_path, "03_calibration",
                          {"b_sd": 2.2399, "n_items": 14042, "backend": "cpu (cpu)",
                           "bad": float("nan")}, title="Calibration")
     record = read_chapter(path)
@@ -97,21 +98,21 @@ def test_read_chapter_rejects_a_non_notebook(tmp_path):
 
 def test_collect_keeps_first_chapter_and_skips_failed_stale_and_excluded(tmp_path):
     write_chapter(tmp_path, "01_data", {"n_items": 14042})
-    write_chapter(tmp_path, "03_complexity", {"n_items": 999, "vif_max": 2.3}, banner="real-banner")
-    write_chapter(tmp_path, "04_pooled", {"pooled_r2": 0.0357}, failed=True)
-    write_chapter(tmp_path, "05_stratified", {"cv_r2_stem": 0.07},
+    write_chapter(tmp_path, "04_complexity", {"n_items": 999, "vif_max": 2.3}, banner="real-banner")
+    write_chapter(tmp_path, "05_pooled", {"pooled_r2": 0.0357}, failed=True)
+    write_chapter(tmp_path, "06_stratified", {"cv_r2_stem": 0.07},
                   params={**EXPECT, "seed": 2})
-    write_chapter(tmp_path, "06_homogeneity", {"w9_cr2": 28.0}, finished=False)
+    write_chapter(tmp_path, "07_homogeneity", {"w9_cr2": 28.0}, finished=False)
     write_chapter(tmp_path, "98_scorecard", {"scorecard_reproduced": 3})
     got = collect(tmp_path, expect=EXPECT, exclude=("98_scorecard",))
     assert got.values["n_items"] == GluedValue("n_items", 14042, "01_data", "simulated")
     assert got.values["vif_max"].source == "real"
     assert set(got.values) == {"n_items", "vif_max"}
-    assert got.skipped["04_pooled"] == "its execution failed"
-    assert "'seed': 2" in got.skipped["05_stratified"]
-    assert got.skipped["06_homogeneity"] == "its execution has not finished"
-    assert [c.chapter for c in got.chapters] == ["01_data", "03_complexity", "04_pooled",
-                                                 "05_stratified", "06_homogeneity"]
+    assert got.skipped["05_pooled"] == "its execution failed"
+    assert "'seed': 2" in got.skipped["06_stratified"]
+    assert got.skipped["07_homogeneity"] == "its execution has not finished"
+    assert [c.chapter for c in got.chapters] == ["01_data", "04_complexity", "05_pooled",
+                                                 "06_stratified", "07_homogeneity"]
 
 
 def test_collect_without_notebooks_names_the_folder(tmp_path):
@@ -140,16 +141,25 @@ def test_every_published_key_is_registered_with_a_chapter_or_a_reason():
         assert (entry.chapter and entry.glue) or entry.reason, key
 
 
-def test_registry_names_a_glue_its_chapter_source_mentions():
-    """A cheap static guard (the smoke build checks the executed glue names): the glue name the
-    registry gives each key appears in its chapter's source, as a glued name or a dict key."""
+def test_every_glue_name_the_summaries_read_is_in_its_chapter_source():
+    """A static guard in test-fast (the smoke build checks the executed glue names): every glue
+    name the result registries, the tests' registry, the Discussion's claims and the scorecard read
+    appears in the source of the chapter its label names, as a glued name or a dict key, so a
+    renamed glue or chapter fails here rather than in the 15-minute smoke build."""
     import re
 
     from mmlu_audit.book.build import chapter_paths
+    from mmlu_audit.book.chapters import declared_label
+    from mmlu_audit.book.discussion import glue_names
+    from mmlu_audit.book.findings import VERDICT_CHAPTER, verdict_glue_names
+    from mmlu_audit.book.results import TESTS
 
-    sources = {p.name[:2]: p.read_text() for p in chapter_paths()}
+    sources = {declared_label(p): p.read_text() for p in chapter_paths()}
     entries = [(e.chapter, e.glue) for e in RESULT_KEYS.values() if e.glue] + \
-        [(r.chapter, name) for r in REAL_RESULTS for name in (r.glue, r.low, r.high, r.p) if name]
+        [(e.chapter, e.planted_glue) for e in RESULT_KEYS.values() if e.planted_glue] + \
+        [(r.chapter, name) for r in REAL_RESULTS for name in (r.glue, r.low, r.high, r.p) if name] + \
+        [(test.chapter, name) for test in TESTS for name in (test.p, *test.values)] + \
+        sorted(glue_names()) + [(VERDICT_CHAPTER, name) for name in verdict_glue_names()]
     generated = re.compile(r"\{f\"(\w+)_\{")  # {f"rs_r_{k}": …} makes every rs_r_* name
     missing = []
     for chapter, glue in entries:
@@ -163,11 +173,11 @@ def test_registry_names_a_glue_its_chapter_source_mentions():
 
 def test_result_key_states_a_chapter_or_a_reason_not_both():
     with pytest.raises(ValueError, match="not both"):
-        ResultKey("04", "x", reason="and a reason")
+        ResultKey("chap-pooled", "x", reason="and a reason")
     with pytest.raises(ValueError, match="not both"):
         ResultKey(None, None)
     with pytest.raises(ValueError, match="basis"):
-        ResultKey("04", "x", basis="vibes")
+        ResultKey("chap-pooled", "x", basis="vibes")
 
 
 def test_tolerance_boundaries():
@@ -184,11 +194,11 @@ def test_tolerance_boundaries():
 
 
 def test_verdicts():
-    sim = GluedValue("b_sd", 2.30, "02_calibration", "simulated")
+    sim = GluedValue("b_sd", 2.30, "03_calibration", "simulated")
     outcome, why = verdict("b_sd", sim)
     assert outcome == VERDICTS[1] and "by construction" in why
     assert verdict("theta_sd", GluedValue("theta_sd", 1.03, "02", "simulated"))[1] == "tolerance ±5 %"
-    real = GluedValue("b_sd", 2.40, "02_calibration", "real")
+    real = GluedValue("b_sd", 2.40, "03_calibration", "real")
     assert verdict("b_sd", real) == (VERDICTS[2], "tolerance ±5 %")
     assert verdict("b_sd", GluedValue("b_sd", 2.25, "02", "real"))[0] == VERDICTS[0]
     # counts from the real items are real whatever the banner says
@@ -198,7 +208,7 @@ def test_verdicts():
         outcome, why = verdict("b_sd", GluedValue("b_sd", odd, "02", "real"))
         assert outcome == "not computable" and "not a finite number" in why
     outcome, why = verdict("rho_2d", None)
-    assert outcome == "not computable" and "chapter 11 glued no `rho_2d`" in why
+    assert outcome == "not computable" and "chapter 16 glued no `rho_2d`" in why
     assert verdict("n_archives", None) == ("not computable", RESULT_KEYS["n_archives"].reason)
 
 
@@ -214,9 +224,9 @@ def test_yes_no_results_are_scored(ours, outcome):
 
 def test_scorecard_looks_values_up_where_the_registry_says(tmp_path):
     write_chapter(tmp_path, "01_data", {"n_items": 14042, "share_nonstem": 0.77546, "n_models": 1000})
-    write_chapter(tmp_path, "02_calibration", {"b_sd": 2.25, "theta_sd": 1.5})
-    write_chapter(tmp_path, "04_pooled", {"ceiling_global": 0.1270, "n_items": 1})  # n_items: 01 wins
-    write_chapter(tmp_path, "08_rank_stability", {"helm_tau_stem": 0.91, "helm_displacement": 0.3,
+    write_chapter(tmp_path, "03_calibration", {"b_sd": 2.25, "theta_sd": 1.5})
+    write_chapter(tmp_path, "05_pooled", {"ceiling_global": 0.1270, "n_items": 1})  # n_items: 01 wins
+    write_chapter(tmp_path, "11_rank_stability", {"helm_tau_stem": 0.91, "helm_displacement": 0.3,
                                                   "helm_displacement_interval":
                                                       {"low": 0.2, "high": 0.4, "method": "exact"},
                                                   "helm_null_blocks_p": 0.5})
@@ -244,7 +254,7 @@ def test_scorecard_looks_values_up_where_the_registry_says(tmp_path):
 
 def test_a_value_takes_the_banner_above_it(tmp_path):
     """A real section under a simulated page banner: its values are real, the rest simulated."""
-    path = write_chapter(tmp_path, "12_appendix_d_redux", {"n_flagged": 3})
+    path = write_chapter(tmp_path, "18_appendix_d_redux", {"n_flagged": 3})
     nb = nbformat.read(path, as_version=4)
     later = nbformat.v4.new_code_cell("x")
     later.outputs = [banner_output("real-banner"), glue_output("acc_flagged", 0.6)]
@@ -257,7 +267,7 @@ def test_a_value_takes_the_banner_above_it(tmp_path):
 
 def test_a_chapter_still_being_written_is_not_read(tmp_path):
     write_chapter(tmp_path, "01_data", {"n_items": 14042})
-    write_chapter(tmp_path, ".04_pooled.o1rm5rcb.running", {"pooled_r2": 0.03})
+    write_chapter(tmp_path, ".05_pooled.o1rm5rcb.running", {"pooled_r2": 0.03})
     assert [c.chapter for c in collect(tmp_path).chapters] == ["01_data"]
 
 
@@ -280,19 +290,19 @@ def test_bookbuild_tells_the_chapters_that_declare_it_where_the_pages_go():
     from mmlu_audit.book.build import chapter_parameters, chapter_paths
 
     declared = {p.stem for p in chapter_paths() if "executed_dir" in chapter_parameters(p)}
-    assert {"14_answer_key_audit", "20_real_verdicts", "97_discussion", "98_scorecard",
+    assert {"21_answer_key_audit", "12_real_verdicts", "13_discussion", "98_scorecard",
             "99_performance"} <= declared
     assert "01_data" not in declared  # only a chapter that declares it is told
 
 
 def test_scorecard_html_groups_by_chapter_with_one_caveat_and_escapes(tmp_path):
-    write_chapter(tmp_path, "02_calibration", {"b_sd": 2.2512345, "theta_sd": 1.03, "b_min": -5.0})
+    write_chapter(tmp_path, "03_calibration", {"b_sd": 2.2512345, "theta_sd": 1.03, "b_min": -5.0})
     table = scorecard(collect(tmp_path))
-    page = scorecard_html(table, {"02_calibration": "Calibration & fit"},
+    page = scorecard_html(table, {"03_calibration": "Calibration & fit"},
                           provenances=("simulated responses",))
     assert page.count('class="sc-group"') == 1 and "§3 Calibration" in page
     assert page.count("Simulated responses: a match") == 1  # one caveat for the group
-    assert 'title="Calibration &amp; fit">02</a>' in page
+    assert 'title="Calibration &amp; fit">03</a>' in page
     assert "<td>2.251</td>" in page and "<td>-5</td>" in page
     assert page.split("<tbody>")[1].count("<tr>") == 3
     assert 'class="sc-verdict v-planted"' in page
@@ -302,7 +312,7 @@ def test_scorecard_html_groups_by_chapter_with_one_caveat_and_escapes(tmp_path):
 
 
 def test_a_published_row_shows_the_real_data_values_of_the_same_quantity(tmp_path):
-    write_chapter(tmp_path, "08_rank_stability", {"tau_stem": 0.9634, "helm_tau_stem": 0.8125,
+    write_chapter(tmp_path, "11_rank_stability", {"tau_stem": 0.9634, "helm_tau_stem": 0.8125,
                                                   "h20_tau_stem": 0.65})
     table = scorecard(collect(tmp_path, expect=EXPECT))
     assert table.loc["tau_stem", "real"] == "0.8125 (HELM per-subject table, 79 models); " \
@@ -315,7 +325,7 @@ def test_a_published_row_shows_the_real_data_values_of_the_same_quantity(tmp_pat
 
 
 def test_the_compact_table_is_made_to_fit_with_full_words_in_tooltips(tmp_path):
-    write_chapter(tmp_path, "02_calibration", {"b_sd": 2.2512345, "theta_sd": 1.03, "b_min": -5.0})
+    write_chapter(tmp_path, "03_calibration", {"b_sd": 2.2512345, "theta_sd": 1.03, "b_min": -5.0})
     table = scorecard(collect(tmp_path))
     page = scorecard_html(table, {}, provenances=("simulated responses",))
     assert '<table class="scorecard fit-width">' in page  # the browser check holds it to its column
@@ -332,14 +342,14 @@ def test_the_compact_table_is_made_to_fit_with_full_words_in_tooltips(tmp_path):
 def test_a_planted_subpopulation_value_is_read_on_a_simulated_source_only(tmp_path):
     """ρ is planted among the working models: on a simulated source the scorecard compares the
     working models' correlation (rho_2d_working), not the all-model fitted ρ, and says so."""
-    write_chapter(tmp_path, "11_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969})
+    write_chapter(tmp_path, "16_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969})
     row = scorecard(collect(tmp_path)).loc["rho_2d"]
     assert (row["ours"], row["glue"]) == (0.969, "rho_2d_working")
     assert row["verdict"] == VERDICTS[1]
     assert "WorldSpec.rho" in row["why"] and "`rho_2d_working`, where it is planted" in row["why"]
     real = tmp_path / "real"
     real.mkdir()
-    write_chapter(real, "11_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969},
+    write_chapter(real, "16_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969},
                   banner="real-banner", params={"data_source": "leaderboard", "seed": 1, "fast": True})
     row = scorecard(collect(real)).loc["rho_2d"]
     assert (row["ours"], row["glue"], row["verdict"]) == (0.990, "rho_2d", VERDICTS[2])

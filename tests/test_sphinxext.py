@@ -44,14 +44,14 @@ def test_chapter_settings_read_what_the_build_injected_and_the_declared_names():
 def test_the_reuse_box_gives_the_command_that_reruns_the_page_as_built():
     from mmlu_audit.book.sphinxext import reuse_box
 
-    box = reuse_box("06_homogeneity", {"data_source": "helm20", "seed": 7, "fast": True},
+    box = reuse_box("07_homogeneity", {"data_source": "helm20", "seed": 7, "fast": True},
                     ["data_source", "seed", "fast", "n_boot", "n_perm"], "../../_sources/x.ipynb",
                     "../../y.py")
-    assert "python -m mmlu_audit.book.build 06 --data-source helm20 --seed 7 --fast -p n_boot VALUE" in box
+    assert "python -m mmlu_audit.book.build 07 --data-source helm20 --seed 7 --fast -p n_boot VALUE" in box
     assert '<a href="../../_sources/x.ipynb" download>' in box and '<a href="../../y.py" download>' in box
     assert "<code>n_perm</code>" in box and "<code>seed</code>" not in box
-    plain = reuse_box("13_mmlu_pro", {"seed": 0, "fast": False}, ["seed", "pro_panel"], "a", "b")
-    assert "python -m mmlu_audit.book.build 13 --seed 0 -p pro_panel VALUE" in plain  # seed 0 is a seed
+    plain = reuse_box("20_mmlu_pro", {"seed": 0, "fast": False}, ["seed", "pro_panel"], "a", "b")
+    assert "python -m mmlu_audit.book.build 20 --seed 0 -p pro_panel VALUE" in plain  # seed 0 is a seed
 
 
 def test_the_stamp_names_the_build_and_escapes_what_it_prints():
@@ -106,8 +106,8 @@ def test_a_rerun_placeholder_becomes_the_exact_command_of_its_page(capsys):
         InteractiveShell.clear_instance()
     (placeholder,) = outputs
     page = f"<p>W(9) = 31.2</p><div class='output'>{placeholder}</div>"
-    filled = fill_rerun_boxes(page, "06_homogeneity", {"data_source": "helm20", "seed": 7, "fast": True})
-    assert ('<pre>python -m mmlu_audit.book.build 06 --data-source helm20 --seed 7 --fast -p n_boot 999</pre>'
+    filled = fill_rerun_boxes(page, "07_homogeneity", {"data_source": "helm20", "seed": 7, "fast": True})
+    assert ('<pre>python -m mmlu_audit.book.build 07 --data-source helm20 --seed 7 --fast -p n_boot 999</pre>'
             in filled)
     assert "Rerun this check" in filled and "Fewer draws &lt;fast&gt;: does the p move?" in filled
     assert "CHAPTER" not in filled and filled.startswith("<p>W(9) = 31.2</p>")

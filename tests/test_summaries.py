@@ -15,15 +15,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from mmlu_audit.book.chapters import chapter_stem
 from mmlu_audit.book.discussion import CLAIMS, OUTCOMES, SIMULATED, Evidence, evidence_display, evidence_table
 from mmlu_audit.book.findings import (CLAIMS_CSV, REAL_RESULTS_CSV, findings_markdown, main, read_build,
                                       real_results_frame, write_downloads)
-from mmlu_audit.book.scorecard import (CHAPTER_LABELS, VERDICT_SHORT, VERDICTS, chapters_read, collect,
+from mmlu_audit.book.scorecard import (CHAPTER_SHORT_NAMES, VERDICT_SHORT, VERDICTS, chapters_read, collect,
                                        declared_interval, format_p, scorecard, scorecard_csv, scorecard_html,
                                        verdict_words)
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.core.paper import (CONSENSUS_BLOG_POST, MMLU_PRO_PAPER, PAPER, REAL_RESULTS, RECOVERS,
-                                   REPRODUCES, TESTS, RealResult, interval_to_read, paired, registered_test,
+from mmlu_audit.book.results import REAL_RESULTS, TESTS, RealResult, interval_to_read, paired, registered_test
+from mmlu_audit.core.paper import (CONSENSUS_BLOG_POST, MMLU_PRO_PAPER, PAPER, RECOVERS, REPRODUCES,
                                    source_kind)
 
 from test_scorecard import write_chapter
@@ -41,8 +42,8 @@ PRO = {"pro_w9_cr2": 138.6, "pro_w9_cr2_p": 2e-25, "pro_htz_F": 3.1, "pro_htz_p"
        "pro_wcr_stat": 138.6, "pro_wcr_p": 0.080}
 
 
-def _source(prefix: str) -> str:
-    return next(CHAPTERS.glob(f"{prefix}_*.py")).read_text()
+def _source(label: str) -> str:
+    return (CHAPTERS / f"{chapter_stem(label)}.py").read_text()
 
 
 def _row(text: str, label: str) -> list[str]:
@@ -60,36 +61,36 @@ def _build(folder, **chapters):
 # -- the interval the chapter says to read ---------------------------------------------------------------
 
 def test_every_summary_shows_the_interval_chapter_08_declares(tmp_path):
-    collection = _build(tmp_path, **{"08_rank_stability": HELM79})
+    collection = _build(tmp_path, **{"11_rank_stability": HELM79})
     row = scorecard(collection).loc["helm_displacement"]
     assert (row["low"], row["high"], row["interval"]) == (0.03, 0.56, "exact Clopper–Pearson 95 %")
     cells = _row(findings_markdown(collection, EXPECT), "Top-k displacement")
     assert cells[3] == "0.03 to 0.56 (exact Clopper–Pearson 95 %)"
-    evidence = evidence_table(collection).set_index("glue").loc["08:helm_displacement"]
+    evidence = evidence_table(collection).set_index("glue").loc["chap-rank-stability:helm_displacement"]
     assert (evidence["low"], evidence["high"]) == (0.03, 0.56)
     for shown in (findings_markdown(collection, EXPECT), scorecard_html(scorecard(collection), {})):
         assert "0.3025" not in shown and "0.1 to" not in shown  # the percentile bootstrap is never shown
 
 
 def test_chapter_08_declares_its_interval_and_the_registries_name_no_other():
-    assert re.search(r'interval_to_read\(\s*"helm_displacement"', _source("08"))
+    assert re.search(r'interval_to_read\(\s*"helm_displacement"', _source("chap-rank-stability"))
     entry = next(r for r in REAL_RESULTS if r.glue == "helm_displacement")
     evidence = next(e for c in CLAIMS for e in c.evidence if e.glue == "helm_displacement")
     assert (entry.low, entry.high, evidence.low, evidence.high) == (None, None, None, None)
 
 
 def test_a_hand_glued_interval_name_is_refused(tmp_path):
-    collection = _build(tmp_path, **{"08_rank_stability": {"helm_displacement_interval": "0.03–0.56"}})
+    collection = _build(tmp_path, **{"11_rank_stability": {"helm_displacement_interval": "0.03–0.56"}})
     with pytest.raises(DataError, match="helm_displacement_interval"):
-        declared_interval(collection, "08", "helm_displacement")
+        declared_interval(collection, "chap-rank-stability", "helm_displacement")
 
 
 def test_the_fisher_interval_of_section_5_1_reaches_every_summary(tmp_path):
-    collection = _build(tmp_path, **{"07_reasoning_sensitivity": {"helm_r_beta_acc": 0.55, "helm_r_low": 0.14,
+    collection = _build(tmp_path, **{"08_reasoning_sensitivity": {"helm_r_beta_acc": 0.55, "helm_r_low": 0.14,
                                                                   "helm_r_high": 0.8}})
     assert _row(findings_markdown(collection, EXPECT), "r(β, STEM accuracy logit)")[3] == "0.14 to 0.8"
     assert scorecard(collection).loc["helm_r_beta_acc", ["low", "high"]].tolist() == [0.14, 0.8]
-    evidence = evidence_table(collection).set_index("glue").loc["07:helm_r_beta_acc"]
+    evidence = evidence_table(collection).set_index("glue").loc["chap-reasoning-sensitivity:helm_r_beta_acc"]
     assert [evidence["low"], evidence["high"]] == [0.14, 0.8]
 
 
@@ -104,9 +105,9 @@ def _registry_names():
 def _glued_by(chapter: str, name: str) -> bool:
     """Whether ``name`` is a key the chapter's source writes, directly or from a library result dict.
 
-    Chapter 20 glues its pool's values as ``f"pool_{key}"`` over the library's result keys.
+    The real-verdicts chapter glues its pool's values as ``f"pool_{key}"`` over the library's result keys.
     """
-    key = name.removeprefix("pool_") if chapter == "20" else name
+    key = name.removeprefix("pool_") if chapter == "chap-real-verdicts" else name
     library = CHAPTERS.parent / "lib" / "mmlu_audit"
     return f'"{name}"' in _source(chapter) or any(f'"{key}"' in path.read_text()
                                                   for path in library.rglob("*.py"))
@@ -119,7 +120,8 @@ def test_every_name_a_summary_reads_is_glued(chapter, name):
 
 
 def test_a_misspelt_name_is_caught():
-    assert not _glued_by("07", "helm_r_lo") and _glued_by("07", "helm_r_low")
+    assert not _glued_by("chap-reasoning-sensitivity",
+                         "helm_r_lo") and _glued_by("chap-reasoning-sensitivity", "helm_r_low")
 
 
 # -- a statistic travels with its own test's p ------------------------------------------------------------
@@ -133,19 +135,19 @@ def test_every_row_and_claim_pairs_a_statistic_with_its_own_tests_p():
 
 
 def test_the_mmlu_pro_statistic_is_refused_beside_the_bootstrap_p():
-    assert not paired("13", "pro_w9_cr2", "pro_wcr_p")
+    assert not paired("chap-mmlu-pro", "pro_w9_cr2", "pro_wcr_p")
     with pytest.raises(ValueError, match="wild cluster bootstrap"):
-        RealResult("13", "pro_w9_cr2", "W(9)", "MMLU-Pro", p="pro_wcr_p")
+        RealResult("chap-mmlu-pro", "pro_w9_cr2", "W(9)", "MMLU-Pro", p="pro_wcr_p")
     with pytest.raises(ParameterError, match="wild cluster bootstrap"):
-        Evidence("13", "pro_w9_cr2", "W(9)", conditions=(), kind="context", p="pro_wcr_p")
+        Evidence("chap-mmlu-pro", "pro_w9_cr2", "W(9)", conditions=(), kind="context", p="pro_wcr_p")
 
 
 def test_the_mmlu_pro_rows_show_each_tests_own_p(tmp_path):
-    collection = _build(tmp_path, **{"13_mmlu_pro": PRO})
+    collection = _build(tmp_path, **{"20_mmlu_pro": PRO})
     table = scorecard(collection)
     assert table.loc["pro_w9_cr2", ["ours", "p"]].tolist() == [138.6, 2e-25]
     assert table.loc["pro_wcr_stat", ["ours", "p"]].tolist() == [138.6, 0.080]
-    assert registered_test("13", "pro_w9_cr2_p").name == table.loc["pro_w9_cr2", "test"]
+    assert registered_test("chap-mmlu-pro", "pro_w9_cr2_p").name == table.loc["pro_w9_cr2", "test"]
     text = findings_markdown(collection, EXPECT)
     assert _row(text, "W(9) homogeneity, CR2 Wald (χ² p)")[2:5] == ["138.6", "—", "\\< 1e-4"]
     assert _row(text, "W(9) homogeneity, CR2 Wald (wild cluster bootstrap p)")[4] == "0.08"
@@ -154,7 +156,7 @@ def test_the_mmlu_pro_rows_show_each_tests_own_p(tmp_path):
 # -- one vocabulary ---------------------------------------------------------------------------------------
 
 def test_two_terms_worded_once_and_used_on_all_three_surfaces(tmp_path):
-    write_chapter(tmp_path, "04_pooled", {"pooled_r2": 0.0357, "pooled_F": 80.0})  # simulated banner
+    write_chapter(tmp_path, "05_pooled", {"pooled_r2": 0.0357, "pooled_F": 80.0})  # simulated banner
     write_chapter(tmp_path, "01_data", {"n_items": 14042}, banner="real-banner")
     collection = read_build(tmp_path, EXPECT)
     text = findings_markdown(collection, EXPECT)
@@ -171,11 +173,11 @@ def test_two_terms_worded_once_and_used_on_all_three_surfaces(tmp_path):
 # -- chapter 16 and per-row provenance --------------------------------------------------------------------
 
 def test_chapter_16s_real_rows_are_filed_under_their_chapter_with_their_source(tmp_path):
-    write_chapter(tmp_path, "16_real_leaderboard", {"split_distinct_sb": 0.993, "best_r_theta": 0.97},
+    write_chapter(tmp_path, "02_real_leaderboard", {"split_distinct_sb": 0.993, "best_r_theta": 0.97},
                   banner="real-banner")
     collection = collect(tmp_path)
     page = scorecard_html(scorecard(collection), {}, provenances=("real items", "real responses"))
-    assert CHAPTER_LABELS["16"] in page and "not computed by any chapter" not in page
+    assert CHAPTER_SHORT_NAMES["chap-real-leaderboard"] in page and "not computed by any chapter" not in page
     assert "no paper value" not in page and VERDICT_SHORT[VERDICTS[3]] == "other population"
     assert "Open LLM LB 4,278 × 102" in page and "for its own 1,000 leaderboard models" in page
 
@@ -185,19 +187,19 @@ def test_chapters_read_names_a_real_chapter_with_a_simulated_section(tmp_path):
 
     from test_scorecard import banner_output
 
-    path = write_chapter(tmp_path, "16_real_leaderboard", {"best_r_theta": 0.97}, banner="real-banner")
+    path = write_chapter(tmp_path, "02_real_leaderboard", {"best_r_theta": 0.97}, banner="real-banner")
     notebook = nbformat.read(path, as_version=4)
     notebook.cells[-1].outputs.append(banner_output("sim-banner"))  # the power worlds, further down
     nbformat.write(notebook, path)
-    real_only = write_chapter(tmp_path, "13_mmlu_pro", {"pro_b_sd": 1.3}, banner="real-banner",
+    real_only = write_chapter(tmp_path, "20_mmlu_pro", {"pro_b_sd": 1.3}, banner="real-banner",
                               params={"seed": 1})
     notebook = nbformat.read(real_only, as_version=4)
     notebook.cells[1].source = "seed = 0\nfast = False"  # a real-only chapter has no data_source
     nbformat.write(notebook, real_only)
     table = chapters_read(collect(tmp_path)).set_index("chapter")
-    assert table.loc["16_real_leaderboard", "responses"] == "real, with simulated sections"
-    assert table.loc["16_real_leaderboard", "data_source"] == "simulated"
-    assert table.loc["13_mmlu_pro", ["responses", "data_source"]].tolist() == \
+    assert table.loc["02_real_leaderboard", "responses"] == "real, with simulated sections"
+    assert table.loc["02_real_leaderboard", "data_source"] == "simulated"
+    assert table.loc["20_mmlu_pro", ["responses", "data_source"]].tolist() == \
         ["real", "none: its fixed real sources"]
 
 
@@ -206,9 +208,9 @@ def test_chapters_read_names_a_real_chapter_with_a_simulated_section(tmp_path):
 def test_the_blog_posts_numbers_are_counted_and_labelled_apart(tmp_path):
     assert {source_kind(k) for k in CONSENSUS_BLOG_POST} == {"blog post"}
     assert {source_kind(k) for k in [*PAPER, *MMLU_PRO_PAPER]} == {"paper"}
-    write_chapter(tmp_path, "14_answer_key_audit", {"flag_rate_all": 1210 / 12032, "n_flagged": 1092},
+    write_chapter(tmp_path, "21_answer_key_audit", {"flag_rate_all": 1210 / 12032, "n_flagged": 1092},
                   banner="real-banner")
-    write_chapter(tmp_path, "13_mmlu_pro", {"n_pro_items": 12032}, banner="real-banner")
+    write_chapter(tmp_path, "20_mmlu_pro", {"n_pro_items": 12032}, banner="real-banner")
     text = findings_markdown(read_build(tmp_path, EXPECT), EXPECT)
     papers, blog = text.split("Not a paper")
     assert "MMLU-Pro key audit" not in papers and "MMLU-Pro </book" in papers
@@ -224,8 +226,8 @@ def test_the_blog_posts_numbers_are_counted_and_labelled_apart(tmp_path):
 
 def test_the_landing_page_links_the_csvs_it_writes_beside_it(tmp_path):
     (tmp_path / "ex").mkdir()
-    write_chapter(tmp_path / "ex", "08_rank_stability", HELM79, banner="real-banner")
-    write_chapter(tmp_path / "ex", "20_real_verdicts", {"verdict_homogeneity": "supported"},
+    write_chapter(tmp_path / "ex", "11_rank_stability", HELM79, banner="real-banner")
+    write_chapter(tmp_path / "ex", "12_real_verdicts", {"verdict_homogeneity": "supported"},
                   banner="real-banner")
     out = tmp_path / "_generated" / "findings.md"
     assert main(["--executed", str(tmp_path / "ex"), "--out", str(out), "--seed", "1", "--fast"]) == 0
@@ -235,7 +237,8 @@ def test_the_landing_page_links_the_csvs_it_writes_beside_it(tmp_path):
     results = pd.read_csv(out.parent / REAL_RESULTS_CSV)
     row = results[results["result"].str.startswith("Top-k displacement")].iloc[0]
     assert (row["interval"], row["p of"]) == ("0.03 to 0.56 (exact Clopper–Pearson 95 %)",
-                                              registered_test("08", "helm_null_blocks_p").name)
+                                              registered_test("chap-rank-stability",
+                                                              "helm_null_blocks_p").name)
     assert "Structural homogeneity" in pd.read_csv(out.parent / CLAIMS_CSV)["claim"].iloc[0]
 
 
@@ -248,9 +251,10 @@ def test_no_link_without_its_csv(tmp_path):
     assert "{download}" not in findings_markdown(collection, EXPECT)
 
 
-@pytest.mark.parametrize("prefix, name", [("98", "scorecard.csv"), ("20", "real_verdicts_claims.csv")])
-def test_the_scorecard_and_claims_pages_write_the_csv_they_link(prefix, name):
-    source = _source(prefix)
+@pytest.mark.parametrize("label, name", [("chap-scorecard", "scorecard.csv"),
+                                         ("chap-real-verdicts", "real_verdicts_claims.csv")])
+def test_the_scorecard_and_claims_pages_write_the_csv_they_link(label, name):
+    source = _source(label)
     assert "write_download(" in source and f'"{name}", executed_dir)' in source
     assert f"<{name}>`" in source and 'executed_dir = "../book/_executed"' in source
 
@@ -260,22 +264,22 @@ def test_the_scorecard_and_claims_pages_write_the_csv_they_link(prefix, name):
 def test_a_p_below_display_precision_prints_as_a_bound_never_0(tmp_path):
     assert [format_p(v) for v in (0.0, 0, 2e-25, 0.0312, None, float("nan"))] == \
         ["< 1e-4", "< 1e-4", "< 1e-4", "0.0312", "—", "—"]
-    collection = _build(tmp_path, **{"08_rank_stability": HELM79 | {"helm_null_blocks_p": 0.0}})
+    collection = _build(tmp_path, **{"11_rank_stability": HELM79 | {"helm_null_blocks_p": 0.0}})
     assert _row(findings_markdown(collection, EXPECT), "Top-k displacement")[4] == "\\< 1e-4"
     page = scorecard_html(scorecard(collection), {})
     assert "p &lt; 1e-4" in page and not re.search(r"p 0(?![.\d])", page)
     shown = evidence_display(evidence_table(collection)).set_index("glue")
-    assert shown.loc["08:helm_displacement", "p"] == "< 1e-4"
+    assert shown.loc["chap-rank-stability:helm_displacement", "p"] == "< 1e-4"
     results = real_results_frame(scorecard(collection)).set_index("result")
     assert results.filter(like="Top-k", axis=0)["p"].iloc[0] == "< 1e-4"
-    write_chapter(tmp_path, "06_homogeneity", {"wcb_p": 0.0})  # a simulated published p of 0
+    write_chapter(tmp_path, "07_homogeneity", {"wcb_p": 0.0})  # a simulated published p of 0
     assert "`wcb_p` \\< 1e-4 against 0.06" in findings_markdown(read_build(tmp_path, EXPECT), EXPECT)
 
 
 def test_the_evidence_summary_keeps_every_row_in_eight_columns(tmp_path):
     from mmlu_audit.book.discussion import evidence_summary
 
-    collection = _build(tmp_path, **{"08_rank_stability": HELM79 | {"helm_null_blocks_p": 0.0}})
+    collection = _build(tmp_path, **{"11_rank_stability": HELM79 | {"helm_null_blocks_p": 0.0}})
     evidence = evidence_table(collection)
     summary = evidence_summary(evidence)
     assert list(summary.columns) == ["claim", "kind", "evidence", "responses", "estimate", "p", "outcome",
@@ -284,6 +288,6 @@ def test_the_evidence_summary_keeps_every_row_in_eight_columns(tmp_path):
     assert list(summary["why"].str.replace("\u200b", "")) == list(evidence["why"])  # only break points added
     assert not summary["estimate"].str.contains("nan").any()
     assert not summary["p"].astype(str).str.contains("nan").any()
-    row = summary[evidence["glue"].eq("08:helm_displacement").to_numpy()].iloc[0]
+    row = summary[evidence["glue"].eq("chap-rank-stability:helm_displacement").to_numpy()].iloc[0]
     assert row["p"].startswith("< 1e-4 (") and row["responses"].startswith("real: ")
     assert row["estimate"].endswith("]") and "[" in row["estimate"]  # the interval the chapter says to read

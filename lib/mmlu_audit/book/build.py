@@ -29,7 +29,8 @@ one-core kernels finished the chapters of a cold build in 12.3 min against 16.9 
 time (2026-12-02). A fit that two chapters need is computed once, the other waiting for it
 (:func:`mmlu_audit.core.store.compute_lock`); side-by-side chapters start in
 :data:`START_FIRST` order, and the pages that read the other executed chapters
-(:data:`READER_PREFIX`) run after them all, one at a time, in book order. Results depend on N
+(:data:`~mmlu_audit.book.chapters.READERS`) run after them all, one at a time, in book order. Results
+depend on N
 only through float rounding: XLA's and BLAS's sums split differently over one thread than over
 two (in that build no glued value moved by more than 8.5e-5 relative, 4e-8 absolute); every
 chapter is seeded on its own. Each notebook records N beside its time.
@@ -56,13 +57,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from mmlu_audit.book.chapters import READERS, declared_label
 from mmlu_audit.book.tags import FAST_TAG, tag_notebook_file
 from mmlu_audit.book.device import DEVICES, jax_platforms, require_device
 from mmlu_audit.core.errors import DataError, DeviceUnavailableError, ParameterError
 from mmlu_audit.core.paths import cache_root, project_root, writable_folder
 from mmlu_audit.core.seeds import check_seed
 
-__all__ = ["FAST_TAG", "MACHINE_KEY", "READER_PREFIX", "START_FIRST", "chapter_parameters", "chapter_paths",
+__all__ = ["FAST_TAG", "MACHINE_KEY", "START_FIRST", "chapter_parameters", "chapter_paths",
            "check_data_source", "check_parameter_type", "compilation_cache_env", "default_jobs",
            "execute_all", "execute_chapter", "fast_values", "load_average", "main", "parse_value",
            "record_machine", "run_order", "run_parameters", "start_order"]
@@ -70,19 +72,18 @@ __all__ = ["FAST_TAG", "MACHINE_KEY", "READER_PREFIX", "START_FIRST", "chapter_p
 #: Notebook metadata key of the machine's state during a chapter's run (see :func:`record_machine`).
 MACHINE_KEY = "mmlu_audit_machine"
 
-#: Chapters whose name starts with this (90–99: the discussion, the scorecard, the performance
-#: page) read the other executed chapters, so they run after all of them, one at a time.
-READER_PREFIX = "9"
-
-#: Start order of a parallel build (chapter prefixes; the rest follow in book order). The shared
+#: Start order of a parallel build (chapter labels; the rest follow in book order). The shared
 #: calibration first (§3: most chapters read its fit) beside a page that does not need it, then the
 #: longest ones, so no long chapter is left to run alone on one lane at the end; §5.2 before
-#: Appendix C, which reads §5.2's 2D fit. The explanatory model (17) starts late, beside the short
+#: Appendix C, which reads §5.2's 2D fit. The explanatory model starts late, beside the short
 #: chapters: its fits on the full matrix slow by a sixth beside another lane's SVI (the two cores
 #: share the cache and the memory): on one core of an idle 2-core machine it took 168 s alone and
 #: 197–199 s beside §5.1's interaction pages in two cold builds (2026-12-03). Only the order
 #: depends on it, never a result.
-START_FIRST = ("02", "16", "18", "19", "20", "08", "09", "11", "17", "12")
+START_FIRST = ("chap-calibration", "chap-real-leaderboard", "chap-native-interaction",
+               "chap-interaction-bootstrap",
+               "chap-real-verdicts", "chap-rank-stability", "chap-appendix-a", "chap-appendix-c",
+               "chap-appendix-c-explanatory", "chap-appendix-d")
 
 #: Parameters set by their own options rather than ``-p``.
 COMMON = {"data_source": "--data-source", "seed": "--seed", "fast": "--fast"}
@@ -404,17 +405,17 @@ def default_jobs(device: str = "cpu") -> int:
 def run_order(sources: list[Path]) -> tuple[list[Path], list[Path]]:
     """The chapters split into those that may run side by side and, after them, the readers.
 
-    Both keep the order of ``sources``; the readers are the chapters whose name starts with
-    :data:`READER_PREFIX`.
+    Both keep the order of ``sources``; the readers are the chapters whose label is one of
+    :data:`mmlu_audit.book.chapters.READERS` (they read the others' glued values).
     """
-    readers = [s for s in sources if s.name.startswith(READER_PREFIX)]
+    readers = [s for s in sources if declared_label(s) in READERS]
     return [s for s in sources if s not in readers], readers
 
 
 def start_order(chapters: list[Path]) -> list[Path]:
     """``chapters`` in the order a parallel build starts them: :data:`START_FIRST`, then as given."""
-    rank = {prefix: k for k, prefix in enumerate(START_FIRST)}
-    return sorted(chapters, key=lambda s: rank.get(s.name[:2], len(rank)))
+    rank = {label: k for k, label in enumerate(START_FIRST)}
+    return sorted(chapters, key=lambda s: rank.get(declared_label(s), len(rank)))
 
 
 def _pin_worker(lanes) -> None:

@@ -19,9 +19,9 @@ the real-verdicts chapter), inconclusive when it does not but that power is lowe
 testable with the data here when no test was computed on real responses (with the reason).
 Simulation never supports a claim about MMLU.
 
-An evidence's p-value is the p of the test its value belongs to (:func:`mmlu_audit.core.paper.paired`;
+An evidence's p-value is the p of the test its value belongs to (:func:`mmlu_audit.book.results.paired`;
 :class:`Evidence` refuses any other pairing), and its interval is the one its chapter declares
-the one to read (:func:`mmlu_audit.core.paper.interval_to_read`) where it declares one.
+the one to read (:func:`mmlu_audit.book.results.interval_to_read`) where it declares one.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ import pandas as pd
 
 from mmlu_audit.book.scorecard import Collection, declared_interval, format_p, lookup
 from mmlu_audit.core.errors import ParameterError
-from mmlu_audit.core.paper import REAL_RESULTS, RECOVERS, paired, registered_test
+from mmlu_audit.book.results import REAL_RESULTS, paired, registered_test
+from mmlu_audit.core.paper import RECOVERS
 
 __all__ = ["CLAIMS", "KINDS", "OUTCOMES", "POWER_FLOOR", "SIMULATED", "VERDICTS", "Claim", "Condition",
            "Evidence", "claim_chapters", "claim_power", "claims_table", "evidence_display",
@@ -72,7 +73,7 @@ class Condition:
     than : float or str
         A number, or (for ``"<"``/``">"``) the glue name of the value compared with.
     chapter : str, optional
-        Two-digit prefix of the chapter that glues ``glue`` (and ``than``); default that of
+        Label of the chapter that glues ``glue`` (and ``than``); default that of
         the evidence.
     """
 
@@ -137,7 +138,7 @@ class Evidence:
             test = registered_test(self.chapter, self.p)
             raise ParameterError("Evidence", f"{self.chapter}:{self.p} is not the p of a test of "
                                  f"{self.glue} ({'no registered test' if test is None else test.name}); "
-                                 "see mmlu_audit.core.paper.TESTS")
+                                 "see mmlu_audit.book.results.TESTS")
 
 
 @dataclass(frozen=True)
@@ -175,102 +176,114 @@ def _p_below(glue: str, chapter: str | None = None) -> Condition:
 CLAIMS: tuple[Claim, ...] = (
     Claim("homogeneity", "Structural homogeneity is rejected: the nine indicators map onto "
           "difficulty differently in STEM and non-STEM (joint Wald W(9), cluster-robust).", "§4.3",
-          (Evidence("20", "pool_w9_htz_F", "W(9) under CR2 in its HTZ F form, real pool (HTZ p)",
+          (Evidence("chap-real-verdicts", "pool_w9_htz_F",
+                    "W(9) under CR2 in its HTZ F form, real pool (HTZ p)",
                     conditions=(_p_below("pool_w9_htz_p"),), p="pool_w9_htz_p"),
-           Evidence("20", "pool_wcb_stat", "W(9) under CR2, real pool, wild cluster bootstrap (p)",
+           Evidence("chap-real-verdicts", "pool_wcb_stat",
+                    "W(9) under CR2, real pool, wild cluster bootstrap (p)",
                     conditions=(_p_below("pool_wcb_p"),), p="pool_wcb_p"),
-           Evidence("06", "w9_htz_F", "W(9) under CR2 in its HTZ F form (HTZ p)",
+           Evidence("chap-homogeneity", "w9_htz_F", "W(9) under CR2 in its HTZ F form (HTZ p)",
                     conditions=(_p_below("w9_htz_p"),), p="w9_htz_p"),
-           Evidence("06", "wcb_stat", "W(9) under CR2, wild cluster bootstrap (p)",
+           Evidence("chap-homogeneity", "wcb_stat", "W(9) under CR2, wild cluster bootstrap (p)",
                     conditions=(_p_below("wcb_p"),), p="wcb_p"),
-           Evidence("06", "w9_cr2", "slopes planted unequal; CR2 Wald rejects (χ² p)", kind="planted",
+           Evidence("chap-homogeneity", "w9_cr2", "slopes planted unequal; CR2 Wald rejects (χ² p)",
+                    kind="planted",
                     given=(Condition("n_planted", ">", 0),), conditions=(_p_below("w9_cr2_p"),),
                     p="w9_cr2_p")),
-          "tested on the real MMLU pool by the real-verdicts chapter (20) in every build, and by "
-          "chapter 06 when it runs on a real source", power=("20", "power_homogeneity")),
+          "tested on the real MMLU pool by the real-verdicts chapter in every build, and by §4.3's "
+          "chapter when it runs on a real source", power=("chap-real-verdicts", "power_homogeneity")),
     Claim("d_ner", "The STEM × entity-density (D_ner) contrast survives CR2, Holm over the nine "
           "contrasts, and the wild cluster bootstrap.", "§4.2",
-          (Evidence("20", "pool_d_ner_estimate", "D_ner contrast, real pool, CR2 95 % interval (Holm p); "
+          (Evidence("chap-real-verdicts", "pool_d_ner_estimate",
+                    "D_ner contrast, real pool, CR2 95 % interval (Holm p); "
                     "bootstrap Holm p < 0.05 too",
                     conditions=(_p_below("pool_holm_p_cr2_d_ner"), _p_below("pool_boot_holm_p_d_ner")),
                     low="pool_d_ner_low", high="pool_d_ner_high", p="pool_holm_p_cr2_d_ner"),
-           Evidence("05", "t_cr2_d_ner", "D_ner contrast, CR2 t (Holm p; bootstrap p)",
+           Evidence("chap-stratified", "t_cr2_d_ner", "D_ner contrast, CR2 t (Holm p; bootstrap p)",
                     conditions=(_p_below("holm_p_cr2_d_ner"), _p_below("boot_p_d_ner")),
                     p="holm_p_cr2_d_ner"),
-           Evidence("05", "found_cr2_names", "Holm survivors under CR2 include D_ner",
+           Evidence("chap-stratified", "found_cr2_names", "Holm survivors under CR2 include D_ner",
                     conditions=(Condition("found_cr2_names", "contains", "d_ner"),
                                 Condition("found_boot_names", "contains", "d_ner"))),
-           Evidence("05", "found_cr2_names", "D_ner planted; CR2 and bootstrap Holm find it",
+           Evidence("chap-stratified", "found_cr2_names", "D_ner planted; CR2 and bootstrap Holm find it",
                     kind="planted", given=(Condition("planted_names", "contains", "d_ner"),),
                     conditions=(Condition("found_cr2_names", "contains", "d_ner"),
                                                 Condition("found_boot_names", "contains", "d_ner")))),
-          "tested on the real MMLU pool by chapter 20 in every build, and by chapter 05 when it runs "
-          "on a real source", power=("20", "power_d_ner")),
+          "tested on the real MMLU pool by the real-verdicts chapter in every build, and by §4.2's "
+          "chapter when it runs on a real source", power=("chap-real-verdicts", "power_d_ner")),
     Claim("stem_r2", "The indicators explain more of difficulty in STEM than in non-STEM "
           "(cross-validated R², and the ratio of logit R² with its bootstrap interval above 1).", "§4.2",
-          (Evidence("20", "pool_logit2_ratio", "logit² ratio, real pool, STEM over non-STEM (subject "
+          (Evidence("chap-real-verdicts", "pool_logit2_ratio",
+                    "logit² ratio, real pool, STEM over non-STEM (subject "
                     "bootstrap interval)",
                     conditions=(Condition("pool_cv_r2_stem", ">", "pool_cv_r2_nonstem"),
                                 Condition("pool_logit2_ratio_ci_low", ">", 1.0)),
                     low="pool_logit2_ratio_ci_low", high="pool_logit2_ratio_ci_high"),
-           Evidence("05", "logit2_ratio", "logit R² ratio, STEM over non-STEM",
+           Evidence("chap-stratified", "logit2_ratio", "logit R² ratio, STEM over non-STEM",
                     conditions=(Condition("cv_r2_stem", ">", "cv_r2_nonstem"),
                                 Condition("logit2_ratio_ci_low", ">", 1.0)),
                     low="logit2_ratio_ci_low", high="logit2_ratio_ci_high"),
-           Evidence("05", "cv_r2_stem", "true R² planted higher in STEM; CV R² orders them so",
-                    kind="planted", given=(Condition("true_r2_stem", ">", "true_r2_nonstem", "04"),),
+           Evidence("chap-stratified", "cv_r2_stem", "true R² planted higher in STEM; CV R² orders them so",
+                    kind="planted", given=(Condition("true_r2_stem", ">", "true_r2_nonstem", "chap-pooled"),),
                     conditions=(Condition("cv_r2_stem", ">", "cv_r2_nonstem"),))),
-          "tested on the real MMLU pool by chapter 20 in every build, and by chapter 05 when it runs "
-          "on a real source", power=("20", "power_stem_r2")),
+          "tested on the real MMLU pool by the real-verdicts chapter in every build, and by §4.2's "
+          "chapter when it runs on a real source", power=("chap-real-verdicts", "power_stem_r2")),
     Claim("guessing_floor", "The apparent reasoning sensitivity (r(β, θ̂) < 0) is confounded by the "
           "guessing floor: a 3PL null with no ability × depth term reproduces most of it.", "§5.1",
-          (Evidence("20", "pool_null_share_all", "real pool: share of the observed r(β, θ̂) the 3PL null "
+          (Evidence("chap-real-verdicts", "pool_null_share_all",
+                    "real pool: share of the observed r(β, θ̂) the 3PL null "
                     "reproduces (observed r below 0 too)",
                     conditions=(Condition("pool_rs_r_all", "<", 0.0),
                                 Condition("pool_null_share_all", ">", 0.5))),
-           Evidence("20", "pool_rs_r_all", "real pool: r(β, θ̂), Fisher 95 % interval", kind="context",
+           Evidence("chap-real-verdicts", "pool_rs_r_all", "real pool: r(β, θ̂), Fisher 95 % interval",
+                    kind="context",
                     low="pool_rs_r_low", high="pool_rs_r_high"),
-           Evidence("07", "null_share_all", "share of the observed r the guessing-floor null reproduces",
+           Evidence("chap-reasoning-sensitivity", "null_share_all",
+                    "share of the observed r the guessing-floor null reproduces",
                     conditions=(Condition("null_share_all", ">", 0.5),)),
-           Evidence("07", "helm_r_beta_acc", "r(β, STEM accuracy logit), HELM-20, Fisher 95 % interval; "
+           Evidence("chap-reasoning-sensitivity", "helm_r_beta_acc",
+                    "r(β, STEM accuracy logit), HELM-20, Fisher 95 % interval; "
                     "no null fitted", kind="context", low="helm_r_low", high="helm_r_high"),
-           Evidence("07", "null_share_all", "no interaction planted; the null reproduces most of r",
+           Evidence("chap-reasoning-sensitivity", "null_share_all",
+                    "no interaction planted; the null reproduces most of r",
                     kind="planted", conditions=(Condition("null_share_all", ">", 0.5),)),
-           Evidence("19", "gamma1_working",
+           Evidence("chap-interaction-bootstrap", "gamma1_working",
                     "no interaction planted; γ1 above the floor: its bootstrap interval covers 0",
                     kind="planted", conditions=(Condition("gamma1_boot_low", "<", 0.0),
                                                 Condition("gamma1_boot_high", ">", 0.0)),
                     low="gamma1_boot_low", high="gamma1_boot_high")),
-          "the guessing-floor null is fitted to the real MMLU pool by chapter 20 in every build; the "
-          "interaction model of chapters 18 and 19 only to the matrix they run on",
-          power=("20", "power_guessing_floor")),
+          "the guessing-floor null is fitted to the real MMLU pool by the real-verdicts chapter in every "
+          "build; §5.1's interaction model only to the matrix it runs on",
+          power=("chap-real-verdicts", "power_guessing_floor")),
     Claim("rank_stability", "STEM subscore rankings are less stable than non-STEM ones, beyond what "
           "a length-matched non-STEM subsample or subject blocks give.", "§5.2",
-          (Evidence("08", "tau_stem", "τ_w STEM vs aggregate, below length-matched non-STEM",
+          (Evidence("chap-rank-stability", "tau_stem", "τ_w STEM vs aggregate, below length-matched non-STEM",
                     conditions=(Condition("tau_stem", "<", "tau_nonstem"), _p_below("tau_matched_p")),
                     p="tau_matched_p"),
-           Evidence("08", "helm_displacement", "Top-k displacement beyond subject-block null (interval: "
+           Evidence("chap-rank-stability", "helm_displacement",
+                    "Top-k displacement beyond subject-block null (interval: "
                     "the chapter's; p conditional on the top-k models selected)",
                     conditions=(Condition("helm_tau_stem", "<", "helm_tau_nonstem"),
                                 _p_below("helm_null_blocks_p")),
                     p="helm_null_blocks_p"),
-           Evidence("08", "h20_tau_stem", "τ_w STEM below length-matched non-STEM",
+           Evidence("chap-rank-stability", "h20_tau_stem", "τ_w STEM below length-matched non-STEM",
                     conditions=(Condition("h20_tau_stem", "<", "h20_tau_matched"),
                                 _p_below("h20_tau_matched_p")),
                     p="h20_tau_matched_p")),
-          "chapter 08 tests it on the real HELM tables whatever its data_source"),
+          "§5.2's chapter tests it on the real HELM tables whatever its data_source"),
     Claim("mmlu_pro", "Proposed next test, not a claim: the paper proposes auditing MMLU-Pro (more "
           "options, harder items) for the same structural heterogeneity; is homogeneity rejected there?",
           "§6",
-          (Evidence("13", "pro_wcr_stat", "W(9) under CR2 on MMLU-Pro (wild cluster bootstrap p)",
+          (Evidence("chap-mmlu-pro", "pro_wcr_stat", "W(9) under CR2 on MMLU-Pro (wild cluster bootstrap p)",
                     conditions=(_p_below("pro_wcr_p"),), p="pro_wcr_p"),
-           Evidence("13", "pro_b_sd", "SD of b̂ on MMLU-Pro", kind="context")),
-          "chapter 13 tests it on the real MMLU-Pro responses (29 models) whatever its data_source"),
+           Evidence("chap-mmlu-pro", "pro_b_sd", "SD of b̂ on MMLU-Pro", kind="context")),
+          "the MMLU-Pro chapter tests it on the real MMLU-Pro responses (29 models) whatever its "
+          "data_source"),
 )
 
 
 def glue_names() -> set[tuple[str, str]]:
-    """Every ``(chapter prefix, glue name)`` :data:`CLAIMS` reads (the smoke build checks them)."""
+    """Every ``(chapter label, glue name)`` :data:`CLAIMS` reads (the smoke build checks them)."""
     names = {claim.power for claim in CLAIMS if claim.power is not None}
     for evidence in (ev for claim in CLAIMS for ev in claim.evidence):
         own = (evidence.glue, evidence.low, evidence.high, evidence.p)
@@ -284,7 +297,7 @@ def glue_names() -> set[tuple[str, str]]:
 
 
 def claim_chapters() -> tuple[str, ...]:
-    """Two-digit prefixes of every chapter :data:`CLAIMS` reads, in book order."""
+    """Labels of every chapter :data:`CLAIMS` reads, in book order."""
     return tuple(sorted({chapter for chapter, _ in glue_names()}))
 
 

@@ -6,7 +6,7 @@ module reads the executed notebooks the way the scorecard does (:func:`~mmlu_aud
 :func:`~mmlu_audit.book.scorecard.scorecard`) and writes a small MyST file,
 ``book/_generated/findings.md``, that ``book/intro.md`` includes. It states the build it
 comes from (data source, seed, fast mode), lists what the audit finds on real data — each
-result of :data:`mmlu_audit.core.paper.REAL_RESULTS` with its source, estimate, the interval the
+result of :data:`mmlu_audit.book.results.REAL_RESULTS` with its source, estimate, the interval the
 chapter says to read and the p-value of the test the row names, and the papers' values reproduced
 on real items or responses, with the blog post's values counted apart — and, apart from those,
 what is simulation only. Agreement is worded with the book's two terms
@@ -35,18 +35,20 @@ from pathlib import Path
 import pandas as pd
 
 from mmlu_audit.book.report import format_number, write_download
-from mmlu_audit.book.scorecard import (CHAPTER_LABELS, VERDICTS, Collection, collect, format_p, lookup,
+from mmlu_audit.book.scorecard import (CHAPTER_SHORT_NAMES, VERDICTS, Collection, collect, format_p, lookup,
                                        scorecard)
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.core.paper import (BLOG_POST, PAPER, REAL_RESULTS, RECOVERS, REPRODUCES, RESULT_KEYS,
-                                   reproduces)
+from mmlu_audit.book.chapters import chapter_label, chapter_stem, in_book_order, reader_stems
+from mmlu_audit.book.results import REAL_RESULTS, RESULT_KEYS
+from mmlu_audit.core.paper import BLOG_POST, PAPER, RECOVERS, REPRODUCES, reproduces
 from mmlu_audit.core.paths import project_root
 from mmlu_audit.core.seeds import check_seed
 
 __all__ = ["CLAIMS_CSV", "FINDINGS_PATH", "FOREST_PATH", "GENERATED_MARK", "REAL_RESULTS_CSV",
            "VERDICT_CHAPTER", "claims_frame", "ensure_findings", "findings_markdown", "forest_from_build",
            "main", "missing_chapters", "placeholder_markdown", "read_build", "real_results_frame",
-           "registry_chapters", "replication_from_build", "verdict_lines", "write_downloads",
+           "registry_chapters", "replication_from_build", "verdict_glue_names", "verdict_lines",
+           "write_downloads",
            "write_findings", "write_generated"]
 
 #: First line of every file this module writes (a MyST comment); a file without it is not ours.
@@ -59,20 +61,18 @@ FOREST_PATH = Path("book/_generated/claims_forest.png")
 CLAIMS_CSV = "claims.csv"
 REAL_RESULTS_CSV = "real_results.csv"
 #: The chapter that glues the real verdicts, their power and the per-population table.
-VERDICT_CHAPTER = "20"
+VERDICT_CHAPTER = "chap-real-verdicts"
 #: Where ``_toc.yml`` lists the executed chapters (absolute docnames for the ``{doc}`` role).
 CHAPTER_DOCS = "/book/_executed"
-#: Pages that read the other chapters rather than compute results.
-NOT_CHAPTERS = ("97_discussion", "98_scorecard", "99_performance")
 _REAL = ("real items", "real responses")
 _SETTING = {"data_source": "data source", "seed": "seed", "fast": "fast mode"}
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#$~])")
 
 
 def registry_chapters() -> tuple[str, ...]:
-    """Two-digit prefixes of every chapter the registries name, in book order."""
+    """Labels of every chapter the registries name, in book order."""
     named = {entry.chapter for entry in RESULT_KEYS.values() if entry.chapter is not None}
-    return tuple(sorted(named | {result.chapter for result in REAL_RESULTS}))
+    return in_book_order(named | {result.chapter for result in REAL_RESULTS})
 
 
 def read_build(executed_dir, expect: dict) -> Collection:
@@ -93,10 +93,11 @@ def read_build(executed_dir, expect: dict) -> Collection:
         When a notebook in the folder is not readable.
     """
     folder = Path(executed_dir)
-    if not folder.is_dir() or not any(p.stem not in NOT_CHAPTERS and not p.name.startswith(".")
+    readers = reader_stems()
+    if not folder.is_dir() or not any(p.stem not in readers and not p.name.startswith(".")
                                       for p in folder.glob("*.ipynb")):
         return Collection({}, [], {})
-    collection = collect(folder, expect=expect, exclude=NOT_CHAPTERS)
+    collection = collect(folder, expect=expect, exclude=readers)
     return _without_superseded(collection, expect)
 
 
@@ -118,18 +119,19 @@ def _without_superseded(collection: Collection, expect: dict) -> Collection:
     return Collection(values, collection.chapters, skipped)
 
 
-def missing_chapters(collection: Collection, prefixes: tuple[str, ...],
+def missing_chapters(collection: Collection, labels: tuple[str, ...],
                      expect: dict | None = None) -> dict[str, str]:
-    """Prefix → why that chapter contributes nothing, for each of ``prefixes`` it concerns.
+    """Label → why that chapter contributes nothing, for each of ``labels`` it concerns.
 
     With ``expect`` (the build's parameters), a chapter executed with other values says which.
     """
     out = {}
-    for prefix in prefixes:
-        records = [r for r in collection.chapters if r.chapter.startswith(prefix)]
+    for label in labels:
+        stem = chapter_stem(label)
+        records = [r for r in collection.chapters if r.chapter.split(".")[0] == stem]
         if any(r.chapter not in collection.skipped for r in records):
             continue
-        out[prefix] = _why_missing(records[-1], collection, expect) if records else "not executed"
+        out[label] = _why_missing(records[-1], collection, expect) if records else "not executed"
     return out
 
 
@@ -153,6 +155,14 @@ def _escape(text) -> str:
 def _number(value) -> str:
     missing = value is None or (isinstance(value, float) and math.isnan(value))
     return "—" if missing else _escape(format_number(value))
+
+
+def verdict_glue_names() -> tuple[str, ...]:
+    """Every glue name this module reads from the real-verdicts chapter (:data:`VERDICT_CHAPTER`)."""
+    from mmlu_audit.analyses.verdicts import CLAIM_TITLES
+
+    return ("forest_rows_json", "replication_json",
+            *(f"{name}_{claim}" for claim in CLAIM_TITLES for name in ("verdict", "power", "supporting")))
 
 
 def _glued_json(collection: Collection, name: str):
@@ -275,13 +285,14 @@ def write_downloads(collection: Collection, folder) -> list[Path]:
     return written
 
 
-def _chapter_link(stem: str, prefix: str) -> str:
-    return f"{{doc}}`{CHAPTER_LABELS.get(prefix, prefix)} <{CHAPTER_DOCS}/{stem}>`"
+def _chapter_link(stem: str, label: str) -> str:
+    return f"{{doc}}`{CHAPTER_SHORT_NAMES.get(label, label)} <{CHAPTER_DOCS}/{stem}>`"
 
 
 def _stems(collection: Collection) -> dict[str, str]:
-    """Prefix → stem of the chapter whose values were used."""
-    return {r.chapter[:2]: r.chapter for r in collection.chapters if r.chapter not in collection.skipped}
+    """Label → stem of each chapter whose values were used."""
+    return {chapter_label(r.chapter): r.chapter for r in collection.chapters
+            if r.chapter not in collection.skipped and chapter_label(r.chapter) is not None}
 
 
 def _build_lines(collection: Collection, expect: dict, missing: dict) -> list[str]:
@@ -290,7 +301,9 @@ def _build_lines(collection: Collection, expect: dict, missing: dict) -> list[st
              f"fast mode {_setting(expect['fast'])}; values read from {used} executed "
              "chapters, nothing recomputed.", ""]
     if missing:
-        listing = "; ".join(f"{CHAPTER_LABELS.get(p, p)} ({p}): {_escape(why)}" for p, why in missing.items())
+        listing = "; ".join(f"{CHAPTER_SHORT_NAMES.get(label, label)} (chapter {chapter_stem(label)[:2]}): "
+                            f"{_escape(why)}"
+                            for label, why in missing.items())
         lines += [f"**Incomplete build.** Missing from this build: {listing}. Results of those "
                   "chapters are absent below, not zero.", ""]
     return lines
@@ -336,10 +349,10 @@ def _real_results_table(table: pd.DataFrame) -> list[str]:
 def _published_lines(rows: pd.DataFrame, agree: str, term: str) -> list[str]:
     """One bullet per chapter: how many values ``term`` (the verdict ``agree``), and those that differ."""
     lines = []
-    for prefix, group in rows.groupby("group", sort=False):
+    for label, group in rows.groupby("group", sort=False):
         differs = group[group["verdict"] == VERDICTS[2]]
         sources = _escape(", ".join(group["provenance"].unique()))
-        text = (f"- {_chapter_link(group['chapter'].iloc[0], prefix)} ({sources}) — {_escape(term)}: "
+        text = (f"- {_chapter_link(group['chapter'].iloc[0], label)} ({sources}) — {_escape(term)}: "
                 f"{(group['verdict'] == agree).sum()} of {len(group)}")
         if not differs.empty:
             text += "; differ: " + ", ".join(
@@ -497,7 +510,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"findings: {exc}", file=sys.stderr)
         return 2
     missing = missing_chapters(collection, registry_chapters(), expect)
-    print(f"findings: wrote {target}" + (f" (missing chapters: {', '.join(missing)})" if missing else ""))
+    stems = ", ".join(map(chapter_stem, missing))
+    print(f"findings: wrote {target}" + (f" (missing chapters: {stems})" if missing else ""))
     return 0
 
 

@@ -4,8 +4,8 @@ Every chapter glues its key numbers (:func:`mmlu_audit.book.report.glue_values`)
 stores each glued value in the executed notebook's outputs. :func:`collect` reads those
 outputs back — it re-runs nothing — with the provenance banner in force where each value was
 glued and the parameters papermill ran the chapter with. :func:`scorecard` looks every
-published key up where the registry :data:`mmlu_audit.core.paper.RESULT_KEYS` says its chapter
-glues it, and adds a row for every real-data result of :data:`mmlu_audit.core.paper.REAL_RESULTS`;
+published key up where the registry :data:`mmlu_audit.book.results.RESULT_KEYS` says its chapter
+glues it, and adds a row for every real-data result of :data:`mmlu_audit.book.results.REAL_RESULTS`;
 each row gets its provenance (real items, real responses, simulated responses), the data source
 it was computed on, who reported the value it is compared with (a paper or the blog post,
 :func:`mmlu_audit.core.paper.source_kind`) and one of :data:`VERDICTS` under the tolerances of
@@ -27,12 +27,13 @@ import pandas as pd
 
 from mmlu_audit.book.report import format_number
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.core.paper import (INTERVAL_SUFFIX, MMLU_PRO_SOURCES, PAPER, POPULATION_SHORT, REAL_RESULTS,
-                                   REPRODUCES, RESULT_KEYS, SOURCE_KINDS, registered_test, reproduces,
-                                   source_kind)
+from mmlu_audit.book.chapters import chapter_stem
+from mmlu_audit.book.results import (INTERVAL_SUFFIX, POPULATION_SHORT, REAL_RESULTS, RESULT_KEYS,
+                                     registered_test)
+from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REPRODUCES, SOURCE_KINDS, reproduces, source_kind
 
 __all__ = [
-    "CHAPTER_LABELS",
+    "CHAPTER_SHORT_NAMES",
     "P_FLOOR",
     "PROVENANCES",
     "PROVENANCE_SHORT",
@@ -72,14 +73,28 @@ PROVENANCES = ("real items", "real responses", "simulated responses", "not state
 VERDICT_SHORT = dict(zip(VERDICTS, ("reproduces", "reproduces (simulated)", "differs", "other population",
                                    "not computable"), strict=True))
 PROVENANCE_SHORT = dict(zip(PROVENANCES, ("items", "responses", "simulated", "not stated"), strict=True))
-#: Short labels of the chapters (paper section first), for the compact table.
-CHAPTER_LABELS = {
-    "01": "§2 Data", "02": "§3 Calibration", "03": "§3 Complexity", "04": "§4.1 Pooled",
-    "05": "§4.2 Stratified", "06": "§4.3 Homogeneity", "07": "§5.1 Reasoning", "18": "§5.1 Interaction",
-    "19": "§5.1 Bootstrap", "08": "§5.2 Rankings",
-    "09": "App. A Robustness", "10": "App. B Options", "11": "App. C 2D IRT", "12": "App. D Redux",
-    "13": "MMLU-Pro", "14": "MMLU-Pro key audit", "15": "Validity", "16": "Open LLM Leaderboard (real)",
-    "17": "App. C explanatory", "20": "§6 Real verdicts",
+#: Short names of the chapters (paper section first) by MyST label, for the compact table.
+CHAPTER_SHORT_NAMES = {
+    "chap-data": "§2 Data",
+    "chap-calibration": "§3 Calibration",
+    "chap-complexity": "§3 Complexity",
+    "chap-pooled": "§4.1 Pooled",
+    "chap-stratified": "§4.2 Stratified",
+    "chap-homogeneity": "§4.3 Homogeneity",
+    "chap-reasoning-sensitivity": "§5.1 Reasoning",
+    "chap-native-interaction": "§5.1 Interaction",
+    "chap-interaction-bootstrap": "§5.1 Bootstrap",
+    "chap-rank-stability": "§5.2 Rankings",
+    "chap-appendix-a": "App. A Robustness",
+    "chap-appendix-b": "App. B Options",
+    "chap-appendix-c": "App. C 2D IRT",
+    "chap-appendix-d": "App. D Redux",
+    "chap-mmlu-pro": "MMLU-Pro",
+    "chap-answer-key-audit": "MMLU-Pro key audit",
+    "chap-validity": "Validity",
+    "chap-real-leaderboard": "Open LLM Leaderboard (real)",
+    "chap-appendix-c-explanatory": "App. C explanatory",
+    "chap-real-verdicts": "§6 Real verdicts",
 }
 #: p-values below this print as "< 1e-4" (:func:`format_p`); a bootstrap p of 0 with the full
 #: builds' 9,999 draws is below it too.
@@ -167,7 +182,7 @@ class GluedValue:
     value : object
         The value parsed back from its stored ``repr`` (a string when it is not a literal).
     chapter : str
-        Stem of the executed notebook, e.g. ``"04_pooled"``.
+        Stem of the executed notebook, e.g. ``"05_pooled"``.
     source : {"real", "simulated", "not stated"}
         From the provenance banner in force where the value was glued (the last one above it).
     """
@@ -319,7 +334,7 @@ def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Co
     ----------
     executed_dir : str or Path
         Folder of executed notebooks (``book/_executed``); hidden files (a chapter still being
-        written, ``.04_pooled….running.ipynb``) are not chapters and are not read.
+        written, ``.05_pooled….running.ipynb``) are not chapters and are not read.
     expect : dict, optional
         Run parameters (e.g. ``data_source``, ``seed``, ``fast``) every chapter must have
         run with; a chapter executed with other values — a stale notebook from an
@@ -359,9 +374,10 @@ def collect(executed_dir, expect: dict | None = None, exclude: tuple = ()) -> Co
 
 
 def lookup(collection: Collection, chapter: str, name: str) -> GluedValue | None:
-    """The value glued as ``name`` by the used chapter whose stem starts with ``chapter``."""
+    """The value glued as ``name`` by the used chapter labelled ``chapter`` (its MyST label)."""
+    stem = chapter_stem(chapter)
     for record in collection.chapters:
-        if record.chapter.startswith(chapter) and record.chapter not in collection.skipped \
+        if record.chapter.split(".")[0] == stem and record.chapter not in collection.skipped \
                 and name in record.values:
             return GluedValue(name, record.values[name], record.chapter, record.sources[name])
     return None
@@ -413,8 +429,9 @@ def verdict(key: str, glued: GluedValue | None) -> tuple[str, str]:
     if entry.reason is not None:
         return VERDICTS[4], entry.reason
     if glued is None:
-        return VERDICTS[4], (f"chapter {entry.chapter} glued no `{entry.glue}` in this build (not executed, "
-                             "failed, or ran with other parameters)")
+        where = chapter_stem(entry.chapter)[:2]
+        return VERDICTS[4], (f"chapter {where} glued no `{entry.glue}` in this build "
+                             "(not executed, failed, or ran with other parameters)")
     paper = published(key)[0]
     simulated = provenance(key, glued) == "simulated responses"
     if isinstance(paper, bool):
@@ -436,10 +453,6 @@ def verdict(key: str, glued: GluedValue | None) -> tuple[str, str]:
     return (VERDICTS[1] if simulated else VERDICTS[0]), note
 
 
-def _chapter_prefix(stem) -> str | None:
-    return stem[:2] if isinstance(stem, str) else None
-
-
 def _real_values(collection: Collection, key: str) -> str | None:
     """The real-data values of :data:`REAL_RESULTS` that compare with ``key``, with their populations."""
     found = [(lookup(collection, r.chapter, r.glue), r.population) for r in REAL_RESULTS if r.compare == key]
@@ -455,7 +468,7 @@ def declared_interval(collection: Collection, chapter: str, glue: str) -> dict |
     -------
     dict or None
         ``low``, ``high`` and ``method``, as the chapter glued them with
-        :func:`mmlu_audit.core.paper.interval_to_read`; None when it declared none.
+        :func:`mmlu_audit.book.results.interval_to_read`; None when it declared none.
 
     Raises
     ------
@@ -527,7 +540,8 @@ def _real_rows(collection: Collection) -> list[dict]:
         extra |= {"p": getattr(found_p, "value", None), "test": getattr(test, "name", None)}
         paper = PAPER[result.compare][0] if result.compare else None
         if glued is None:
-            outcome, why = VERDICTS[4], f"chapter {result.chapter} glued no `{result.glue}` in this build"
+            where = chapter_stem(result.chapter)[:2]
+            outcome, why = VERDICTS[4], f"chapter {where} glued no `{result.glue}` in this build"
         else:
             outcome = VERDICTS[3]
             why = (f"{result.population}; the paper's value is for its own 1,000 leaderboard models"
@@ -555,12 +569,12 @@ def scorecard(collection: Collection) -> pd.DataFrame:
     -------
     DataFrame
         Indexed by key (a real-data result by its glue name); columns ``label``, ``section``,
-        ``group`` (the chapter prefix of the registry), ``paper`` (the reported value),
+        ``group`` (the label of the chapter the registry names), ``paper`` (the reported value),
         ``reported_by`` ("paper", "blog post" or None), ``ours``, ``low``, ``high`` (the interval the
         chapter says to read: the one it declares, else the registry's bounds), ``interval`` (the
         declared interval's method, or None), ``p`` and ``test`` (the registered test the p is from),
         ``real`` (for a published key, the real-data values of
-        :data:`~mmlu_audit.core.paper.REAL_RESULTS` computed for the same quantity, each with
+        :data:`~mmlu_audit.book.results.REAL_RESULTS` computed for the same quantity, each with
         its population, or None), ``provenance``, ``data_source`` (the real items, the real
         population, or the ``data_source`` the chapter ran with), ``chapter``, ``glue``,
         ``verdict``, ``why``. Rows
@@ -630,7 +644,7 @@ def _group_rows(group: pd.DataFrame, label: str, titles: dict, columns: int) -> 
     for _, row in group.iterrows():
         stem = row["chapter"]
         link = (f'<a href="{html.escape(stem)}.html" title="{html.escape(titles.get(stem, stem))}">'
-                f'{html.escape(_given(row["group"]) or "")}</a>') if isinstance(stem, str) else "—"
+                f'{html.escape(stem[:2])}</a>') if isinstance(stem, str) else "—"
         paper = "—" if _given(row["paper"]) is None else html.escape(format_number(row["paper"]))
         reported = _REPORTED.get(_given(row["reported_by"]), "")
         if reported and row["provenance"] == "real responses" and row["verdict"] == VERDICTS[3]:
@@ -686,7 +700,7 @@ def scorecard_html(table: pd.DataFrame, titles: dict, provenances: tuple = PROVE
             "<th>verdict</th><th>why</th><th>ch.</th></tr></thead>")
     body = []
     for group, rows in shown.groupby("group", sort=False, dropna=False):
-        label = CHAPTER_LABELS.get(group, "not computed by any chapter") if isinstance(group, str) \
+        label = CHAPTER_SHORT_NAMES.get(group, "not computed by any chapter") if isinstance(group, str) \
             else "not computed by any chapter"
         body += _group_rows(rows, label, titles, 8)
     # fit-width: the browser check fails the page if the table is wider than its column

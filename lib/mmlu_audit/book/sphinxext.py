@@ -137,7 +137,7 @@ def rerun_command(chapter: str, settings: dict, parameter: str | None = None, va
     Parameters
     ----------
     chapter : str
-        The chapter's file stem (``06_homogeneity``).
+        The chapter's file stem (``07_homogeneity``).
     settings : dict
         The values the build injected (``data_source``, ``seed``, ``fast``).
     parameter, value : str, optional
@@ -155,7 +155,7 @@ def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str,
     Parameters
     ----------
     chapter : str
-        The chapter's file stem (``06_homogeneity``).
+        The chapter's file stem (``07_homogeneity``).
     settings : dict
         The values the build injected (``data_source``, ``seed``, ``fast``).
     names : list of str

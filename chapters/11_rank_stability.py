@@ -60,7 +60,8 @@ from mmlu_audit.analyses.modelside import (DISPLACEMENT_INTERVAL, ability_gap, d
                                   item_blocks, matched_subsample_tau, near_tie_pairs, one_per_checkpoint,
                                   random_item_sets, rank_agreement, rank_shifts, retention_table,
                                   subject_block_sets, subject_blocks, subscores)
-from mmlu_audit.core.paper import interval_to_read, paper_table, paper_value
+from mmlu_audit.book.results import interval_to_read
+from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, source_banner, text_banner
