@@ -21,6 +21,7 @@ from mmlu_audit.analyses.redux import item_rest_correlation
 from mmlu_audit.analyses.regression import contrast_terms, design_arrays, interaction_fit
 from mmlu_audit.core.checkpoints import distinct_checkpoints, family_size_table
 from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.core.scaling import pearson
 from mmlu_audit.core.seeds import rng_from, seeded
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import homogeneity_test, permutation_test, wild_cluster_bootstrap
@@ -47,10 +48,6 @@ CANDIDATE_SPECS: dict[str, IRTSpec] = {
     "3PL c = 0.20": IRTSpec(model="3pl", guessing=0.20),
     "3PL c = 0.10": IRTSpec(model="3pl", guessing=0.10),
 }
-
-
-def _pearson(x, y) -> float:
-    return float(np.corrcoef(np.asarray(x, float), np.asarray(y, float))[0, 1])
 
 
 def agreement_table(fits: Mapping[str, IRTFit], reference_items: pd.DataFrame,
@@ -83,7 +80,7 @@ def agreement_table(fits: Mapping[str, IRTFit], reference_items: pd.DataFrame,
             row[f"r_{label}"], row[f"slope_{label}"] = stats["r"], stats["slope"]
             if label != "theta":
                 row[f"spearman_{label}"] = float(spearmanr(ours, ref)[0])
-        row["r_theta_score"] = _pearson(fit.theta, score)
+        row["r_theta_score"] = pearson(fit.theta, score)
         row["steps"], row["converged"] = fit.meta["steps"], bool(fit.meta["converged"])
         rows.append(row)
     return pd.DataFrame(rows)
@@ -99,11 +96,11 @@ def score_tracking(estimates: Mapping[str, np.ndarray], score, below=None) -> pd
     rows = []
     for name, values in estimates.items():
         values = np.asarray(values, float)
-        row = {"estimate": name, "pearson": _pearson(values, score),
+        row = {"estimate": name, "pearson": pearson(values, score),
                "spearman": float(spearmanr(values, score)[0])}
         if below is not None:
             keep = score >= below
-            row["pearson_above"] = _pearson(values[keep], score[keep])
+            row["pearson_above"] = pearson(values[keep], score[keep])
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -238,9 +235,9 @@ def tracking_gap(first, second, score, groups, *, seed: int = 0, n_boot: int = 9
     draws = np.empty(n_boot)
     for k in range(n_boot):
         index = rng.integers(0, keep.size, keep.size)
-        draws[k] = _pearson(a[index], s[index]) - _pearson(b[index], s[index])
+        draws[k] = pearson(a[index], s[index]) - pearson(b[index], s[index])
     low, high = np.quantile(draws, [0.025, 0.975])
-    return {"difference": _pearson(a, s) - _pearson(b, s), "low": float(low), "high": float(high),
+    return {"difference": pearson(a, s) - pearson(b, s), "low": float(low), "high": float(high),
             "n_distinct": int(keep.size), "n_boot": int(n_boot)}
 
 
@@ -456,7 +453,7 @@ def matrix_statistics(responses: np.ndarray, stem, fit: IRTFit) -> dict[str, flo
         "median point-biserial (item–rest)": float(np.nanmedian(item_rest_correlation(y))),
         "median fitted a": float(np.median(fit.a)),
         "SD of fitted b": float(np.std(fit.b)),
-        "r(STEM score, non-STEM score)": _pearson(np.nanmean(right[:, stem], axis=1),
+        "r(STEM score, non-STEM score)": pearson(np.nanmean(right[:, stem], axis=1),
                                                   np.nanmean(right[:, ~stem], axis=1)),
     }
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.scaling import pearson
 from mmlu_audit.core.seeds import check_seed, child_seed, rng_from, seeded
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.errors import DataError, ParameterError
@@ -36,18 +37,11 @@ def share_correct(responses: np.ndarray, columns: np.ndarray) -> np.ndarray:
         return np.where(seen > 0, (block == 1).sum(axis=1) / seen, np.nan)
 
 
-def _pearson(x: np.ndarray, y: np.ndarray) -> float:
-    both = np.isfinite(x) & np.isfinite(y)
-    if both.sum() < 3 or x[both].std() == 0 or y[both].std() == 0:
-        return float("nan")
-    return float(np.corrcoef(x[both], y[both])[0, 1])
-
-
 def split_half_reliability(responses: np.ndarray, columns: np.ndarray, rng: np.random.Generator) -> float:
     """Spearman–Brown reliability 2r / (1 + r) of a random half-split of ``columns``."""
     shuffled = rng.permutation(columns)
     half = shuffled.size // 2
-    r = _pearson(share_correct(responses, shuffled[:half]), share_correct(responses, shuffled[half:]))
+    r = pearson(share_correct(responses, shuffled[:half]), share_correct(responses, shuffled[half:]))
     return 2 * r / (1 + r)
 
 
@@ -124,8 +118,8 @@ def matched_subscale_correlation(data, item_stem, *, n_splits: int = 200, length
     scores = _replicate_scores(responses, pools, length, n_splits, np.random.default_rng(seed))
     rows = []
     for block in scores:
-        r = _pearson(block[0], block[1])
-        halves = (_pearson(block[2], block[3]), _pearson(block[4], block[5]))
+        r = pearson(block[0], block[1])
+        halves = (pearson(block[2], block[3]), pearson(block[4], block[5]))
         rel_stem, rel_non = (2 * h / (1 + h) for h in halves)
         rows.append({"r": r, "rel_stem": rel_stem, "rel_nonstem": rel_non,
                      "r_disattenuated": disattenuated(r, rel_stem, rel_non)})
@@ -133,7 +127,7 @@ def matched_subscale_correlation(data, item_stem, *, n_splits: int = 200, length
 
 
 def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r along the last axis over the pairs where both are finite (NaN if < 3 or constant)."""
+    """:func:`~mmlu_audit.core.scaling.pearson` along the last axis, for many pairs of rows at once."""
     both = np.isfinite(x) & np.isfinite(y)
     n = both.sum(axis=-1)
     x, y = np.where(both, x, 0.0), np.where(both, y, 0.0)
@@ -282,7 +276,7 @@ def ability_correlation_bootstrap(fit, rows, *, seed: int, n_draws: int = 2000, 
     return {key: out[key] for key in ("median", "low", "high", "n")}
 
 
-#: The keys :func:`two_dimension_headline` returns, named as chapter 11 glues them.
+#: The keys :func:`two_dimension_headline` returns, named as Appendix C (chap-appendix-c) glues them.
 HEADLINE_KEYS = ("rho_2d", "rho_2d_low", "rho_2d_high", "rho_2d_mass_above_0_99", "n_distinct_models",
                  "rho_2d_working", "rho_working_low", "rho_working_high", "rho_working_boot_low",
                  "rho_working_boot_high", "n_working_distinct",
@@ -296,7 +290,7 @@ HEADLINE_KEYS = ("rho_2d", "rho_2d_low", "rho_2d_high", "rho_2d_mass_above_0_99"
 def two_dimension_headline(matrix: ResponseMatrix, item_stem, item_subject, spec, *, seed: int,
                            holdout_fraction: float = 0.05, n_splits: int = 200, n_boot: int = 999,
                            n_draws: int = 2000) -> dict:
-    """Appendix C's headline figures on one population, computed as chapter 11 computes them.
+    """Appendix C's headline figures on one population, computed as its chapter (chap-appendix-c) does.
 
     Three checks of one ability against two (STEM, non-STEM):
 

@@ -1,11 +1,12 @@
-"""The one z-score helper of the package, and its (frequency-)weighted moments."""
+"""The one z-score helper of the package, its (frequency-)weighted moments, and the one
+Pearson correlation of two variables."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["standardise", "weighted_moments"]
+__all__ = ["pearson", "standardise", "weighted_moments"]
 
 
 def weighted_moments(values, weights) -> tuple[float, float]:
@@ -56,3 +57,24 @@ def standardise(values, *, ddof: int = 0, return_moments: bool = False, weights=
     elif isinstance(values, pd.Series):
         z = pd.Series(z, index=values.index, name=values.name)
     return (z, mean, sd) if return_moments else z
+
+
+def pearson(x, y) -> float:
+    """Pearson r of ``x`` and ``y`` over the pairs where both are finite.
+
+    Parameters
+    ----------
+    x, y : array-like, shape (n,)
+        Paired values; a pair with a missing (NaN) or infinite member is left out.
+
+    Returns
+    -------
+    float
+        The correlation (``np.corrcoef`` on the complete pairs); NaN when fewer than three pairs
+        are complete or either variable is constant on them.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    both = np.isfinite(x) & np.isfinite(y)
+    if both.sum() < 3 or x[both].std() == 0 or y[both].std() == 0:
+        return float("nan")
+    return float(np.corrcoef(x[both], y[both])[0, 1])
