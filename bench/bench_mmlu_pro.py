@@ -7,8 +7,9 @@ Usage::
 Everything runs against a fresh temporary cache (``MMLU_AUDIT_CACHE``), so the first
 measurement is cold. Times, in this order: the stem features of all 12,032 MMLU-Pro
 questions built twice (the first parses every stem, the second must come from the cache);
-then chapters 13 and 14 executed once each with papermill at full settings (their stems
-come from that cache, their IRT fits are computed).
+then the two MMLU-Pro chapters (chap-mmlu-pro, chap-answer-key-audit; :data:`CHAPTERS`) executed
+once each with papermill at full settings (their stems come from that cache, their IRT fits are
+computed).
 """
 
 from __future__ import annotations

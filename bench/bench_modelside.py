@@ -2,12 +2,13 @@
 
 β for 1,000 models × 3,153 STEM-sized items (target ≤ 5 s) by the batched Newton
 solver, against statsmodels ``Logit`` fitted model by model in the same run (timed
-on a few models and scaled to 1,000). With ``--chapters`` also the wall time of
-chapters 07 and 08 at full settings (target ≤ 10 min together on 2 cores).
+on a few models and scaled to 1,000). With ``--chapters`` also the wall time of the
+reasoning-sensitivity and rank-stability chapters (files 08 and 11) at full settings
+(target ≤ 10 min together on 2 cores).
 
 Writes bench/results/modelside.json.
 
-Usage:  python bench/bench_modelside.py [--repeats 3] [--chapters 07 08]
+Usage:  python bench/bench_modelside.py [--repeats 3] [--chapters 08 11]
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--peer-models", type=int, default=20)
     parser.add_argument("--chapters", nargs="*", default=[], metavar="NN",
-                        help="also time these chapters at full settings (e.g. 07 08)")
+                        help="also time these chapters at full settings (e.g. 08 11)")
     args = parser.parse_args(argv)
     y, depth = stem_sized_world()
     ours = time_ours(y, depth, args.repeats)

@@ -599,7 +599,7 @@ side
 # ({glue:text}`n_perm_used:,` draws) {glue:text}`perm_p:.3f`. Which of them can be trusted on
 # this design is what the power study below measures in its null column.
 #
-# **Power on this design.** The validity worlds of chapter 06 with these
+# **Power on this design.** The worlds of the validity study ({ref}`chap-validity`) with these
 # {glue:text}`n_subjects` subjects and their sizes: nine predictors, subject random intercepts
 # and slopes, and a STEM shift on two of the nine slopes. Shifts are in residual SDs of the
 # outcome per predictor unit, so one unit here is {glue:text}`residual_sd:.2f` logits of b on

@@ -138,7 +138,7 @@ pd.concat({"all models": all_models, "above the floor": above_floor_models},
 
 # %%
 trend_subjects = inputs.frame.loc[stem, "subject"].to_numpy()
-fit_floor = fit_cached(stem_matrix, null_spec(fast, seed), progress=False)  # 3PL, c = 0.25 (chapter 07's)
+fit_floor = fit_cached(stem_matrix, null_spec(fast, seed), progress=False)  # 3PL, c = 0.25 (the reasoning-sensitivity null)
 trends = depth_trends(fit_floor.a, fit_floor.b, depth, trend_subjects, seed=seed, n_boot=trend_boot)
 trends_2pl = depth_trends(inputs.frame.loc[stem, "a_hat"].to_numpy(), inputs.frame.loc[stem, "b_hat"].to_numpy(),
                           depth, trend_subjects, seed=seed, n_boot=trend_boot)

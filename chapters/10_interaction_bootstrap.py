@@ -80,7 +80,7 @@ stem_subjects = inputs.frame.loc[stem, "subject"].to_numpy()
 boot = bootstrap_gammas(working_stem.responses, depth, boot_spec, replicates=boot_replicates, seed=seed,
                         item_clusters=stem_subjects, progress=not fast)
 intervals = interval_table(fit_working, boot)
-# the estimate the interval is around, as chapter 18 glues it too (the same cached fit)
+# the estimate the interval is around, as the native-interaction chapter glues it too (the same cached fit)
 boot_values = {"n_working_models": int(working.sum()), "gamma1_working": intervals.loc["gamma1", "estimate"]}
 for name in ("gamma0", "gamma1"):
     boot_values |= {f"{name}_boot_low": intervals.loc[name, "bootstrap low"],

@@ -326,8 +326,8 @@ missed.merge(flags[["question_id", "panel_choice", "choice_votes", "key_votes"]]
 # panel: refit the 2PL with a signed discrimination, a ~ Normal(0, {glue:text}`signed_a_scale:.0f`²),
 # and flag a question whose a lies more than {glue:text}`wrong_way_z:.0f` posterior SDs below zero,
 # one that weaker models answer correctly more often than stronger ones. Here it runs on the
-# {glue:text}`n_models` models' graded answers to the 2024 text (chapter 13's matrix and 2PL with
-# b ~ N(0, 1); only a's prior changed). It flags {glue:text}`ww_n_flagged:,` questions
+# {glue:text}`n_models` models' graded answers to the 2024 text (the matrix and 2PL with
+# b ~ N(0, 1) of {ref}`chap-mmlu-pro`; only a's prior changed). It flags {glue:text}`ww_n_flagged:,` questions
 # ({glue:text}`ww_share:.1%`); {glue:text}`ww_n_hit` of the {glue:text}`n_corrected` corrected keys
 # are among them (recall {glue:text}`ww_recall:.1%` [{glue:text}`ww_recall_low:.1%`,
 # {glue:text}`ww_recall_high:.1%`], exact 95 %). In health it flags {glue:text}`ww_health_n_flagged`

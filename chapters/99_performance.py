@@ -276,9 +276,10 @@ else:
 # %% [markdown]
 # ## The MMLU-Pro chapters
 #
-# Chapters 13 and 14 executed once each at full settings (real responses, 12,032 questions), and
-# the stem features of all MMLU-Pro questions built twice: the rerun must come from the parse and
-# feature caches. The load average at the start says how busy the shared machine was.
+# The two chapters, {ref}`chap-mmlu-pro` and {ref}`chap-answer-key-audit`, executed once each at
+# full settings (real responses, 12,032 questions), and the stem features of all MMLU-Pro
+# questions built twice: the rerun must come from the parse and feature caches. The load
+# average at the start says how busy the shared machine was.
 
 # %%
 pro = read_result(results, "mmlu_pro.json")
@@ -300,10 +301,11 @@ else:
 # The Reasoning Sensitivity Coefficient for 1,000 models × 3,153 STEM-sized items (5 % missing
 # cells) by one batched Newton iteration, against statsmodels `Logit` fitted model by model in
 # the same run (timed on a few models and scaled to 1,000); target ≤ 5 s. With
-# `bench_modelside.py --chapters`, also the wall time of chapters 07 and 08 at full settings
-# (target ≤ 10 min together on 2 cores) and their CPU time, which depends far less on what else
-# shares the machine (idle wall time lies between half the CPU time and the CPU time); the load
-# average at the time is recorded, since the build machines are shared.
+# `bench_modelside.py --chapters`, also the wall time of {ref}`chap-reasoning-sensitivity` and
+# {ref}`chap-rank-stability` at full settings (target ≤ 10 min together on 2 cores) and their
+# CPU time, which depends far less on what else shares the machine (idle wall time lies between
+# half the CPU time and the CPU time); the load average at the time is recorded, since the build
+# machines are shared.
 
 # %%
 modelside = read_result(results, "modelside.json")

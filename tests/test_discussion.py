@@ -26,7 +26,7 @@ from test_scorecard import write_chapter
 
 EXPECT = {"data_source": "simulated", "seed": 1, "fast": True}
 REAL = {"data_source": "helm20", "seed": 1, "fast": True}
-#: Chapter 05's values where the D_ner contrast survives every test.
+#: The stratified chapter's (§4.2) values where the D_ner contrast survives every test.
 D_NER_SURVIVES = {"t_cr2_d_ner": 3.41, "holm_p_cr2_d_ner": 0.011, "boot_p_d_ner": 0.014,
                   "found_cr2_names": "d_ner", "found_boot_names": "d_mdd, d_ner",
                   "cv_r2_stem": 0.0732, "cv_r2_nonstem": 0.0361, "logit2_ratio": 2.46,

@@ -51,13 +51,13 @@ def test_real_results_carry_source_estimate_interval_p_and_chapter(tmp_path):
                           "0.22"]
     assert cells[6] == "{doc}`§5.2 Rankings </book/_executed/11_rank_stability>`"
     assert "τ\\_w STEM subscore vs aggregate | HELM per-subject table, 79 models | 0.8125 | — | — |" in text
-    assert not any("accuracy on Redux" in line for line in text.splitlines()), "chapter 12 glued nothing"
+    assert not any("accuracy on Redux" in line for line in text.splitlines()), "Appendix D glued nothing"
 
 
 def test_real_and_simulated_are_kept_apart(tmp_path):
     text = findings_markdown(_book(tmp_path), EXPECT)
     real, simulated = text.split("**Simulation only.**")
-    # chapter 01's item counts are real items; one differs from the paper (3,000 against 3,153)
+    # the data chapter's item counts are real items; one differs from the paper (3,000 against 3,153)
     assert "§2 Data </book/_executed/01_data>` (real items) — reproduces the paper's value: 1 of 2; " \
            "differ: `n_stem_items` 3,000 against 3,153" in real
     assert "recovered as planted" not in real

@@ -1,5 +1,5 @@
-"""Chapter 16's model choice: clustered evidence, a choice made on other checkpoints than the score,
-and the tracking comparison over distinct checkpoints with an interval."""
+"""The real-leaderboard chapter's model choice: clustered evidence, a choice made on other
+checkpoints than the score, and the tracking comparison over distinct checkpoints with an interval."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ def book_style():
 
 
 def boxplot_panels(height=3.2):
-    """Chapter 13's shape: three short panels with rotated tick labels and titles."""
+    """The MMLU-Pro chapter's shape: three short panels with rotated tick labels and titles."""
     fig, axes = plt.subplots(1, 3, figsize=(9.5, height))
     rng = np.random.default_rng(0)
     for ax in axes:

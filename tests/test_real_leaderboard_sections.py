@@ -1,4 +1,5 @@
-"""Chapter 16's §2.3 (the simulator against the real matrix) and §2.5 (the item-side test and its power)."""
+"""The real-leaderboard chapter's §2.3 (the simulator against the real matrix) and §2.5 (the
+item-side test and its power)."""
 
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ def test_item_side_tests_report_a_refusal_as_a_result():
     for test in ("CR2 chi2", "CR2 HTZ", "WCR(CR2)"):
         assert table.loc[test, "status"].startswith("not testable") and np.isnan(table.loc[test, "p"]), test
     assert "single cluster" in table.loc["WCR(CR2)", "status"]
-    # the contract chapter 16 counts on: a p is missing exactly where a test was not testable
+    # the contract the real-leaderboard chapter counts on: a p is missing exactly where a test was
+    # not testable
     assert (table["p"].isna() == table["status"].str.startswith("not testable")).all()
 
 

@@ -3,8 +3,8 @@
 Each test builds small executed notebooks and reads them back the way the summary pages do; each
 fails on the behaviour the reviewer found: a percentile interval where the chapter says to read the
 exact one, a statistic beside another test's p, "recovered as planted" for a match with the paper,
-chapter 16's real rows filed as "not computed by any chapter", the blog post's numbers counted as
-published values, no CSV downloads, and a p of 0 printed as "0".
+the real-leaderboard chapter's real rows filed as "not computed by any chapter", the blog post's
+numbers counted as published values, no CSV downloads, and a p of 0 printed as "0".
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from test_scorecard import write_chapter
 
 EXPECT = {"data_source": "simulated", "seed": 1, "fast": True}
 CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
-#: Chapter 08 as it glues the HELM-79 displacement: the percentile bootstrap (a few atoms), the exact
-#: interval, and the declaration of the one to read.
+#: The rank-stability chapter as it glues the HELM-79 displacement: the percentile bootstrap (a few
+#: atoms), the exact interval, and the declaration of the one to read.
 HELM79 = {"helm_displacement": 0.2, "helm_displacement_low": 0.1, "helm_displacement_high": 0.3025,
           "helm_displacement_exact_low": 0.03, "helm_displacement_exact_high": 0.56,
           **interval_to_read("helm_displacement", 0.03, 0.56, "exact Clopper–Pearson 95 %"),
           "helm_tau_stem": 0.81, "helm_tau_nonstem": 0.95, "helm_null_blocks_p": 0.03}
-#: Chapter 13's homogeneity glue, with the reviewer's full-build numbers.
+#: The MMLU-Pro chapter's homogeneity glue, with the reviewer's full-build numbers.
 PRO = {"pro_w9_cr2": 138.6, "pro_w9_cr2_p": 2e-25, "pro_htz_F": 3.1, "pro_htz_p": 0.21,
        "pro_wcr_stat": 138.6, "pro_wcr_p": 0.080}
 
@@ -60,7 +60,7 @@ def _build(folder, **chapters):
 
 # -- the interval the chapter says to read ---------------------------------------------------------------
 
-def test_every_summary_shows_the_interval_chapter_08_declares(tmp_path):
+def test_every_summary_shows_the_interval_rank_stability_declares(tmp_path):
     collection = _build(tmp_path, **{"11_rank_stability": HELM79})
     row = scorecard(collection).loc["helm_displacement"]
     assert (row["low"], row["high"], row["interval"]) == (0.03, 0.56, "exact Clopper–Pearson 95 %")
@@ -72,7 +72,7 @@ def test_every_summary_shows_the_interval_chapter_08_declares(tmp_path):
         assert "0.3025" not in shown and "0.1 to" not in shown  # the percentile bootstrap is never shown
 
 
-def test_chapter_08_declares_its_interval_and_the_registries_name_no_other():
+def test_rank_stability_declares_its_interval_and_the_registries_name_no_other():
     assert re.search(r'interval_to_read\(\s*"helm_displacement"', _source("chap-rank-stability"))
     entry = next(r for r in REAL_RESULTS if r.glue == "helm_displacement")
     evidence = next(e for c in CLAIMS for e in c.evidence if e.glue == "helm_displacement")
@@ -170,9 +170,9 @@ def test_two_terms_worded_once_and_used_on_all_three_surfaces(tmp_path):
     assert RECOVERS not in " ".join(VERDICTS) and REPRODUCES not in " ".join(SIMULATED)
 
 
-# -- chapter 16 and per-row provenance --------------------------------------------------------------------
+# -- the real-leaderboard chapter and per-row provenance --------------------------------------------------
 
-def test_chapter_16s_real_rows_are_filed_under_their_chapter_with_their_source(tmp_path):
+def test_real_leaderboard_rows_are_filed_under_their_chapter_with_their_source(tmp_path):
     write_chapter(tmp_path, "02_real_leaderboard", {"split_distinct_sb": 0.993, "best_r_theta": 0.97},
                   banner="real-banner")
     collection = collect(tmp_path)

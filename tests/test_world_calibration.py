@@ -231,7 +231,7 @@ def test_stored_targets_are_the_real_leaderboards():
 def test_new_calibration_matches_the_real_scores_within_the_chapters_tolerances(items):
     """A world of the new calibration (a seed it was not fitted on) against the real full-MMLU scores.
 
-    The rows are those of chapter 16's table that are about the models' accuracy, with its
+    The rows are those of the real-leaderboard chapter's table that are about the models' accuracy, with its
     tolerances, averaged over three worlds (one world's 95th percentile moves by about 0.014
     from seed to seed, and the calibration leaves the upper tail about 0.04 too long: the real
     scores are skewed left, a normal ability is not); under the paper's calibration the floor
@@ -253,7 +253,8 @@ def test_new_calibration_matches_the_real_scores_within_the_chapters_tolerances(
 
 
 def test_real_and_simulated_matrices_follow_one_item_order(items):
-    """Chapter 16 sets the real 102-item matrix beside a world over the same items, column by column.
+    """The real-leaderboard chapter sets the real 102-item matrix beside a world over the same
+    items, column by column.
 
     Its item-level p-value and b correlations once agreed to three decimals; that is b being
     nearly linear in p within each matrix, not a misalignment: both follow ``items``' order.

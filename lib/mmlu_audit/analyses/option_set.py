@@ -162,7 +162,7 @@ def option_set_headline(frame: pd.DataFrame, *, seed, n_boot: int = 0, boot_kind
     Returns
     -------
     dict
-        Keyed by chapter 10's glue names. The contrast: ``plain_d_ner_t``, ``plain_d_ner_holm``,
+        Keyed by Appendix B's glue names (chap-appendix-b). Contrast: ``plain_d_ner_t``, ``plain_d_ner_holm``,
         ``plain_htz_p`` (= ``full_htz_p``) without the option set; ``option_d_ner_t``,
         ``option_d_ner_holm``, ``option_d_ner_boot`` (NaN without bootstrap), ``option_htz_p``
         with it, and ``contrast_survives_options`` (the D_ner contrast positive with Holm CR2

@@ -1,4 +1,7 @@
-"""The framework on MMLU-Pro: shared inputs and item-level summaries of chapters 13 and 14.
+"""The framework on MMLU-Pro: shared inputs and item-level summaries of its two chapters.
+
+The chapters are the framework on MMLU-Pro (chap-mmlu-pro) and the answer-key audit
+(chap-answer-key-audit).
 
 ``pro_inputs(seed, fast)`` loads the 12,032 questions, a staged panel (29 or 34 models) and the MMLU
 crosswalk, calibrates the paper's 2PL on the graded matrix (cached), and computes the

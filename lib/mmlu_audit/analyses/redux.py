@@ -178,7 +178,7 @@ def _clustered_difference(v: np.ndarray, flag: np.ndarray, subjects: np.ndarray)
     return {"cluster_p": float(row["p"]), "n_subjects": int(np.unique(subjects[keep]).size)}
 
 
-#: The keys :func:`redux_homogeneity_headline` returns, named as chapter 12 glues them.
+#: The keys :func:`redux_homogeneity_headline` returns, named as Appendix D (chap-appendix-d) glues them.
 HEADLINE_KEYS = ("n_removed", "n_items_all", "w9_hc3_all", "p_hc3_all", "w9_cr2_all", "p_htz_all",
                  "p_wcr_all", "n_items_kept", "w9_hc3_kept", "p_hc3_kept", "w9_cr2_kept", "p_htz_kept",
                  "p_wcr_kept")
@@ -211,7 +211,7 @@ def redux_homogeneity_headline(frame: pd.DataFrame, matrix: ResponseMatrix, redu
                                seed: int, n_boot: int, boot_kind: str = "CR2") -> dict:
     """Appendix D's headline on one population: §4.3 homogeneity with and without Redux-flagged items.
 
-    As chapter 12 computes it: the §4.3 tests (:func:`homogeneity_summary`: W(9) under HC3,
+    As its chapter (chap-appendix-d) computes it: the §4.3 tests (:func:`homogeneity_summary`: W(9) under HC3,
     the CR2 Hotelling-T² (HTZ) form and the null-imposed wild cluster bootstrap over subjects)
     on the population's calibrated items, then again after the flagged items leave the response
     matrix and the 2PL is recalibrated on the rest (:func:`recalibrated_without_flagged`).

@@ -507,7 +507,7 @@ def robustness_headline(inputs, batch: GraphBatch, schemes: pd.DataFrame, *, see
     Returns
     -------
     dict
-        Keyed by chapter 09's glue names: ``base_<stat>`` for the statistics of
+        Keyed by Appendix A's glue names (chap-appendix-a): ``base_<stat>`` for the statistics of
         :func:`section4_statistics` and ``base_<conclusion>`` for the conclusions under the paper
         calibration; ``share_schemes_<conclusion>``, ``share_all_three``, ``w9_residualised_dim1``
         and ``w9_clamped`` (:func:`share_statistics`) with ``n_schemes``, ``n_tier_schemes`` and

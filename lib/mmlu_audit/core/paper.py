@@ -115,7 +115,7 @@ PAPER: dict[str, tuple[float, str]] = {
     "subscale_r_ci_low": (0.974, "§4.3, Appendix C"),
     "subscale_r_ci_high": (0.980, "§4.3, Appendix C"),
     "subscale_share_at_least_one": (0.0, "§4.3, Appendix C (\"no replicate reaching unity\")"),
-    # §5.1 reasoning sensitivity (chapter 07)
+    # §5.1 reasoning sensitivity (chap-reasoning-sensitivity)
     "rs_r_all": (-0.772, "§5.1"),
     "rs_r_excl_bottom_quartile": (-0.512, "§5.1"),
     "rs_r_excl_bottom_half": (-0.397, "§5.1"),
@@ -133,7 +133,7 @@ PAPER: dict[str, tuple[float, str]] = {
     "gamma1": (-0.086, "§5.1"),
     "gamma1_low": (-0.093, "§5.1"),
     "gamma1_high": (-0.079, "§5.1"),
-    # §5.2 rank stability (chapter 08)
+    # §5.2 rank stability (chap-rank-stability)
     "tau_stem": (0.9634, "§5.2"),
     "tau_nonstem": (0.9887, "§5.2"),
     "tau_matched": (0.9756, "§5.2"),
@@ -188,7 +188,8 @@ def paper_table(ours: dict[str, float], labels: dict[str, str] | None = None) ->
 # audit of MMLU-Pro's answer key (`mmlu_pro_consensus_audit.txt`, MV2 / Munim, panel = the 10
 # best of 45 archives, 91.1 % down to 70.3 %) — a blog post, not a paper, so its numbers are
 # counted apart from the papers' — and MMLU-Pro itself (Wang et al., 2024), a paper. Keys
-# match the glue names of our matching values in chapters 13 and 14.
+# match the glue names of our matching values in the MMLU-Pro chapters (chap-mmlu-pro,
+# chap-answer-key-audit).
 #: The consensus audit's numbers (:data:`BLOG_POST`).
 CONSENSUS_BLOG_POST: dict[str, tuple[float, str]] = {
     # consensus audit: flag rates by group (k = 10, m = 6)

@@ -16,8 +16,8 @@ __all__ = ["MAX_DRAW_CELLS", "MAX_RESAMPLES", "as_matrix", "as_vector", "as_clus
 #: Most bootstrap draws or permutations one call takes: a p-value's resolution of 1e-6 is far
 #: finer than any decision needs, and more would only exhaust memory (10**12 draws: MemoryError).
 MAX_RESAMPLES = 1_000_000
-#: Most cells of one (draws × blocks) array: 4e8 float64 cells are 3.2 GB (chapter 6's 9,999
-#: item permutations of 14,042 items are 1.4e8).
+#: Most cells of one (draws × blocks) array: 4e8 float64 cells are 3.2 GB (the 9,999 item
+#: permutations of 14,042 items in §4.3's homogeneity chapter, chap-homogeneity, are 1.4e8).
 MAX_DRAW_CELLS = 400_000_000
 
 

@@ -14,8 +14,8 @@ original world (discriminations around 1, no near-chance models), and
 ``"leaderboard-2026"`` is fitted to the full-MMLU scores of the real Open LLM
 Leaderboard population by :func:`mmlu_audit.worlds.calibration.calibrate_population`.
 :data:`DEFAULT_CALIBRATION` names the one a plain ``WorldSpec()`` uses:
-``"leaderboard-2026"`` (chapter 16, §2.3, measures how far either lies from the real
-leaderboard).
+``"leaderboard-2026"`` (§2.3 of the real-leaderboard chapter, chap-real-leaderboard, measures
+how far either lies from the real leaderboard).
 
 A near-chance model answers every item at the guessing floor, so its ability is not
 identified: any value far enough below the items fits its responses, and the planted one

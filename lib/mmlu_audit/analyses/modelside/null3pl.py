@@ -179,13 +179,13 @@ def two_stage_headline(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fas
     Returns
     -------
     dict
-        Keyed by chapter 07's glue names: ``rs_r_<k>`` (observed r), ``null_r_<k>`` (the null's
-        mean r) and ``null_share_<k>`` (null mean / observed) for each key ``k`` of
-        :data:`EXCLUSIONS`; ``rs_r_low``, ``rs_r_high`` (Fisher 95 % interval of ``rs_r_all``,
-        treating the models as independent pairs); ``n_<k>``, the models each correlation rests
-        on (``n_all``: those with a finite β); ``n_stem_items`` (STEM items answered by at
-        least one model) and ``n_stem_unanswered``; ``null_theta_r_2pl`` and ``null_b_r_2pl``
-        (:func:`construct_consistency`).
+        Keyed by the glue names of §5.1's chapter (chap-reasoning-sensitivity): ``rs_r_<k>``
+        (observed r), ``null_r_<k>`` (the null's mean r) and ``null_share_<k>`` (null mean /
+        observed) for each key ``k`` of :data:`EXCLUSIONS`; ``rs_r_low``, ``rs_r_high`` (Fisher 95 %
+        interval of ``rs_r_all``, treating the models as independent pairs); ``n_<k>``, the models
+        each correlation rests on (``n_all``: those with a finite β); ``n_stem_items`` (STEM items
+        answered by at least one model) and ``n_stem_unanswered``; ``null_theta_r_2pl`` and
+        ``null_b_r_2pl`` (:func:`construct_consistency`).
 
     Raises
     ------
