@@ -11,6 +11,8 @@ import re
 
 import matplotlib as mpl
 
+from mmlu_audit.core.formatting import collapse_whitespace
+
 __all__ = ["KIND_STYLES", "PARTITION_COLORS", "SOURCE_COLORS", "axes_extent", "claims_forest",
            "describe_figure", "describe_figures", "figure_title", "legend_outside", "note_figure",
            "paper_beside_ours", "partition_legend", "reference_lines", "stamp_source", "use_style"]
@@ -201,7 +203,7 @@ def _plain(text: str) -> str:
     text = re.sub(r"\\hat\s*\{?\\?([A-Za-z]+|\S)\}?", lambda m: symbol(m.group(1)) + "\u0302", text)
     text = re.sub(r"\\(?:mathrm|text|mathit|mathbf)\{([^}]*)\}", r"\1", text)
     text = re.sub(r"\\([A-Za-z]+)", lambda m: symbol(m.group(1)), text)
-    return " ".join(text.replace("$", "").replace("{", "").replace("}", "").split())
+    return collapse_whitespace(text.replace("$", "").replace("{", "").replace("}", ""))
 
 
 def _texts(artists) -> list[str]:

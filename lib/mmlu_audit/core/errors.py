@@ -12,6 +12,8 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from mmlu_audit.core.formatting import collapse_whitespace
+
 __all__ = ["CacheWarning", "DataError", "DeviceUnavailableError", "MissingDependencyError",
            "ParameterError", "cli_status", "warn_bad_cache"]
 
@@ -81,7 +83,7 @@ def _one_line(exc: BaseException) -> str:
         text = f"{where}{exc.strerror}"
     else:
         text = str(exc) or type(exc).__name__
-    return " ".join(text.split())
+    return collapse_whitespace(text)
 
 
 def cli_status(prog: str, body: Callable[[], int]) -> int:

@@ -88,6 +88,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError, MissingDependencyError, cli_status
+from mmlu_audit.core.formatting import collapse_whitespace
 from mmlu_audit.core.paths import cache_root
 from mmlu_audit.core.store import atomic_write, write_json_atomic
 from mmlu_audit.core.taxonomy import SUBJECTS
@@ -240,13 +241,9 @@ def _pick_run(runs: list[tuple[str, str]], wanted: str | None) -> tuple[str, str
 # ----------------------------------------------------------------------------- text
 
 
-def _norm(text: str) -> str:
-    return " ".join(str(text).split())
-
-
 def question_key(question: str, choices: Iterable[str]) -> str:
     """Whitespace-insensitive key of a question stem and its four choices."""
-    return "\x1f".join([_norm(question), *(_norm(c) for c in choices)])
+    return "\x1f".join([collapse_whitespace(question), *(collapse_whitespace(c) for c in choices)])
 
 
 def extract_last_question(prompt: str) -> tuple[str, tuple[str, str, str, str]] | None:

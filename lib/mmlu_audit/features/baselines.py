@@ -25,6 +25,7 @@ import pandas as pd
 
 from mmlu_audit.core.machine import available_cores
 from mmlu_audit.core.errors import DataError, MissingDependencyError
+from mmlu_audit.core.formatting import collapse_whitespace
 from mmlu_audit.core.paths import cache_root
 from mmlu_audit.core.store import CacheEntry, array_digest, cache_key
 from mmlu_audit.core.taxonomy import SUBJECTS
@@ -82,7 +83,7 @@ _WORD = re.compile(r"\w+")
 _META = re.compile(r"\b(all|none|both|neither) of (the )?(above|these|those|the options)\b",
                    re.IGNORECASE)
 # _TRUTH and _COMBINATION are matched on the option with each whitespace run collapsed to one
-# space (_squeezed): every place they accept whitespace accepts a run of any length, so the
+# space (collapse_whitespace): every place they accept whitespace accepts a run of any length, so the
 # answer is the same, and adjacent \s* cannot split a long run in quadratically (or, for
 # "i" + N spaces + "x", cubically) many ways.
 _TRUTH = re.compile(r"\s*(true|false)([\s,;|/]+(true|false))*\s*[.]?\s*", re.IGNORECASE)
@@ -95,11 +96,6 @@ _COMBINATION = re.compile(
 def option_covariate_table() -> pd.DataFrame:
     """One row per option covariate: column, definition, grounding."""
     return pd.DataFrame(_OPTION_TABLE, columns=["column", "definition", "grounding"])
-
-
-def _squeezed(text: str) -> str:
-    """``text`` with leading and trailing whitespace removed and inner runs cut to one space."""
-    return " ".join(text.split())
 
 
 def _content_words(text: str) -> set[str]:
@@ -145,8 +141,8 @@ def option_covariates(options: list[str], stem: str) -> dict[str, float]:
         "opt_stem_overlap": float(np.mean(stem_shares)) if stem_shares else 0.0,
         "opt_numeric_share": float(np.mean([_is_numeric_option(o) for o in options])),
         "opt_meta_option": float(any(_META.search(o) for o in options)),
-        "opt_truth_pairs": float(all(_TRUTH.fullmatch(_squeezed(o)) for o in options)),
-        "opt_combination_share": float(np.mean([bool(_COMBINATION.fullmatch(_squeezed(o)))
+        "opt_truth_pairs": float(all(_TRUTH.fullmatch(collapse_whitespace(o)) for o in options)),
+        "opt_combination_share": float(np.mean([bool(_COMBINATION.fullmatch(collapse_whitespace(o)))
                                                 for o in options])),
     }
 

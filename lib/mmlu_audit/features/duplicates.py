@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.core.formatting import collapse_whitespace
 
 __all__ = ["RELATIONS", "normalise_text", "duplicate_pairs", "copies_to_fix", "duplicate_columns",
            "duplicate_summary"]
@@ -36,7 +37,7 @@ RELATIONS = ("same options", "nested options", "other options")
 
 def normalise_text(text) -> str:
     """``text`` lower-cased, with whitespace runs collapsed to one space and the ends stripped."""
-    return " ".join(str(text).lower().split())
+    return collapse_whitespace(str(text).lower())
 
 
 def _relation(first: frozenset, second: frozenset) -> str:

@@ -18,6 +18,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.core.formatting import collapse_whitespace
 from mmlu_audit.features.wscg import WSCG
 
 __all__ = ["nearest_depth_item", "wscg_layout", "path_vertices", "draw_wscg", "draw_text_panel", "PATH_COLOR"]
@@ -98,7 +99,7 @@ def draw_text_panel(ax, title: str, text: str, width: int = 38, size: float = 8.
     ax.set_axis_off()
     ax.text(0.0, 1.0, _literal(title), transform=ax.transAxes, ha="left", va="top", fontsize=size + 0.5,
             fontweight="bold")
-    ax.text(0.0, 0.86, _literal(textwrap.fill(" ".join(text.split()), width)), transform=ax.transAxes,
+    ax.text(0.0, 0.86, _literal(textwrap.fill(collapse_whitespace(text), width)), transform=ax.transAxes,
             ha="left", va="top", fontsize=size, family="serif")
     return ax
 
