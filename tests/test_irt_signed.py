@@ -8,11 +8,10 @@ import pytest
 from scipy import stats
 
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.irt import IRTSpec, fit_irt
+from mmlu_audit.irt import IRTSpec, fit_irt, signed_discrimination
 from mmlu_audit.irt.models import log_prior, model_sites, site_priors
 from mmlu_audit.analyses.real_leaderboard import (near_identical_pairs, population_counts,
                                                   recommended, score_band_accuracy, score_tracking,
-                                                  signed_discrimination,
                                                   wrong_way_items)
 
 PLANTED_NEGATIVE = (3, 11, 20, 27)

@@ -21,6 +21,7 @@ from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.mmlu_pro import ORIGINS, ProPanel, load_crosswalk, load_pro_items, load_pro_panel
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.paper import MMLU_PRO_LEADERBOARD as PUBLISHED_ACCURACY
+from mmlu_audit.irt.evaluate import signed_discrimination
 
 __all__ = ["ProInputs", "pro_inputs", "pair_members", "sample_rows", "homogeneity_variants",
            "helm_mmlu_difficulty", "depth_within_category",
@@ -475,7 +476,7 @@ def wrong_way_frame(fit, responses: np.ndarray, z: float = 2.0, level: float = 0
     responses : ndarray of int8, shape (J, I)
         The graded matrix (−1 unobserved).
     z : float
-        As for :func:`mmlu_audit.analyses.real_leaderboard.signed_discrimination`.
+        As for :func:`mmlu_audit.irt.evaluate.signed_discrimination`.
     level : float
         Coverage of the item–rest correlation's Fisher interval.
 
@@ -487,7 +488,6 @@ def wrong_way_frame(fit, responses: np.ndarray, z: float = 2.0, level: float = 0
         and ``item_rest_high``, the upper end of its Fisher interval over the models that saw
         the item (below 0: the wrong-way sign holds without the IRT model's assumptions).
     """
-    from mmlu_audit.analyses.real_leaderboard import signed_discrimination
     from mmlu_audit.analyses.redux import item_rest_correlation
     from mmlu_audit.inference import fisher_interval
 

@@ -27,10 +27,10 @@ from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import homogeneity_test, permutation_test, wild_cluster_bootstrap
 from mmlu_audit.irt import (IRTFit, IRTSpec, fit_cached, heldout_cells, heldout_loglik, holdout_mask,
                             paired_z, paired_z_two_way)
-from mmlu_audit.irt.evaluate import recovery_stats
+from mmlu_audit.irt.evaluate import recovery_stats, signed_discrimination
 
 __all__ = ["CANDIDATE_SPECS", "agreement_table", "disagreeing_items", "heldout_comparison",
-           "recommended", "tracking_gap", "signed_discrimination", "wrong_way_items", "population_counts",
+           "recommended", "tracking_gap", "wrong_way_items", "population_counts",
            "near_identical_pairs",
            "score_tracking", "score_band_accuracy", "SIMULATOR_TOLERANCES", "RECALIBRATION_LEVERS",
            "matrix_statistics", "simulator_comparison", "calibration_comparison", "FULL_SCORE_ROWS",
@@ -241,39 +241,6 @@ def tracking_gap(first, second, score, groups, *, seed: int = 0, n_boot: int = 9
             "n_distinct": int(keep.size), "n_boot": int(n_boot)}
 
 
-def signed_discrimination(fit: IRTFit, z: float = 2.0) -> pd.DataFrame:
-    """Each item's signed a, its posterior SD, the probability that a < 0, and the wrong-way flag.
-
-    Parameters
-    ----------
-    fit : IRTFit
-        Fitted with :class:`IRTSpec` ``a_prior="normal"`` (the guide of a is then normal).
-    z : float
-        Flag when the posterior mean is below −``z`` posterior SDs, i.e. when
-        ``p_negative`` > Φ(z) (0.977 for z = 2).
-
-    Returns
-    -------
-    DataFrame
-        One row per item in column order: ``a_signed``, ``a_sd``, ``p_negative``
-        (Φ(−a / SD) under the mean-field guide, which understates the spread: a probability
-        conditional on everything else the fit estimated) and ``flagged``.
-
-    Raises
-    ------
-    DataError
-        If ``fit`` was not fitted with signed discriminations (every a > 0 by construction).
-    """
-    from scipy.stats import norm
-
-    if fit.meta["spec"].get("a_prior", "halfnormal") != "normal":
-        raise DataError("fit", "a positive-discrimination fit cannot flag wrong-way items; "
-                        "fit with IRTSpec(a_prior='normal')")
-    a, a_sd = np.asarray(fit.a, float), fit.dataset["a_sd"].to_numpy().astype(float)
-    return pd.DataFrame({"a_signed": a, "a_sd": a_sd, "p_negative": norm.cdf(-a / a_sd),
-                         "flagged": a < -z * a_sd})
-
-
 def wrong_way_items(fit: IRTFit, items: pd.DataFrame, redux: pd.DataFrame | None = None,
                     z: float = 2.0) -> pd.DataFrame:
     """Items a signed-discrimination fit (``a_prior="normal"``) puts at a < 0 with confidence.
@@ -287,7 +254,8 @@ def wrong_way_items(fit: IRTFit, items: pd.DataFrame, redux: pd.DataFrame | None
     redux : DataFrame, optional
         MMLU-Redux labels (``item_id``, ``error_type``) to set beside each flagged item.
     z : float
-        Flag when the posterior mean is below −``z`` posterior SDs (:func:`signed_discrimination`).
+        Flag when the posterior mean is below −``z`` posterior SDs
+        (:func:`~mmlu_audit.irt.evaluate.signed_discrimination`).
 
     Raises
     ------

@@ -17,6 +17,8 @@ Public API
 - :func:`recovery_stats` — r, slope, intercept, RMSE of an estimate against a truth;
   :func:`recovery_slope` — the slope alone (NaN without a truth).
 - :func:`oracle_difficulties` — b given the true θ and a: the recovery ceiling.
+- :func:`signed_discrimination` — each item's signed a and whether it discriminates the wrong
+  way (a fit with ``a_prior="normal"``).
 
 :mod:`mmlu_audit.irt.posterior` (imported on its own: it loads ArviZ) carries a fit's guide
 draws as ArviZ ``InferenceData`` (:func:`~mmlu_audit.irt.posterior.to_inference_data`, with the
@@ -32,7 +34,8 @@ from mmlu_audit.irt.evaluate import (ability_correlation, heldout_cells, heldout
                                      items_at_quantiles,
                                      oracle_difficulties, paired_z, paired_z_two_way,
                                      parameter_ranges, recovery_slope,
-                                     recovery_stats, recovery_table, split_cohort_reliability)
+                                     recovery_stats, recovery_table, signed_discrimination,
+                                     split_cohort_reliability)
 from mmlu_audit.irt.result import IRTFit
 from mmlu_audit.irt.spec import B_PRIORS, MODELS, IRTSpec
 
@@ -58,5 +61,6 @@ __all__ = [
     "parameter_ranges",
     "recovery_stats",
     "recovery_table",
+    "signed_discrimination",
     "split_cohort_reliability",
 ]

@@ -1,6 +1,7 @@
 """Scoring fits: held-out log-likelihood, paired model comparison, split-cohort
-reliability, parameter recovery against a simulated truth, and the observed
-share correct behind a fitted item characteristic curve."""
+reliability, parameter recovery against a simulated truth, the observed
+share correct behind a fitted item characteristic curve, and the items a signed fit says
+discriminate the wrong way."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ __all__ = ["ability_correlation", "heldout_cells", "heldout_loglik", "icc_bins",
            "oracle_difficulties",
            "paired_z", "paired_z_two_way",
            "parameter_ranges", "recovery_slope", "recovery_stats", "recovery_table",
-           "split_cohort_reliability", "split_description"]
+           "signed_discrimination", "split_cohort_reliability", "split_description"]
 
 
 def _plugin_eta(fit: IRTFit):
@@ -572,3 +573,36 @@ def oracle_difficulties(data, theta, a, guessing: float = 0.0, prior_sd: float =
         information = a**2 * (weight * slope).sum(0) + 1 / prior_sd**2
         b = b + score / information
     return b
+
+
+def signed_discrimination(fit: IRTFit, z: float = 2.0) -> pd.DataFrame:
+    """Each item's signed a, its posterior SD, the probability that a < 0, and the wrong-way flag.
+
+    Parameters
+    ----------
+    fit : IRTFit
+        Fitted with :class:`IRTSpec` ``a_prior="normal"`` (the guide of a is then normal).
+    z : float
+        Flag when the posterior mean is below −``z`` posterior SDs, i.e. when
+        ``p_negative`` > Φ(z) (0.977 for z = 2).
+
+    Returns
+    -------
+    DataFrame
+        One row per item in column order: ``a_signed``, ``a_sd``, ``p_negative``
+        (Φ(−a / SD) under the mean-field guide, which understates the spread: a probability
+        conditional on everything else the fit estimated) and ``flagged``.
+
+    Raises
+    ------
+    DataError
+        If ``fit`` was not fitted with signed discriminations (every a > 0 by construction).
+    """
+    from scipy.stats import norm  # scipy on first use, as in the engine
+
+    if fit.meta["spec"].get("a_prior", "halfnormal") != "normal":
+        raise DataError("fit", "a positive-discrimination fit cannot flag wrong-way items; "
+                        "fit with IRTSpec(a_prior='normal')")
+    a, a_sd = np.asarray(fit.a, float), fit.dataset["a_sd"].to_numpy().astype(float)
+    return pd.DataFrame({"a_signed": a, "a_sd": a_sd, "p_negative": norm.cdf(-a / a_sd),
+                         "flagged": a < -z * a_sd})
