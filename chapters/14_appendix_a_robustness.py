@@ -16,9 +16,11 @@
 # # Appendix A: robustness of the three primary conclusions
 #
 # This appendix tests the paper's robustness claims for §3 and §4: that perturbing the WSCG
-# weight tiers by ±1.0, one tier at a time over 100 Monte Carlo draws, **leaves all three
-# primary conclusions intact across all 123 schemes**, as do clamping the 0.5 tier to zero and
-# replacing both Dimension 1 indicators by their residuals on token count ($W(9)$ = 134.79);
+# weight tiers, one tier at a time over Monte Carlo draws (this page's default width and number
+# of draws are the paper's), **leaves all three primary conclusions intact across all
+# {glue:text}`paper_n_perturbation_schemes` schemes**, as do clamping the 0.5 tier to zero and
+# replacing both Dimension 1 indicators by their residuals on token count
+# ($W(9)$ = {glue:text}`paper_w9_residualised_dim1:.2f`);
 # and that the conclusions **survive a Rasch refit** of the difficulties. On the default
 # simulated world the planted difficulties use the default tier table and plant three slope
 # contrasts ($D_{ner}$ and $D_{mdd}$ in STEM only, $C_{bry}$ reversing sign) with larger
@@ -58,7 +60,7 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.features import GraphBatch, default_tiers, depths, item_graphs
-from mmlu_audit.core.paper import paper_table
+from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.central import ALPHA  # the decision rules below are identities at this level
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, stamp_source, use_style
@@ -75,7 +77,9 @@ use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 frame = estimated_items(inputs.frame)
 source_banner(inputs.matrix)
-glue_values({"population_note": population_note(inputs.matrix)})
+glue_values({"population_note": population_note(inputs.matrix)}
+            | {f"paper_{key}": paper_value(key) for key in ("n_perturbation_schemes", "w9_residualised_dim1", "wcb_p",
+                                                            "r2_gap_block_perm_p", "lr_block_perm_p")})
 
 # %% [markdown]
 # {glue:text}`population_note`
@@ -90,7 +94,7 @@ glue_values({"population_note": population_note(inputs.matrix)})
 #    interactions, referred to the Hotelling-T² (HTZ) approximation
 #    {cite}`bell2002bias,pustejovsky2018small`, has p < 0.05 (the null-imposed wild cluster
 #    bootstrap {cite}`cameron2008bootstrap` is shown beside it where it is run; the paper's own
-#    bootstrap p is 0.060);
+#    bootstrap p is {glue:text}`paper_wcb_p:.3f`);
 # 2. **$D_{ner}$ survives Holm** — the Entity Density contrast is positive and its CR2 t test,
 #    Holm-adjusted over the nine contrasts, has p < 0.05;
 # 3. **STEM R² exceeds non-STEM** — the {glue:text}`cv_folds`-fold cross-validated R² of the nine
@@ -121,10 +125,9 @@ glue_values({"cv_folds": cv_folds, **{f"base_{k}": v for k, v in {**base, **base
 # draws, one tier at a time (a weight cannot go below 0), giving {glue:text}`n_tier_schemes`
 # tier schemes; with the clamp of {glue:text}`clamp_tier` to 0 and the length-residualised
 # Dimension 1 that makes {glue:text}`n_schemes` schemes, counted one per re-scored feature
-# table. The paper reports 123 schemes without saying how it counts them; our count
-# {glue:text}`count_matches_paper` the paper's. The whole study took
-# {glue:text}`study_seconds:.0f` s ({glue:text}`seconds_per_scheme:.2f` s per scheme) on the
-# build machine.
+# table. The paper reports {glue:text}`paper_n_perturbation_schemes` schemes without saying how it
+# counts them; our count {glue:text}`count_matches_paper` the paper's. How long this page takes on
+# the build machine is on the {ref}`chap-performance` page.
 
 # %%
 graphs = item_graphs(inputs.items, progress=False)
@@ -148,7 +151,8 @@ glue_values(scheme_stats)
 # surviving Holm in {glue:text}`share_schemes_d_ner_survives_holm:.1%`, STEM R² exceeding
 # non-STEM in {glue:text}`share_schemes_stem_r2_exceeds:.1%`; all three together in
 # {glue:text}`share_all_three:.1%`. Replacing WSCG Nodes and Depth by their residuals on token
-# count gives HC3 W(9) = {glue:text}`w9_residualised_dim1:.2f` (paper 134.79; ours unperturbed
+# count gives HC3 W(9) = {glue:text}`w9_residualised_dim1:.2f` (paper
+# {glue:text}`paper_w9_residualised_dim1:.2f`; ours unperturbed
 # {glue:text}`base_w9_hc3:.2f`), and clamping {glue:text}`clamp_tier` to 0 gives
 # W(9) = {glue:text}`w9_clamped:.1f`. {numref}`fig-appendix-a-tiers` shows the two p-values
 # the first two conclusions rest on, per perturbed tier.
@@ -226,7 +230,8 @@ sensitivity["table3"].round(4)
 # ## Subject-block permutations
 #
 # The paper's Appendix A also holds the subject-block permutation of the R² gap (paper
-# p = 0.08) and the block null of the likelihood-ratio statistic (paper p = 0.049). Both are
+# p = {glue:text}`paper_r2_gap_block_perm_p:.2f`) and the block null of the likelihood-ratio
+# statistic (paper p = {glue:text}`paper_lr_block_perm_p:.3f`). Both are
 # computed, with the item-level permutations beside them, in {ref}`chap-homogeneity` (section
 # "Permutation tests: items or whole subjects"), on the same source and seed; they are not
 # recomputed here.
@@ -253,10 +258,8 @@ sensitivity["table3"].round(4)
 # The real pool is scored under a subset of the perturbation schemes: the first
 # {glue:text}`real_n_draws` draw(s) of each perturbed tier, the clamp and the length
 # residualisation, {glue:text}`real_n_schemes` of the {glue:text}`n_schemes` schemes above. The
-# whole study is not repeated because each scheme refits the §4 statistics
-# ({glue:text}`seconds_per_scheme:.2f` s a scheme on the build machine; the study above took
-# {glue:text}`study_seconds:.0f` s, and would take as long again on the real pool, whose items are
-# the same). On these schemes homogeneity is rejected in
+# whole study is not repeated because each scheme refits the §4 statistics: it would take as long
+# again on the real pool, whose items are the same. On these schemes homogeneity is rejected in
 # {glue:text}`real_share_schemes_homogeneity_rejected:.1%`, $D_{ner}$ survives Holm in
 # {glue:text}`real_share_schemes_d_ner_survives_holm:.1%`, STEM R² exceeds non-STEM in
 # {glue:text}`real_share_schemes_stem_r2_exceeds:.1%`, and all three hold together in
