@@ -74,10 +74,11 @@ source_banner(matrix)
 # %% [markdown]
 # ## The fit
 #
-# The SVI run took {glue:text}`steps:,` steps ({glue:text}`converged`; {glue:text}`wall_s:.0f` s on
-# {glue:text}`backend`). Calibrated difficulty spans $b \in$ [{glue:text}`b_min:.2f`,
-# {glue:text}`b_max:.2f`] with SD {glue:text}`b_sd:.2f`; ability spans $\theta \in$
-# [{glue:text}`theta_min:.2f`, {glue:text}`theta_max:.2f`] with SD {glue:text}`theta_sd:.2f`.
+# The SVI run took {glue:text}`steps:,` steps ({glue:text}`converged`, on {glue:text}`backend`;
+# timings are on the {ref}`chap-performance` page). Calibrated difficulty spans
+# $b \in$ [{glue:text}`b_min:.2f`, {glue:text}`b_max:.2f`] with SD {glue:text}`b_sd:.2f`; ability
+# spans $\theta \in$ [{glue:text}`theta_min:.2f`, {glue:text}`theta_max:.2f`] with SD
+# {glue:text}`theta_sd:.2f`.
 
 # %%
 meta = fit.meta
@@ -85,7 +86,7 @@ theta = np.asarray(fit.theta)
 b_hat, a_hat = frame["b_hat"].to_numpy(), frame["a_hat"].to_numpy()  # NaN where nobody answered
 calibrated = np.isfinite(b_hat)
 ranges = parameter_ranges(b_hat, theta)
-glue_values(ranges | {"steps": meta["steps"], "wall_s": meta["wall_s"], "backend": meta["backend"],
+glue_values(ranges | {"steps": meta["steps"], "backend": meta["backend"],
                       "converged": "converged by the ELBO rule" if meta["converged"] else "stopped at the step cap"})
 paper_table({k: round(v, 3) for k, v in ranges.items()})
 

@@ -110,8 +110,7 @@ identification.round(4)
 # The table below sets the explanatory contrasts beside the two-stage estimates of §4.3 (OLS of
 # b̂ on the same design) and, on a simulated source, the planted contrasts. The explanatory model
 # keeps θ ~ N(0, 1) as the only scale anchor, so its γ are in the generating model's units; the
-# two-stage estimates inherit the compressed b̂ scale of the paper's prior. Restart wall times:
-# {glue:text}`explanatory_wall_s:.0f` s in total.
+# two-stage estimates inherit the compressed b̂ scale of the paper's prior.
 
 # %%
 frame = estimated_items(inputs.frame)
@@ -126,7 +125,6 @@ contrasts = pd.DataFrame({
 planted = planted_slopes(matrix)
 if planted is not None:
     contrasts.insert(0, "planted γ (simulated)", (planted["STEM"] - planted["non-STEM"]).reindex(contrasts.index))
-glue_values({"explanatory_wall_s": sum(f.wall_s for f in restarts)})
 display(contrasts.round(3))
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
