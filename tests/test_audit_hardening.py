@@ -441,7 +441,7 @@ def _options_of(text):
 
 def _labels_of(text):
     from mmlu_audit.features.lexicon import load_lexicon, match_categories
-    from mmlu_audit.features.parse import WhitespaceBackend
+    from helpers import WhitespaceBackend
 
     return match_categories(WhitespaceBackend().parse(text), load_lexicon())
 

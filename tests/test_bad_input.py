@@ -292,7 +292,7 @@ def test_unwritable_cache_folder_is_one_data_error(tmp_path, monkeypatch):
 
 def test_unwritable_explicit_cache_dir_is_one_data_error(tmp_path):
     from mmlu_audit.features import parse_texts
-    from mmlu_audit.features.parse import WhitespaceBackend
+    from helpers import WhitespaceBackend
 
     blocker = tmp_path / "a-file"
     blocker.write_text("")

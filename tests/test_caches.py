@@ -16,7 +16,7 @@ import xarray as xr
 
 from mmlu_audit.core.errors import CacheWarning
 from mmlu_audit.features import build_feature_table, parse_texts
-from mmlu_audit.features.parse import WhitespaceBackend
+from helpers import WhitespaceBackend
 from mmlu_audit.irt import IRTSpec, fit_cached
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mmlu_audit.features import ParsedDoc, TierTable, lexicon_table, load_lexicon, match_categories
-from mmlu_audit.features.parse import WhitespaceBackend
+from helpers import WhitespaceBackend
 
 
 @pytest.fixture(scope="module")

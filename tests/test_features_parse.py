@@ -9,7 +9,8 @@ import pytest
 
 from mmlu_audit.core.errors import MissingDependencyError
 from mmlu_audit.features import ParsedDoc, get_backend, parse_texts
-from mmlu_audit.features.parse import SpacyBackend, StanzaBackend, WhitespaceBackend
+from helpers import WhitespaceBackend
+from mmlu_audit.features.parse import SpacyBackend, StanzaBackend
 
 TWO_SENTENCES = [
     [("Paris", "Paris", "PROPN", 2, "nsubj"), ("is", "be", "AUX", 0, "root"),

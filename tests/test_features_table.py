@@ -15,7 +15,7 @@ from mmlu_audit.features import (
     build_feature_table,
     load_lexicon,
 )
-from mmlu_audit.features.parse import WhitespaceBackend
+from helpers import WhitespaceBackend
 
 N_ITEMS = 200
 

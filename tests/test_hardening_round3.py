@@ -758,7 +758,7 @@ def test_a_read_only_parse_cache_serves_its_parses_and_refuses_a_miss_before_par
     """Before: a read-only parse cache was refused even when it held every parse asked for."""
     from mmlu_audit.core.errors import DataError
     from mmlu_audit.features import parse_texts
-    from mmlu_audit.features.parse import WhitespaceBackend
+    from helpers import WhitespaceBackend
 
     cache, backend = _cache_env(tmp_path, monkeypatch), WhitespaceBackend()
     first = parse_texts(["One two.", "Three four."], backend, progress=False)
@@ -774,7 +774,7 @@ def test_a_read_only_feature_cache_serves_tables_and_graphs_and_refuses_a_miss(t
     """Before: build_feature_table and item_graphs refused a read-only cache root that held it all."""
     from mmlu_audit.core.errors import DataError
     from mmlu_audit.features import build_feature_table, item_graphs
-    from mmlu_audit.features.parse import WhitespaceBackend
+    from helpers import WhitespaceBackend
 
     cache, backend, items = _cache_env(tmp_path, monkeypatch), WhitespaceBackend(), _four_option_items()
     first = build_feature_table(items, backend=backend, progress=False)

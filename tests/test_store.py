@@ -124,7 +124,7 @@ def test_array_digest_tells_dtype_shape_and_text_apart():
 def test_feature_items_that_collided_through_the_separator_no_longer_do(tmp_path):
     """Two different benchmarks joined to the same U+001F string and so shared a feature cache entry."""
     from mmlu_audit.features import build_feature_table
-    from mmlu_audit.features.parse import WhitespaceBackend
+    from helpers import WhitespaceBackend
     from mmlu_audit.features.table import items_digest
 
     base = {"item_id": ["x/0"], "choice_b": ["b"], "choice_c": ["c"], "choice_d": ["d"]}

@@ -22,8 +22,7 @@ Subpackages (imported on demand, since they pull in JAX or spaCy):
 
 from mmlu_audit.data import ResponseMatrix, load_items, load_redux
 from mmlu_audit.core.errors import DataError, MissingDependencyError, ParameterError
-from mmlu_audit.core.checkpoints import (distinct_checkpoints, family_size_table, normalise_repo_id,
-                                         parse_family_size)
+from mmlu_audit.core.checkpoints import distinct_checkpoints, family_size_table
 from mmlu_audit.core.paths import cache_root, data_root, project_root
 from mmlu_audit.worlds.simulated import World, WorldSpec, load_or_simulate, simulate_world
 from mmlu_audit.worlds.sources import SOURCES, load_responses, load_world
@@ -50,8 +49,6 @@ __all__ = [
     "load_redux",
     "load_responses",
     "load_world",
-    "normalise_repo_id",
-    "parse_family_size",
     "partition_of",
     "project_root",
     "simulate_world",

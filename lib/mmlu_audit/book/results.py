@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["BASES", "INTERVAL_SUFFIX", "POPULATION_SHORT", "REAL_RESULTS", "RESULT_KEYS", "TESTS",
-           "HypothesisTest", "RealResult", "ResultKey", "interval_to_read", "paired", "registered_test",
-           "result_key"]
+           "HypothesisTest", "RealResult", "ResultKey", "interval_to_read", "paired", "registered_test"]
 
 
 #: How a value's provenance is found. ``"items"``: computed from the real MMLU items alone (real
@@ -129,15 +128,6 @@ RESULT_KEYS: dict[str, ResultKey] = {
         "only 29 of the source's 45 TIGER-Lab archives are staged here (responses/mmlu_pro_tiger29)")),
     **_at("chap-mmlu-pro", "n_pro_items", "mean_options", "share_ten_options", basis="items"),
 }
-
-
-def result_key(key: str) -> ResultKey:
-    """The registry entry of a published key (of :data:`PAPER` or :data:`MMLU_PRO_SOURCES`)."""
-    try:
-        return RESULT_KEYS[key]
-    except KeyError:
-        raise KeyError(f"{key!r} is not a registered result key "
-                       "(mmlu_audit.book.results.RESULT_KEYS)") from None
 
 
 @dataclass(frozen=True)

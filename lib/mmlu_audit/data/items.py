@@ -5,7 +5,6 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError, ParameterError
@@ -22,7 +21,6 @@ ITEM_COLUMNS = (
     "item_id", "subject", "row_index", "question",
     "choice_a", "choice_b", "choice_c", "choice_d", "answer",
 )
-N_ITEMS = 14_042
 BENCHMARKS = ("mmlu", "mmlu_pro")
 
 
@@ -152,8 +150,3 @@ def load_redux(items: pd.DataFrame | None = None, root: str | Path | None = None
                          validate="one_to_one")
     joined["is_error"] = joined["error_type"].ne("ok")
     return joined
-
-
-def item_index(items: pd.DataFrame) -> pd.Series:
-    """Map ``item_id`` → column position in canonical order."""
-    return pd.Series(np.arange(len(items)), index=items["item_id"].to_numpy())

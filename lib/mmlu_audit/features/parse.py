@@ -53,7 +53,6 @@ __all__ = [
     "ParserBackend",
     "SpacyBackend",
     "StanzaBackend",
-    "WhitespaceBackend",
     "get_backend",
     "parse_texts",
     "text_hash",
@@ -441,72 +440,11 @@ def stanza_to_parsed(doc) -> ParsedDoc:
                      **{k: tuple(v) for k, v in cols.items()})
 
 
-class WhitespaceBackend:
-    """A dependency-free toy backend for tests and examples (not for analysis).
-
-    Tokens are ``\\w+`` runs and single punctuation marks; sentences end at
-    ``.``, ``?`` or ``!``; each token's head is the preceding token (the first
-    token of a sentence is its root); POS is ``NUM``, ``PUNCT``, ``PROPN``
-    (capitalised, not sentence-initial) or ``NOUN``; lemmas are lower-case
-    forms; there are no entities.
-
-    Parameters
-    ----------
-    version : str
-        Reported as the model version (lets tests simulate a model upgrade).
-    """
-
-    name = "whitespace"
-    _TOKEN = re.compile(r"\w+|[^\w\s]")
-
-    def __init__(self, version: str = "1"):
-        self.version = version
-        self.calls = 0
-
-    @property
-    def cache_key(self) -> str:
-        return _safe_key(self.name, self.version, f"schema{PARSE_SCHEMA}")
-
-    @property
-    def provenance(self) -> dict:
-        return {"backend": self.name, "model": "regex", "model_version": self.version,
-                "library_version": "none", "parse_schema": PARSE_SCHEMA}
-
-    def pipe(self, texts: Sequence[str], batch_size: int = 64) -> Iterator[ParsedDoc]:
-        for text in texts:
-            self.calls += 1
-            yield self.parse(text)
-
-    def parse(self, text: str) -> ParsedDoc:
-        """Parse one text."""
-        sentences: list[list[tuple]] = [[]]
-        offsets = []
-        for match in self._TOKEN.finditer(text):
-            token, sentence = match.group(), sentences[-1]
-            sentence.append((token, token.lower(), _toy_upos(token, not sentence),
-                             len(sentence), "dep" if sentence else "root"))
-            offsets.append(match.start())
-            if token in ".?!":
-                sentences.append([])
-        doc = ParsedDoc.from_sentences([s for s in sentences if s])
-        return ParsedDoc(text=text, tokens=doc.tokens, offsets=tuple(offsets),
-                         lemmas=doc.lemmas, upos=doc.upos, heads=doc.heads,
-                         deprels=doc.deprels, sentence_ids=doc.sentence_ids)
-
-
-def _toy_upos(token: str, first: bool) -> str:
-    if token.isdigit():
-        return "NUM"
-    if not token[0].isalnum():
-        return "PUNCT"
-    return "PROPN" if token[0].isupper() and not first else "NOUN"
-
-
 def get_backend(backend: str | ParserBackend = "spacy", **kwargs) -> ParserBackend:
     """Return a parser backend by name or pass a backend object through.
 
-    Names: ``"spacy"`` (default, offline), ``"stanza"`` (the paper's parser; needs
-    its models) and ``"whitespace"`` (toy backend for tests).
+    Names: ``"spacy"`` (default, offline) and ``"stanza"`` (the paper's parser; needs
+    its models). Tests pass a toy backend object (``tests/helpers.py``).
 
     Raises
     ------
@@ -521,10 +459,8 @@ def get_backend(backend: str | ParserBackend = "spacy", **kwargs) -> ParserBacke
         return _cached_spacy(**kwargs)
     if backend == "stanza":
         return StanzaBackend(**kwargs)
-    if backend == "whitespace":
-        return WhitespaceBackend(**kwargs)
     raise ValueError(
-        f"unknown parser backend {backend!r}; choose 'spacy', 'stanza' or 'whitespace'")
+        f"unknown parser backend {backend!r}; choose 'spacy' or 'stanza'")
 
 
 _SPACY_BACKENDS: dict[tuple, SpacyBackend] = {}
