@@ -52,8 +52,6 @@ real_n_draws = 1  # tier draws per perturbed tier in the real pool's study (the 
 # refit_max_steps = 150
 
 # %%
-import time
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -135,13 +133,10 @@ tiers = default_tiers()
 active = active_tiers(graphs)
 batch = GraphBatch(graphs, list(tiers))
 schemes = tier_schemes(dict(tiers), active, n_draws, seed=seed, width=tier_width, clamp_tier=clamp_tier)
-start = time.perf_counter()
 study = perturbation_study(frame, batch, inputs.items["item_id"], schemes, seed=seed, n_folds=cv_folds,
                            progress=not fast)
-study_seconds = time.perf_counter() - start
 scheme_stats = tier_statistics(graphs, tiers) | scheme_statistics(study) | {
     "tier_width": tier_width, "n_draws": n_draws, "clamp_tier": clamp_tier,
-    "study_seconds": study_seconds, "seconds_per_scheme": study_seconds / len(study),
 }
 glue_values(scheme_stats)
 
