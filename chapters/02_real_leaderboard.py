@@ -107,7 +107,7 @@ glue_values({"n_models": len(models), "n_items": y.shape[1],
 #
 # Six calibrations compete: the paper's 2PL (a ~ HalfNormal(1), b ~ N(0, 1)), the same with the
 # discrimination prior widened to HalfNormal(10), the hierarchical priors, and the 3PL with a
-# fixed guessing floor c of 0.25, 0.20 and 0.10. Each is fitted on the same
+# fixed guessing floor c of {glue:text}`candidate_floors`. Each is fitted on the same
 # {glue:text}`holdout_share:.0%` of cells held out, and scored by the held-out log-likelihood
 # per cell, as in Appendix C. The held-out cells are not independent: the cells of one model share
 # its estimated θ, those of one item its a and b, and {glue:text}`n_repeated_checkpoint_rows:,` rows
@@ -123,7 +123,9 @@ comparison, fits = heldout_comparison(y, CANDIDATE_SPECS, fraction=holdout_fract
 best = recommended(comparison)
 baseline = comparison.set_index("fit").loc["2PL, paper priors"]
 chosen = comparison.set_index("fit").loc[best]
+candidate_floors = [f"{spec.guessing:.2f}" for spec in CANDIDATE_SPECS.values() if spec.model == "3pl"]
 glue_values({"holdout_share": holdout_fraction, "best_model": best,
+             "candidate_floors": ", ".join(candidate_floors[:-1]) + " and " + candidate_floors[-1],
              "best_heldout": chosen["heldout_nats"], "paper_heldout": baseline["heldout_nats"],
              "best_gain_nats": chosen["gain_vs_first"], "best_gain_z": chosen["z_vs_first"],
              "best_gain_z_checkpoint": chosen["z_checkpoint"], "best_gain_z_item": chosen["z_item"],
@@ -265,7 +267,8 @@ disagreeing_items(fits[best], reference, n=8, parameter="a").round(2)
 # %% [markdown]
 # ## Items that discriminate the wrong way (§2.2)
 #
-# The recommended model refitted with a signed discrimination, a ~ Normal(0, 10²), on all cells.
+# The recommended model refitted with a signed discrimination,
+# a ~ Normal(0, {glue:text}`signed_a_scale`²), on all cells.
 # An item whose a is below zero by more than two posterior SDs is answered correctly more often
 # by weaker models: a candidate answer-key error, or an artefact of weak models' letter
 # preferences. The same rule serves the audit of any benchmark with a large response matrix: it
@@ -276,7 +279,8 @@ signed = fit_cached(y, CANDIDATE_SPECS[best].with_(a_prior="normal", a_scale=10.
 redux = load_redux(all_items)
 flagged = wrong_way_items(signed, reference[["item_id", "mmlu_answer", "p_correct", "a"]], redux)
 flagged = flagged.rename(columns={"a": "mirt_a"})
-glue_values({"n_wrong_way": len(flagged), "n_mirt_negative": int((reference["a"] < 0).sum()),
+glue_values({"signed_a_scale": signed.spec.a_scale,
+             "n_wrong_way": len(flagged), "n_mirt_negative": int((reference["a"] < 0).sum()),
              "n_wrong_way_also_mirt": int((flagged["mirt_a"] < 0).sum()),
              "n_wrong_way_redux_reviewed": int((flagged["redux"] != "not reviewed").sum()),
              "n_wrong_way_redux_wrong_key": int((flagged["redux"] == "wrong_groundtruth").sum()),
@@ -294,7 +298,7 @@ flagged.round(3)
 # MMLU-Redux, and {glue:text}`n_wrong_way_redux_wrong_key` of those carry its wrong-key label.
 #
 # Below, for `mirt`'s negative-slope items, the signed fit's a (with its posterior SD) and the
-# accuracy in twenty equal-count bands of the full-MMLU score (1 = weakest). On
+# accuracy in {glue:text}`n_bands` equal-count bands of the full-MMLU score (1 = weakest). On
 # {glue:text}`n_bottom_above_middle` of the {glue:text}`n_mirt_negative` the weakest band
 # answers more often than the middle band (10); on {glue:text}`n_rise_above_middle` accuracy
 # rises above the middle again in some higher band, where families of near-identical fine-tunes
@@ -304,7 +308,7 @@ flagged.round(3)
 # %%
 negative = np.flatnonzero(reference["a"].to_numpy() < 0)
 bands = score_band_accuracy(y, score, negative, bands=20).round(2)
-glue_values({"n_bottom_above_middle": int((bands[1] > bands[10]).sum()),
+glue_values({"n_bands": bands.shape[1], "n_bottom_above_middle": int((bands[1] > bands[10]).sum()),
              "n_rise_above_middle": int((bands[list(range(11, 21))].max(axis=1) > bands[10]).sum())})
 bands.insert(0, "item_id", reference["item_id"].to_numpy()[negative])
 bands.insert(1, "mirt_a", reference["a"].to_numpy()[negative].round(2))
@@ -369,7 +373,8 @@ versus_all.round(3)
 # {glue:text}`sim_floor:.3f` under the new (the world's guessing floor is
 # {glue:text}`sim_guessing:.2f`), the real ones at {glue:text}`real_floor:.3f`: on these selected
 # items the real near-chance models answer *below* chance (the letter preferences of weak models
-# against the keys of items chosen for information), which no floor at 0.25 reproduces. The
+# against the keys of items chosen for information), which the world's floor of
+# {glue:text}`sim_guessing:.2f` cannot reproduce. The
 # new world has {glue:text}`n_sim_models:,` models with a realised ability correlation of
 # {glue:text}`sim_rho_truth:.3f` over all of them (its near-chance models sit at one point on
 # both abilities) and {glue:text}`sim_rho_working:.3f` among its working models; the correlation of STEM and non-STEM proportions correct in the table is
@@ -508,16 +513,18 @@ targets.set_index(["kind", "target"]).round(4)
 #
 # The paper's de-duplication on the real names and responses: distinct checkpoints (identical
 # responses or one repository spelled twice) and base-family × size groups, beside the paper's
-# counts for its 1,000 models. The leaderboard's `merged` flag is a loader default with no
+# counts for its {glue:text}`paper_n_models:,` models. The leaderboard's `merged` flag is a loader default with no
 # information, so merges are counted by name.
 
 # %%
 counts = population_counts(y, models)
-pairs = near_identical_pairs(score, fits[best].theta, tolerance=0.1, labels=checkpoints)
+close_points = 0.1  # full-MMLU points within which two neighbouring models count as near-identical
+pairs = near_identical_pairs(score, fits[best].theta, tolerance=close_points, labels=checkpoints)
 glue_values({**{f"pop_{k}": v for k, v in counts.items()},
              "paper_distinct": paper_value("n_distinct_checkpoints"), "paper_n_models": paper_value("n_models"),
              "paper_groups": paper_value("n_family_size_groups"),
-             "n_close_pairs": len(pairs), "close_theta_gap_median": float(pairs["theta_gap"].median()),
+             "close_points": close_points, "n_close_pairs": len(pairs),
+             "close_theta_gap_median": float(pairs["theta_gap"].median()),
              "close_theta_gap_p90": float(pairs["theta_gap"].quantile(0.9)),
              "theta_sd": float(fits[best].theta.std())})
 pd.DataFrame({"real (this matrix)": [counts["n_models"], counts["n_distinct"], counts["n_groups"]],
@@ -533,7 +540,7 @@ pd.DataFrame({"real (this matrix)": [counts["n_models"], counts["n_distinct"], c
 # {glue:text}`pop_share_merged_name:.1%` carry "merge" in their name.
 #
 # {glue:text}`n_close_pairs:,` pairs of neighbouring models (in full-MMLU order, two distinct
-# checkpoints) lie within 0.1 points of each other's full-MMLU score. Their θ on the 102 items differ by a median {glue:text}`close_theta_gap_median:.3f`
+# checkpoints) lie within {glue:text}`close_points` points of each other's full-MMLU score. Their θ on the 102 items differ by a median {glue:text}`close_theta_gap_median:.3f`
 # (90th percentile {glue:text}`close_theta_gap_p90:.3f`; the SD of θ is
 # {glue:text}`theta_sd:.3f`): the noise floor of a 102-item ability against which §5.2's rank
 # changes are to be read.
@@ -608,12 +615,13 @@ side
 # %%
 simulation_banner("Power worlds: simulated items with the 102 real items' subject design; not MMLU findings.")
 curve = power_curve(sizes, stem_subjects, power_grid, seed=seed, n_reps=power_reps, n_draws=power_draws)
-detect_wcr = smallest_detectable(curve, "WCR(CR2)")
-detect_perm = smallest_detectable(curve, "block permutation (LR)")
+detect_power = 0.8  # the power at which a shift counts as detected
+detect_wcr = smallest_detectable(curve, "WCR(CR2)", power=detect_power)
+detect_perm = smallest_detectable(curve, "block permutation (LR)", power=detect_power)
 glue_values({"power_reps_used": power_reps, "power_draws_used": power_draws,
              "size_wcr": curve.loc["WCR(CR2)", 0.0], "size_perm": curve.loc["block permutation (LR)", 0.0],
              "size_cr2_chi2": curve.loc["CR2 chi2", 0.0], "size_hc3": curve.loc["HC3 chi2", 0.0],
-             "detect_wcr": detect_wcr, "detect_perm": detect_perm,
+             "detect_power": detect_power, "detect_wcr": detect_wcr, "detect_perm": detect_perm,
              "detect_wcr_logits": detect_wcr * residual_sd, "detect_perm_logits": detect_perm * residual_sd,
              "power_grid_max": max(power_grid),
              "planted_max_gap": float(WorldSpec().planted_slopes().diff(axis=1).abs().max().max()),
@@ -628,14 +636,15 @@ curve.round(2)
 # {glue:text}`size_perm:.2f`, CR2 χ² {glue:text}`size_cr2_chi2:.2f`, HC3 χ²
 # {glue:text}`size_hc3:.2f` (a test whose size is far above 0.05 has no usable power). HTZ is
 # defined at {glue:text}`htz_defined_share:.0%` of the shifts. The smallest shift detected with
-# 80 % power on this grid (up to {glue:text}`power_grid_max:.1f`; "nan" = not reached): wild
-# bootstrap {glue:text}`detect_wcr:.1f` residual SDs ({glue:text}`detect_wcr_logits:.2f`
+# {glue:text}`detect_power:.0%` power on this grid (up to {glue:text}`power_grid_max:.1f`; "nan" =
+# not reached): wild bootstrap {glue:text}`detect_wcr:.1f` residual SDs ({glue:text}`detect_wcr_logits:.2f`
 # logits per predictor SD), block permutation {glue:text}`detect_perm:.1f`
 # ({glue:text}`detect_perm_logits:.2f` logits). The simulated world plants STEM − non-STEM slope
 # differences of at most {glue:text}`planted_max_gap:.2f` logits per SD; with
 # {glue:text}`n_stem_items` STEM items in {glue:text}`n_stem_subjects` subjects, the wild
-# bootstrap on this design **{glue:text}`power_verdict`** a difference of that size with 80 %
-# power; where it cannot, a non-rejection above says nothing about such contrasts.
+# bootstrap on this design **{glue:text}`power_verdict`** a difference of that size with
+# {glue:text}`detect_power:.0%` power; where it cannot, a non-rejection above says nothing about
+# such contrasts.
 
 # %%
 rerun_box("chance_score", 30.0,
@@ -650,7 +659,7 @@ assert set(agreement["fit"]) == set(CANDIDATE_SPECS)
 assert agreement[["r_theta", "r_theta_score"]].abs().le(1).all().all()
 assert (signed.a < 0).any() or len(flagged) == 0
 assert counts["n_distinct"] <= counts["n_models"] - counts["n_repeated_rows"]
-assert (pairs["score_gap"] <= 0.1).all()
+assert (pairs["score_gap"] <= close_points).all()
 assert split_distinct["cohort_size"] + split_distinct["second_size"] == len(models)
 assert list(versus.index) == list(SIMULATOR_TOLERANCES)
 assert np.isclose(versus.loc["median model accuracy", "real"],

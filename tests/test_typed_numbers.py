@@ -84,14 +84,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 
 #: Typed numbers found when this test was written, each fixed by a commit that removes its entry.
 PENDING: set[tuple[str, str, str]] = {
-    ("02_real_leaderboard.py", "0.25", "floor c of 0.25, 0.20"),
-    ("02_real_leaderboard.py", "0.20", "floor c of 0.25, 0.20"),
-    ("02_real_leaderboard.py", "0.10", "floor c of 0.25, 0.20"),
-    ("02_real_leaderboard.py", "0.25", "no floor at 0.25"),
-    ("02_real_leaderboard.py", "1,000", "counts for its 1,000 models"),
-    ("02_real_leaderboard.py", "0.1", "within 0.1 points"),
-    ("02_real_leaderboard.py", "80", "80 % power on this grid"),
-    ("02_real_leaderboard.py", "80", "with 80 %"),
     ("08_reasoning_sensitivity.py", "0.25", "by c = 0.25"),
     ("08_reasoning_sensitivity.py", "0.25", "logit(0.25)"),
     ("08_reasoning_sensitivity.py", "0.25", "3PL with c = 0.25"),
