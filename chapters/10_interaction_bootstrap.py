@@ -26,8 +26,9 @@
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
 seed = 20240601  # seed of the simulated world, the IRT fit and the bootstrap
 fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
-boot_replicates = 50  # refits of the interaction model on models and subjects resampled with replacement
+boot_replicates = 200  # refits on checkpoints and subjects resampled with replacement (about 3 s each)
 boot_max_steps = 0  # SVI step cap of each bootstrap refit; 0 keeps the full stopping rule
+results_dir = "../bench/results"  # `make bench` records the default inputs' refits here; read only if they match
 
 # %% [raw] tags=["fast-parameters"]
 # boot_replicates = 2
@@ -38,55 +39,69 @@ import numpy as np
 from IPython.display import display
 
 from mmlu_audit.irt import fit_cached
-from mmlu_audit.analyses.modelside import (REFIT_CHECK, bootstrap_gammas, bootstrap_note, bootstrap_spec,
-                                           bootstrap_world_note, column_submatrix, interaction_spec,
-                                           interval_table)
+from mmlu_audit.analyses.modelside import (REFIT_CHECK, bootstrap_gammas, bootstrap_key, bootstrap_note,
+                                           bootstrap_spec, bootstrap_world_note, interaction_spec, interval_table,
+                                           read_bootstrap_record, working_stem_inputs)
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.report import finding_checks, glue_values, source_banner
-from mmlu_audit.worlds.calibration import above_floor
 
 inputs = analysis_inputs(data_source, seed, fast)
 source_banner(inputs.matrix)
-stem = inputs.frame["stem"].to_numpy(bool) & inputs.matrix.observed.any(axis=0)  # HELM leaves some unanswered
-stem_matrix = column_submatrix(inputs.matrix, stem)
-depth = inputs.frame.loc[stem, "wscg_depth"].to_numpy(float)
+refitted = working_stem_inputs(inputs)  # the STEM items; the models above the floor (observable rule)
 simulated = inputs.truth is not None
 
 # %% [markdown]
 # ## The bootstrap interval
 #
-# The fit above the guessing floor ({glue:text}`n_working_models:,` models, the same fit as
+# The fit above the guessing floor ({glue:text}`n_working_models:,` models,
+# {glue:text}`n_working_checkpoints:,` distinct checkpoints; the same fit as
 # {ref}`chap-native-interaction`'s) is refitted on {glue:text}`boot_replicates` bootstrap
-# resamples of the models and of the subjects jointly (rows, and whole subjects with all their
-# items, drawn with replacement). Each refit runs the ELBO rule and then averages
+# resamples of the checkpoints and of the subjects jointly (whole checkpoints with all their rows,
+# so that a duplicated checkpoint is one model, and whole subjects with all their items, drawn with
+# replacement). Each refit runs the ELBO rule and then averages
 # {glue:text}`boot_average_steps:,` iterates; on {glue:text}`refit_check_resamples` test
 # resamples of the {glue:text}`refit_check_world` world it landed
 # {glue:text}`refit_check_mean_sd:.2f` bootstrap SDs from the converged estimator on average, at most
-# {glue:text}`refit_check_max_sd:.2f`. γ1's bootstrap interval is
-# [{glue:text}`gamma1_boot_low:.3f`, {glue:text}`gamma1_boot_high:.3f`],
+# {glue:text}`refit_check_max_sd:.2f`. {glue:text}`boot_origin`
+#
+# Refits can be skewed and biased about the estimate (here the mean of γ1's refits sits
+# {glue:text}`gamma1_boot_bias:+.4f` from it), so the interval to read is the basic (reflected)
+# one, which corrects the percentile interval for both: γ1's is
+# [{glue:text}`gamma1_boot_low:.3f`, {glue:text}`gamma1_boot_high:.3f`] (percentile interval
+# [{glue:text}`gamma1_pct_low:.3f`, {glue:text}`gamma1_pct_high:.3f`]),
 # {glue:text}`gamma1_boot_ratio:.1f` times as wide as the mean-field one
-# (γ0: {glue:text}`gamma0_boot_ratio:.1f`), which puts a number on the paper's remark that
-# mean-field understates the spread. {glue:text}`boot_note`
+# (γ0: {glue:text}`gamma0_boot_ratio:.1f`; bias {glue:text}`gamma0_boot_bias:+.4f`), which puts a
+# number on the paper's remark that mean-field understates the spread. {glue:text}`boot_note`
 
 # %%
-# the observable rule (accuracy over all items), so a real source gets the same working fit
-working = above_floor(inputs.matrix.responses, inputs.matrix.observed)
-working_stem = stem_matrix.take(rows=np.flatnonzero(working))
+working, working_stem, depth = refitted["working"], refitted["working_stem"], refitted["depth"]
 fit_working = fit_cached(working_stem, interaction_spec(fast, seed), item_covariate=depth, progress=False)
 boot_spec = bootstrap_spec(fast, seed)
 if boot_max_steps:
     boot_spec = boot_spec.with_(max_steps=boot_max_steps, min_steps=min(boot_spec.min_steps, boot_max_steps))
-stem_subjects = inputs.frame.loc[stem, "subject"].to_numpy()
-boot = bootstrap_gammas(working_stem.responses, depth, boot_spec, replicates=boot_replicates, seed=seed,
-                        item_clusters=stem_subjects, progress=not fast)
+# whole checkpoints are resampled: duplicated rows of one checkpoint are one model, not several
+boot_inputs = {"replicates": boot_replicates, "seed": seed, "item_clusters": refitted["item_clusters"],
+               "row_clusters": refitted["row_clusters"]}
+boot, boot_record = read_bootstrap_record(results_dir, bootstrap_key(working_stem.responses, depth, boot_spec,
+                                                                     **boot_inputs))
+if boot is None:  # no record of these inputs: refit here
+    boot = bootstrap_gammas(working_stem.responses, depth, boot_spec, progress=not fast, **boot_inputs)
+boot_origin = (f"The {len(boot)} refits were recorded by `make bench` on {boot_record['created'][:10]} from "
+               "exactly these inputs (their SHA-256 key matches) and are read back, not rerun."
+               if "key" in boot_record else f"The refits ran in this build ({boot_record['problem']} for "
+               "these inputs).")
 intervals = interval_table(fit_working, boot)
 # the estimate the interval is around, as the native-interaction chapter glues it too (the same cached fit)
 boot_values = {"n_working_models": int(working.sum()), "gamma1_working": intervals.loc["gamma1", "estimate"]}
 for name in ("gamma0", "gamma1"):
     boot_values |= {f"{name}_boot_low": intervals.loc[name, "bootstrap low"],
                     f"{name}_boot_high": intervals.loc[name, "bootstrap high"],
+                    f"{name}_pct_low": intervals.loc[name, "percentile low"],
+                    f"{name}_pct_high": intervals.loc[name, "percentile high"],
+                    f"{name}_boot_bias": intervals.loc[name, "bootstrap bias"],
                     f"{name}_boot_ratio": intervals.loc[name, "width ratio"]}
-glue_values(boot_values | {"boot_replicates": boot_replicates, "boot_note": bootstrap_note(boot, boot_max_steps),
+glue_values(boot_values | {"boot_replicates": len(boot), "boot_note": bootstrap_note(boot, boot_max_steps),
+                           "boot_origin": boot_origin, "n_working_checkpoints": np.unique(refitted["row_clusters"]).size,
                            "boot_average_steps": boot_spec.average_steps,
                            "refit_check_resamples": REFIT_CHECK["resamples"], "refit_check_world": REFIT_CHECK["world"],
                            "refit_check_mean_sd": REFIT_CHECK["mean_offset_sd"],

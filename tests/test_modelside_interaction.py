@@ -1,6 +1,7 @@
 """The native interaction model: recovery of a planted γ, the model bootstrap, bad inputs."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mmlu_audit.core.errors import DataError, ParameterError
@@ -121,3 +122,28 @@ def test_bootstrap_world_note_says_whether_the_interval_covers_the_planted_zero(
     assert "covers the planted 0: no" in bootstrap_world_note(estimate=-0.009, boot_low=-0.022,
                                                               boot_high=-0.001)
 
+
+
+def test_row_clusters_draw_whole_checkpoints():
+    from mmlu_audit.analyses.modelside.interaction import _row_counts
+
+    checkpoints = np.repeat(np.arange(30), [1, 2, 3] * 10)  # 60 rows, duplicates of one checkpoint
+    counts = _row_counts(checkpoints, checkpoints.size, np.random.default_rng(0))
+    for label in np.unique(checkpoints):  # the rows of one checkpoint are drawn together, equally often
+        assert np.unique(counts[checkpoints == label]).size == 1
+    first = np.unique(checkpoints, return_index=True)[1]
+    assert counts[first].sum() == 30  # 30 checkpoints drawn with replacement, not 60 rows
+    plain = _row_counts(None, 60, np.random.default_rng(0))
+    assert plain.sum() == 60
+
+
+def test_the_basic_interval_reflects_the_refits_about_the_estimate(fit):
+    rng = np.random.default_rng(2)
+    boot = pd.DataFrame({"gamma0": rng.gamma(2.0, 0.1, 400), "gamma1": rng.normal(0.3, 0.05, 400)})
+    table = interval_table(fit, boot)
+    for name in ("gamma0", "gamma1"):
+        estimate = table.loc[name, "estimate"]
+        assert table.loc[name, "bootstrap low"] == pytest.approx(2 * estimate - boot[name].quantile(0.975))
+        assert table.loc[name, "bootstrap high"] == pytest.approx(2 * estimate - boot[name].quantile(0.025))
+        assert table.loc[name, "percentile low"] == pytest.approx(boot[name].quantile(0.025))
+        assert table.loc[name, "bootstrap bias"] == pytest.approx(boot[name].mean() - estimate)

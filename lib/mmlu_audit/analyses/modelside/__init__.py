@@ -6,6 +6,8 @@
   alone makes β fall with ability).
 - :mod:`.interaction` — the native ability × depth interaction model, with mean-field
   and model-bootstrap intervals side by side.
+- :mod:`.bootstrap_record` — the refit bootstrap recorded by ``make bench``, read back only for
+  the inputs it was made from.
 - :mod:`.depth_trend` — what identifies its γ1: the depth trends λ (log a) and κ (b) of the
   items' own estimates, by a two-stage regression clustered by subject.
 - :mod:`.ranking` — rank stability of STEM / non-STEM subscores against the aggregate:
@@ -13,6 +15,8 @@
   noise floor and the 2D-IRT ability gap.
 """
 
+from mmlu_audit.analyses.modelside.bootstrap_record import (bootstrap_key, read_bootstrap_record,
+                                                            working_stem_inputs, write_bootstrap_record)
 from mmlu_audit.analyses.modelside.depth_trend import DEPTH_TRENDS, depth_trends
 from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_gammas, bootstrap_note,
                                                        bootstrap_spec, bootstrap_world_note, gamma_summary,
@@ -36,7 +40,8 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
                                                        reasoning_sensitivity)
 
 __all__ = [
-    "DEPTH_TRENDS", "depth_trends",
+    "DEPTH_TRENDS", "depth_trends", "bootstrap_key", "read_bootstrap_record", "working_stem_inputs",
+    "write_bootstrap_record",
     "DISPLACEMENT_INTERVAL", "displacement_interval", "EXCLUSIONS", "REFIT_CHECK", "ability_gap",
     "beta_theta_correlations", "bootstrap_gammas",
     "bootstrap_note", "bootstrap_world_note",

@@ -109,9 +109,18 @@ def _column_counts(item_clusters, n_items: int, rng) -> np.ndarray:
     return np.bincount(_resampled_columns(item_clusters, rng), minlength=n_items)
 
 
+def _row_counts(row_clusters, n_rows: int, rng) -> np.ndarray:
+    """How often each row enters a draw of rows (or of whole row clusters) with replacement."""
+    if row_clusters is None:
+        return np.bincount(rng.integers(0, n_rows, n_rows), minlength=n_rows)
+    labels, index = np.unique(np.asarray(row_clusters), return_inverse=True)
+    drawn = np.bincount(rng.integers(0, labels.size, labels.size), minlength=labels.size)
+    return drawn[index]
+
+
 @seeded
 def bootstrap_gammas(responses, covariate, spec, *, replicates: int, seed: int, item_clusters=None,
-                     progress: bool = True) -> pd.DataFrame:
+                     row_clusters=None, progress: bool = True) -> pd.DataFrame:
     """γ0, γ1 refitted on ``replicates`` bootstrap resamples of the models and the item clusters.
 
     Parameters
@@ -128,6 +137,10 @@ def bootstrap_gammas(responses, covariate, spec, *, replicates: int, seed: int, 
     item_clusters : array, shape (I,), optional
         A cluster label per item (its subject): whole clusters are resampled with
         replacement alongside the rows. None resamples models only.
+    row_clusters : array, shape (J,), optional
+        A cluster label per row (its distinct checkpoint): whole clusters are resampled, each
+        drawn one contributing all its rows, so duplicated rows of one checkpoint are not
+        counted as independent models. None resamples rows.
     progress : bool
 
     Returns
@@ -147,11 +160,14 @@ def bootstrap_gammas(responses, covariate, spec, *, replicates: int, seed: int, 
     if item_clusters is not None and len(item_clusters) != responses.shape[1]:
         raise DataError("item_clusters",
                         f"needs one label per item ({responses.shape[1]}), got {len(item_clusters)}")
+    if row_clusters is not None and len(row_clusters) != len(responses):
+        raise DataError("row_clusters",
+                        f"needs one label per row ({len(responses)}), got {len(row_clusters)}")
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(replicates):  # the draws first (same stream as drawing between the fits), to size the rows
-        counts = np.bincount(rng.integers(0, len(responses), len(responses)), minlength=len(responses))
-        draws.append((counts, _column_counts(item_clusters, responses.shape[1], rng)))
+        draws.append((_row_counts(row_clusters, len(responses), rng),
+                      _column_counts(item_clusters, responses.shape[1], rng)))
     n_rows = max(int((counts > 0).sum()) for counts, _ in draws)
     rows = []
     for r, (counts, columns) in enumerate(tqdm(draws, desc="bootstrap over models and subjects",
@@ -196,12 +212,26 @@ def planted_gamma_target(a, b, covariate, gamma0: float, gamma1: float) -> dict:
 
 
 def interval_table(fit, boot: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Mean-field and bootstrap intervals side by side, with their width ratio."""
+    """Mean-field and bootstrap intervals side by side, with the bootstrap's bias and width ratio.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by parameter: ``estimate``, ``mean-field low``/``high``, the basic bootstrap
+        interval ``bootstrap low``/``high`` (2θ̂ minus the refits' upper and lower quantiles,
+        which corrects the percentile interval for the refits' bias and skew), the percentile
+        interval ``percentile low``/``high``, ``bootstrap bias`` (mean refit − θ̂),
+        ``bootstrap SD`` and ``width ratio`` (basic over mean-field width).
+    """
     tail = (1 - level) / 2
     mean_field = gamma_summary(fit, level)
     table = mean_field.rename(columns={"low": "mean-field low", "high": "mean-field high"})
-    table["bootstrap low"] = [float(boot[g].quantile(tail)) for g in GAMMAS]
-    table["bootstrap high"] = [float(boot[g].quantile(1 - tail)) for g in GAMMAS]
+    lower = np.array([float(boot[g].quantile(tail)) for g in GAMMAS])
+    upper = np.array([float(boot[g].quantile(1 - tail)) for g in GAMMAS])
+    estimate = table.loc[list(GAMMAS), "estimate"].to_numpy(float)
+    table["bootstrap low"], table["bootstrap high"] = 2 * estimate - upper, 2 * estimate - lower
+    table["percentile low"], table["percentile high"] = lower, upper
+    table["bootstrap bias"] = [float(boot[g].mean()) for g in GAMMAS] - estimate
     table["bootstrap SD"] = [float(boot[g].std(ddof=1)) if len(boot) > 1 else float("nan") for g in GAMMAS]
     table["width ratio"] = ((table["bootstrap high"] - table["bootstrap low"])
                             / (table["mean-field high"] - table["mean-field low"]))
