@@ -50,7 +50,7 @@ from mmlu_audit.analyses.modelside import (EXCLUSIONS, beta_theta_correlations, 
                                            null_world_note, reasoning_sensitivity, simulate_3pl,
                                            two_stage_headline)
 from mmlu_audit.inference import fisher_interval
-from mmlu_audit.core.paper import PAPER, paper_table
+from mmlu_audit.core.paper import PAPER, paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, paper_beside_ours, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, rerun_box, source_banner,
@@ -96,10 +96,11 @@ paper_table(rs_values, {f"rs_r_{k}": f"r(β, θ̂), {v}" for k, v in LABELS.item
 # %% [markdown]
 # ## The 3PL generative null
 #
-# A success probability bounded below by c = 0.25 compresses a weak model's empirical log-odds
-# towards logit(0.25) on every item, so its slope on depth flattens whatever the item demands.
-# To see how much of the correlation that geometry alone produces, a 3PL with c = 0.25 and no
-# interaction is fitted to the STEM submatrix; {glue:text}`null_replicates` response matrices
+# A success probability bounded below by c = {glue:text}`null_floor:.2f` compresses a weak model's
+# empirical log-odds towards logit({glue:text}`null_floor:.2f`) on every item, so its slope on depth
+# flattens whatever the item demands. To see how much of the correlation that geometry alone
+# produces, a 3PL with c = {glue:text}`null_floor:.2f` and no interaction is fitted to the STEM
+# submatrix; {glue:text}`null_replicates` response matrices
 # are simulated from its fitted parameters (seeded; cells missing in the data stay missing) and
 # each is passed through the identical β procedure. The replicate β are correlated with the 3PL
 # abilities that generated them. The null's mean correlations, and the share of the observed
@@ -119,7 +120,7 @@ null_values = ({f"null_r_{k}": summary.loc[k, "null mean"] for k in EXCLUSIONS}
                | {f"null_share_{k}": summary.loc[k, "share of observed"] for k in EXCLUSIONS}
                | {"null_theta_r_2pl": consistency["theta"], "null_b_r_2pl": consistency["b"],
                   "null_replicates": null_replicates})
-glue_values(null_values)
+glue_values(null_values | {"null_floor": fit_3pl.spec.guessing})
 null_table = paper_table({k: v for k, v in null_values.items() if k != "null_replicates"},
                          {**{f"null_r_{k}": f"null r(β, θ), {v}" for k, v in LABELS.items()},
                           **{f"null_share_{k}": f"null / observed, {v}" for k, v in LABELS.items()},
@@ -213,7 +214,8 @@ glue_values({"planted_note": planted_note})
 # exclusions (15 and 10 frontier models, all far above the guessing floor, so the artefact the 3PL
 # null measures barely acts), and a population-level interaction model or bootstrap over models.
 # The 79-model HELM subject table has no items, so no β at all. These are frontier models on a
-# different harness from the paper's 1,000 leaderboard models; nothing here replicates the
+# different harness from the paper's {glue:text}`paper_n_models:,` leaderboard models; nothing here
+# replicates the
 # paper's correlations.
 
 # %%
@@ -226,7 +228,8 @@ helm_logit = np.log((acc - 0.25) / (1 - acc))
 helm_beta.index = helm.models["model_id"]
 helm_r = float(np.corrcoef(helm_beta["beta"], helm_logit)[0, 1])
 helm_r_low, helm_r_high = fisher_interval(helm_r, len(helm_beta))
-glue_values({"helm_stem_min": int(helm_beta["n_items"].min()), "helm_stem_max": int(helm_beta["n_items"].max()),
+glue_values({"paper_n_models": paper_value("n_models"),
+             "helm_stem_min": int(helm_beta["n_items"].min()), "helm_stem_max": int(helm_beta["n_items"].max()),
              "helm_r_beta_acc": helm_r, "helm_r_low": helm_r_low, "helm_r_high": helm_r_high})
 helm_beta.sort_values("accuracy", ascending=False)[["beta", "accuracy", "n_items"]].round(3)
 

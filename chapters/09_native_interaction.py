@@ -57,7 +57,8 @@ simulated = inputs.truth is not None
 # ## The native interaction model
 #
 # The paper moves the interaction inside the response model,
-# P = c + (1 − c) σ(a(θ − b) + γ0 W + γ1 θ W) with c = 0.25 and W the standardised depth, fitted to
+# P = c + (1 − c) σ(a(θ − b) + γ0 W + γ1 θ W) with c = {glue:text}`int_guessing:.2f` and W the
+# standardised depth, fitted to
 # the STEM submatrix. As printed (free a_i and b_i per item under fixed N(0, 1) and HalfNormal(1)
 # priors) the model does not identify γ: the likelihood sees only each item's slope a_i + γ1 W_i and
 # intercept γ0 W_i − a_i b_i, so the items absorb any γ and the estimate follows the priors and the
@@ -107,7 +108,8 @@ for name in ("gamma0", "gamma1"):
                      f"{name}_working": above_floor_models.loc[name, "estimate"],
                      f"{name}_working_low": above_floor_models.loc[name, "low"],
                      f"{name}_working_high": above_floor_models.loc[name, "high"]}
-glue_values(gamma_values | {"int_min_steps": int_spec.min_steps, "int_average_steps": int_spec.average_steps})
+glue_values(gamma_values | {"int_min_steps": int_spec.min_steps, "int_average_steps": int_spec.average_steps,
+                            "int_guessing": int_spec.guessing})
 gamma_table = paper_table({k: gamma_values[k] for k in ("gamma0", "gamma0_low", "gamma0_high",
                                                        "gamma1", "gamma1_low", "gamma1_high")})
 display(gamma_table.round(3))

@@ -84,15 +84,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 
 #: Typed numbers found when this test was written, each fixed by a commit that removes its entry.
 PENDING: set[tuple[str, str, str]] = {
-    ("08_reasoning_sensitivity.py", "0.25", "by c = 0.25"),
-    ("08_reasoning_sensitivity.py", "0.25", "logit(0.25)"),
-    ("08_reasoning_sensitivity.py", "0.25", "3PL with c = 0.25"),
-    ("08_reasoning_sensitivity.py", "1,000", "the paper's 1,000 leaderboard models"),
-    ("09_native_interaction.py", "0.25", "with c = 0.25 and W"),
-    ("11_rank_stability.py", "0.25", "within 0.25 SD"),
-    ("11_rank_stability.py", "0.25", "|gap| ≤ 0.25"),
-    ("11_rank_stability.py", "1,000", "its Top 50 of 1,000"),
-    ("11_rank_stability.py", "1,000", "the paper's 1,000 open"),
     ("16_appendix_c_2d_irt.py", "0.965", "ρ = 0.965"),
     ("16_appendix_c_2d_irt.py", "8.2", "its z = 8.2"),
     ("19_validity.py", "2.24", "(SD 2.24)"),
