@@ -31,7 +31,7 @@ single-threaded and slow at full size, so it runs under ``--girth-max-seconds`` 
 it hits that cap, again on a random ``--girth-subset-items`` columns (said so in the
 result). Its estimates are compared with the truth and with ours (r of b and of a).
 ``engine="numpyro"`` (the same model through NumPyro's own SVI, AutoNormal, no early
-stopping) runs on ``--numpyro-seeds`` for as many steps as our fast engine took, so the
+stopping) runs on ``--numpyro-seeds`` for as many steps as our hand-written engine took, so the
 ratio is what the hand-written guide, ELBO and Adam buy per step at equal work. Finally
 the real Open LLM Leaderboard matrix (4,278 models × 102 items, metabench's training
 models, staged with mirt's 3PL fit) is fitted by ours and by girth; with no truth there,
@@ -161,12 +161,13 @@ def ours_worker(args) -> None:
     if args.estimates:
         np.savez(args.estimates, b=fit.b, a=fit.a)
     # the numpyro engine compiles inside its one run: its per-step time includes compilation
-    steady = max(meta["steps"] - spec.chunk, 1) if args.engine == "fast" else meta["steps"]
+    handwritten = args.engine == "handwritten"
+    steady = max(meta["steps"] - spec.chunk, 1) if handwritten else meta["steps"]
     recovery = recovery_stats(fit.b, b_true) if b_true is not None else {"r": None, "slope": None}
     print(json.dumps({
         "wall_s": meta["wall_s"], "process_s": time.perf_counter() - start,
         "compile_s": meta["compile_s"], "steps": meta["steps"], "converged": meta["converged"],
-        "per_step_ms": 1000 * (meta["wall_s"] - (meta["compile_s"] if args.engine == "fast" else 0)) / steady,
+        "per_step_ms": 1000 * (meta["wall_s"] - (meta["compile_s"] if handwritten else 0)) / steady,
         "r": recovery["r"], "slope": recovery["slope"],
         "r_a": recovery_stats(fit.a, a_true)["r"] if a_true is not None else None, "backend": meta["backend"],
         "peak_rss_mb": peak_rss_mb(), "engine": args.engine,
@@ -208,9 +209,10 @@ def estimates_path(matrix_path: Path, who: str) -> Path:
     return matrix_path.with_name(f"{matrix_path.stem}_{who}.npz")
 
 
-def ours_run(matrix_path: Path, rule: str, engine: str = "fast", max_steps: int | None = None) -> dict:
+def ours_run(matrix_path: Path, rule: str, engine: str = "handwritten",
+             max_steps: int | None = None) -> dict:
     """Our fit of the saved matrix under stopping rule ``rule``, in its own process."""
-    who = "ours" if (rule, engine) == ("bench", "fast") else f"ours_{rule}_{engine}"
+    who = "ours" if (rule, engine) == ("bench", "handwritten") else f"ours_{rule}_{engine}"
     command = [sys.executable, __file__, "--worker", str(matrix_path), "--rule", rule, "--engine", engine,
                "--estimates", str(estimates_path(matrix_path, who))]
     return run_json(command + (["--max-steps", str(max_steps)] if max_steps else []), timeout=3600)
@@ -324,7 +326,7 @@ def add_peer_runs(args, run: dict, matrix_path: Path, save: Callable[[], None]) 
             save()
     run["estimates_compared"] = compare_engines(matrix_path, {
         "ours": "ours", "py-irt best": "pyirt_hierarchical", "py-irt default": "pyirt_vague",
-        "numpyro": "ours_bench_numpyro", "ours, chapters' rule": "ours_chapters_fast",
+        "numpyro": "ours_bench_numpyro", "ours, chapters' rule": "ours_chapters_handwritten",
         "girth": "girth"})  # girth only when its full-matrix fit finished
 
 
@@ -460,7 +462,8 @@ def main() -> None:
     parser.add_argument("--skip-real", action="store_true", help="skip the real leaderboard matrix")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--rule", choices=["bench", "chapters"], default="bench", help=argparse.SUPPRESS)
-    parser.add_argument("--engine", choices=["fast", "numpyro"], default="fast", help=argparse.SUPPRESS)
+    parser.add_argument("--engine", choices=["handwritten", "numpyro"], default="handwritten",
+                        help=argparse.SUPPRESS)
     parser.add_argument("--max-steps", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--estimates", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -6,7 +6,7 @@
   NumPyro's ``Trace_ELBO`` of a given guide equals the engine's ELBO plus the entropy
   constant the traces leave out;
 * ``fit_irt(..., engine="numpyro")`` (``SVI`` + ``AutoNormal`` + ``Trace_ELBO``) reaches the
-  fast engine's optimum: the same ELBO within 0.15 % and the same estimates (r(b) ≥ 0.99).
+  hand-written engine's optimum: the same ELBO within 0.15 % and the same estimates (r(b) ≥ 0.99).
   Calibration: on the default-suite problem (60 models × 40 items, 500 steps) three data/fit
   seeds gave r(b) ≥ 0.995, r(a) ≥ 0.957 and ELBO differences ≤ 0.05 % (the tail means carry
   ≈ 0.04 % of Monte-Carlo noise themselves); at 120 × 80 and 800 steps every model gave
@@ -197,7 +197,7 @@ def test_numpyro_engine_reaches_the_fast_engines_optimum():
     spec = IRTSpec(max_steps=500, min_steps=500, seed=1)
     fast = fit_irt(y, spec, progress=False)
     reference = fit_irt(y, spec, progress=False, engine="numpyro")
-    assert fast.meta["engine"] == "fast" and reference.meta["engine"] == "numpyro"
+    assert fast.meta["engine"] == "handwritten" and reference.meta["engine"] == "numpyro"
     assert reference.meta["steps"] == spec.max_steps and np.isfinite(reference.elbo).all()
     assert np.corrcoef(fast.b, reference.b)[0, 1] >= 0.99
     assert np.corrcoef(fast.a, reference.a)[0, 1] >= 0.9  # a is weakly identified by 60 models
@@ -230,3 +230,8 @@ def test_numpyro_engine_reaches_the_same_optimum_for_every_model(model, b_prior)
 def test_unknown_engine_is_refused():
     with pytest.raises(ParameterError, match="engine"):
         fit_irt(np.zeros((3, 4), np.int8), IRTSpec(max_steps=5), engine="stan", progress=False)
+
+
+def test_the_old_engine_name_is_refused_with_the_new_one():
+    with pytest.raises(ParameterError, match='engine="handwritten"'):
+        fit_irt(np.zeros((3, 4), np.int8), IRTSpec(max_steps=5), engine="fast", progress=False)

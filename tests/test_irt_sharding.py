@@ -61,5 +61,5 @@ def test_bad_device_requests_are_refused():
         fit_irt(y, spec, progress=False, devices=64)
     with pytest.raises(ParameterError, match="positive number"):
         fit_irt(y, spec, progress=False, devices=0)
-    with pytest.raises(ParameterError, match="fast engine"):
+    with pytest.raises(ParameterError, match="hand-written engine"):
         fit_irt(y, spec, progress=False, devices=2, engine="numpyro")

@@ -135,7 +135,7 @@ def test_a_present_row_or_item_needs_a_response_among_the_present_ones():
 
 
 @pytest.mark.parametrize("name", ["row_weight", "item_weight"])
-def test_weights_are_a_fast_engine_option(name):
+def test_weights_are_a_handwritten_engine_option(name):
     weight = COUNTS if name == "row_weight" else ITEM_COUNTS
     with pytest.raises(ParameterError, match=name):
         fit_irt(_responses(6, 9, seed=0), IRTSpec(max_steps=10), **{name: weight}, engine="numpyro",
@@ -175,7 +175,7 @@ def test_weighted_interaction_fit_matches_the_duplicated_and_dropped_fit():
     assert np.isfinite(weighted.theta[counts > 0]).all() and np.isfinite(weighted.b[item_counts > 0]).all()
 
 
-def test_iterate_averaging_is_a_fast_engine_option():
+def test_iterate_averaging_is_a_handwritten_engine_option():
     with pytest.raises(ParameterError, match="average_steps"):
         fit_irt(_responses(6, 9, seed=0), IRTSpec(max_steps=10, average_steps=25), engine="numpyro",
                 progress=False)

@@ -315,7 +315,7 @@ def _irt_record(walls: dict, r=0.989, cpus=2, load=(1.0, 2.0)):
     spec = {"model": "2pl", "b_prior": "hierarchical"}
     runs = [{"world": {"world_seed": seed, "n_models": 10, "n_items": 20},
              "ours_bench": {"wall_s": wall, "compile_s": 1.0, "steps": 125, "r": r, "spec": spec,
-                            "engine": "fast", "backend": "cpu (cpu)"}} for seed, wall in walls.items()]
+                            "engine": "handwritten", "backend": "cpu (cpu)"}} for seed, wall in walls.items()]
     machine = {"cpus": cpus, "loadavg_at_start": [load[0]], "loadavg_at_end": [load[1]]}
     return {"runs": runs, "machine": machine}
 

@@ -2,7 +2,7 @@
 
 The default engine writes the mean-field guide, ELBO and Adam by hand (NumPyro supplies the
 distributions); ``fit_irt(..., engine="numpyro")`` runs the same model through NumPyro's
-``SVI`` with ``AutoNormal`` and ``Trace_ELBO``, the reference the fast engine is tested against.
+``SVI`` with ``AutoNormal`` and ``Trace_ELBO``, the reference the hand-written engine is tested against.
 
 Public API
 ----------

@@ -5,8 +5,8 @@ Adam by hand and takes only the distributions from NumPyro. This module states e
 model as an ordinary NumPyro model — the priors of :func:`~mmlu_audit.irt.models.site_priors`
 and a masked ``Bernoulli`` likelihood written from :func:`~mmlu_audit.irt.models.linear_predictor`,
 independently of the engine's custom-gradient likelihood — and fits it with
-``numpyro.infer.SVI``, ``AutoNormal`` and ``Trace_ELBO``. It exists to check the fast
-engine against NumPyro itself (``tests/test_irt_numpyro.py``) and for users who want
+``numpyro.infer.SVI``, ``AutoNormal`` and ``Trace_ELBO``. It exists to check the
+hand-written engine against NumPyro itself (``tests/test_irt_numpyro.py``) and for users who want
 the reference path; it is slower and runs all ``max_steps`` steps (no early stopping).
 """
 
@@ -39,7 +39,7 @@ _SAMPLE_ORDER = ("rho", "sigma_theta", "gamma0", "gamma1", "mu_b", "sigma_b", "m
 def numpyro_model(spec: IRTSpec, data: FitData) -> Callable[[], None]:
     """The NumPyro model of ``spec`` on ``data`` (a function of no arguments).
 
-    Its latent sites, shapes and priors are those of the fast engine; cells whose sign is
+    Its latent sites, shapes and priors are those of the hand-written engine; cells whose sign is
     0 (missing or held out) are masked out of the likelihood.
     """
     sites = {site.name: site for site in model_sites(spec, *data.shape)}
@@ -72,7 +72,7 @@ def run_numpyro_svi(spec: IRTSpec, data: FitData, progress: bool = True) -> SVIR
     """Fit ``spec`` on ``data`` with ``numpyro.infer.SVI`` (AutoNormal guide, Trace_ELBO).
 
     Same starting point (``init_to_value`` at the engine's :func:`initial_values`), initial
-    guide scale, Adam step size and decay, seed and number of steps as the fast engine.
+    guide scale, Adam step size and decay, seed and number of steps as the hand-written engine.
     The guide is returned in the engine's parametrisation (ρ = tanh z, where NumPyro's
     bijection onto (−1, 1) is 2 σ(z′) − 1 = tanh(z′/2)), and the ELBO trace without the
     entropy constant, so :func:`~mmlu_audit.irt.result.summarise_fit` and the stored

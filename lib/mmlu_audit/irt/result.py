@@ -220,10 +220,10 @@ def _used_cells(data) -> np.ndarray:
     return used
 
 
-def summarise_fit(spec: IRTSpec, data, run, backend: str, engine: str = "fast") -> IRTFit:
+def summarise_fit(spec: IRTSpec, data, run, backend: str, engine: str = "handwritten") -> IRTFit:
     """Build the :class:`IRTFit` of an optimiser run (see the module docstring).
 
-    ``backend`` is the JAX device, ``engine`` the optimiser (``"fast"`` or ``"numpyro"``).
+    ``backend`` is the JAX device, ``engine`` the optimiser (``"handwritten"`` or ``"numpyro"``).
     """
     variables = _parameter_variables(spec, data, run)
     variables.update(_input_variables(data))
