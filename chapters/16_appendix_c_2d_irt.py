@@ -17,7 +17,8 @@
 #
 # This appendix tests the paper's claim (§4.3) that one ability does not account for MMLU
 # responses: a between-item two-dimensional 2PL (STEM items load on θ_STEM, the others on
-# θ_nonSTEM) estimates a latent correlation ρ = 0.965 with no posterior mass above 0.99, predicts
+# θ_nonSTEM) estimates a latent correlation ρ = {glue:text}`paper_rho_2d:.3f` with no posterior mass
+# above 0.99, predicts
 # held-out responses better than the one-dimensional 2PL, and a model-free subscale correlation
 # agrees. On the simulated world the claim is **true by construction**: the simulator draws two
 # abilities with a planted correlation (realised {glue:text}`rho_planted:.3f`), plus a small
@@ -53,7 +54,7 @@ from mmlu_audit.core.checkpoints import distinct_checkpoints, first_of_each_chec
 from mmlu_audit.inference import fisher_exceedance, fisher_interval
 from mmlu_audit.irt import ability_correlation, fit_cached, heldout_cells, heldout_loglik, holdout_mask, paired_z
 from mmlu_audit.irt.posterior import posterior_table, to_inference_data
-from mmlu_audit.core.paper import paper_table
+from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
@@ -72,7 +73,8 @@ steps = {"max_steps": max_steps} if max_steps else {}
 spec_1d = calibration_spec(fast, seed, **steps)
 spec_2d = spec_1d.with_(model="2d")
 rho_planted = working_rho(truth) if truth is not None else float("nan")  # among the working models
-glue_values({"population_note": population_note(matrix), "rho_planted": rho_planted})
+glue_values({"population_note": population_note(matrix), "rho_planted": rho_planted,
+             "paper_rho_2d": paper_value("rho_2d"), "paper_heldout_paired_z": paper_value("heldout_paired_z")})
 source_banner(matrix)
 
 # %% [markdown]
@@ -195,7 +197,8 @@ glue_values({"fit_2d_export_draws": export_draws, "fit_2d_export_mb": export_pat
 # ability estimate and a subject's cells share its items' fit, so the same sum divided by
 # cluster-robust SEs gives z = {glue:text}`heldout_z_by_model:.1f` clustered by model
 # ({glue:text}`heldout_n_models:,` clusters) and z = {glue:text}`heldout_z_by_subject:.1f` clustered
-# by subject ({glue:text}`heldout_n_subjects` clusters). The paper does not say how its z = 8.2
+# by subject ({glue:text}`heldout_n_subjects` clusters). The paper does not say how its
+# z = {glue:text}`paper_heldout_paired_z:.1f`
 # was computed; a plain paired test over cells is the likely reading (it is the usual default, and
 # nothing in the paper mentions clustering), so it compares with the independent-cells value here,
 # and the clustered values are the ones to read as evidence. The paper's masked set is the same share of a matrix of the same size.

@@ -47,6 +47,7 @@ from IPython.display import Markdown, display
 from mmlu_audit.book.plots import stamp_source, use_style
 from mmlu_audit.book.report import glue_values, simulation_banner
 from mmlu_audit.analyses.validity import recovery_value
+from mmlu_audit.worlds.simulated import WorldSpec
 
 use_style()
 results = Path(results_dir)
@@ -67,9 +68,10 @@ simulation_banner(
 # %% [markdown]
 # ## Calibration: b, a, θ and the scale, by world and prior
 #
-# Three worlds: a 2PL world with normal difficulties of the paper's spread (SD 2.24), the same
-# with skewed, heavy-tailed difficulties (a standardised log-normal noise term, same SD), and the
-# chapters' 3PL world (guessing floor 0.25) fitted with the paper's 2PL. Each is calibrated with
+# Three worlds: a 2PL world with normal difficulties of the paper's spread
+# (SD {glue:text}`validity_b_sd:.2f`), the same with skewed, heavy-tailed difficulties (a
+# standardised log-normal noise term, same SD), and the chapters' 3PL world (guessing floor
+# {glue:text}`validity_guessing:.2f`) fitted with the paper's 2PL. Each is calibrated with
 # the chapters' stopping rule under the three difficulty priors of `IRTSpec`. *r* is the
 # correlation of estimate and truth; *slope* the OLS slope of estimate on truth (1 = the right
 # scale, < 1 compressed). θ is compared with the item-share-weighted mean of the two planted
@@ -98,7 +100,7 @@ calibration_stats = {
     "validity_r_a_3pl_best": recovery[(recovery["parameter"] == "a") & recovery["world"].str.startswith("3PL")]["r"].max(),
     "validity_r_theta_min": recovery[recovery["parameter"] == "theta"]["r"].min(),
 }
-glue_values(calibration_stats)
+glue_values(calibration_stats | {"validity_b_sd": WorldSpec().b_sd, "validity_guessing": WorldSpec().guessing})
 
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
 for ax, column in zip(axes, ("r", "slope"), strict=False):

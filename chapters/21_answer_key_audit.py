@@ -350,7 +350,8 @@ missed.merge(flags[["question_id", "panel_choice", "choice_votes", "key_votes"]]
 # **What {glue:text}`n_models` models can support.** Each a rests on at most
 # {glue:text}`n_models` binary answers. The posterior SD of a has median
 # {glue:text}`ww_a_sd_median:.2f` (against a median |a| of {glue:text}`ww_abs_a_median:.2f`), and
-# P(a < 0) under the fitted guide lies between 0.1 and 0.9 for only
+# P(a < 0) under the fitted guide lies between {glue:text}`ww_undecided_low` and
+# {glue:text}`ww_undecided_high` for only
 # {glue:text}`ww_share_undecided:.1%` of questions. That confidence is the mean-field guide's,
 # conditional on every θ and b, and it understates the spread. A model-free check is blunter:
 # the item–rest correlation over the models that saw the question, whose Fisher 95 % interval has
@@ -365,6 +366,7 @@ missed.merge(flags[["question_id", "panel_choice", "choice_votes", "key_votes"]]
 signed_spec = calibration_spec(fast, seed).with_(a_prior="normal", a_scale=signed_a_scale)
 signed_fit = fit_cached(panel.matrix, signed_spec, progress=False)
 ways = wrong_way_frame(signed_fit, panel.matrix.responses, z=wrong_way_z)
+undecided = (0.1, 0.9)  # a P(a < 0) between these leaves the sign of a undecided
 rules = {"consensus rule": flags["flagged"].to_numpy(), "wrong-way a": ways["flagged"].to_numpy()}
 key_table = pd.concat({"all of MMLU-Pro": validation_table(rules, corrected, np.ones(len(items), bool),
                                                            combine=True),
@@ -386,7 +388,8 @@ glue_values({"signed_a_scale": signed_a_scale, "wrong_way_z": wrong_way_z,
              "n_corrected_key_unchosen": int((ways["n_correct"].to_numpy()[corrected] == 0).sum()),
              "ww_a_sd_median": float(ways["a_sd"].median()),
              "ww_abs_a_median": float(ways["a_signed"].abs().median()),
-             "ww_share_undecided": float(ways["p_negative"].between(0.1, 0.9).mean()),
+             "ww_undecided_low": undecided[0], "ww_undecided_high": undecided[1],
+             "ww_share_undecided": float(ways["p_negative"].between(*undecided).mean()),
              "ww_rest_half_width": fisher_interval(0.0, panel.matrix.shape[0])[1],
              "ww_n_rest_negative": int((ways["item_rest_high"] < 0).sum()),
              "ww_n_flagged_rest_negative": int((ways["flagged"] & (ways["item_rest_high"] < 0)).sum())})

@@ -84,11 +84,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 
 #: Typed numbers found when this test was written, each fixed by a commit that removes its entry.
 PENDING: set[tuple[str, str, str]] = {
-    ("16_appendix_c_2d_irt.py", "0.965", "ρ = 0.965"),
-    ("16_appendix_c_2d_irt.py", "8.2", "its z = 8.2"),
-    ("19_validity.py", "2.24", "(SD 2.24)"),
-    ("19_validity.py", "0.25", "(guessing floor 0.25)"),
-    ("21_answer_key_audit.py", "0.1", "between 0.1 and 0.9"),
     ("98_scorecard.py", "1,000", "own 1,000 models"),
     ("99_performance.py", "1,000", "for 1,000 models"),
     ("99_performance.py", "3,153", "× 3,153 STEM-sized"),
