@@ -30,7 +30,8 @@
 # simulator copies the paper's value outright (see {ref}`page-simulated-world`) the match is by
 # construction, and the pipeline *{glue:text}`term_recovers`* there. *{glue:text}`verdict_differs`*:
 # outside tolerance. *{glue:text}`verdict_real_other`*: a real-response result on another population;
-# its reported column shows the paper's value for the paper's own 1,000 models, for orientation.
+# its reported column shows the paper's value for the paper's own {glue:text}`paper_n_models:,` models,
+# for orientation.
 # *Not computable*: with the reason. The MMLU-Pro key audit's reported values come from a blog post,
 # not a paper ({glue:text}`blog_post`); their verdicts say "the blog post's value". Every p is the p
 # of the test its row names (hover it), and every interval the one its chapter says to read. So
@@ -52,7 +53,7 @@ from mmlu_audit.book.plots import use_style
 from mmlu_audit.book.report import glue_values, write_download
 from mmlu_audit.book.scorecard import (VERDICTS, chapters_read, collect, headline, scorecard, scorecard_csv,
                                        scorecard_html, short_words_text)
-from mmlu_audit.core.paper import BLOG_POST, RECOVERS
+from mmlu_audit.core.paper import BLOG_POST, RECOVERS, paper_value
 
 use_style()
 collection = collect(executed_dir, expect={"data_source": data_source, "seed": seed, "fast": fast},
@@ -61,7 +62,8 @@ table = scorecard(collection)
 titles = {c.chapter: c.title for c in collection.chapters}
 write_download(scorecard_csv(table), "scorecard.csv", executed_dir)
 glue_values(headline(table) | {"scorecard_data_source": data_source, "scorecard_seed": seed,
-                               "scorecard_fast": fast, "term_recovers": RECOVERS, "blog_post": BLOG_POST}
+                               "scorecard_fast": fast, "term_recovers": RECOVERS, "blog_post": BLOG_POST,
+                               "paper_n_models": paper_value("n_models")}
             | dict(zip(("verdict_reproduced_real", "verdict_reproduced_simulated", "verdict_differs",
                         "verdict_real_other"), VERDICTS[:4], strict=True)))
 

@@ -298,9 +298,10 @@ else:
 # %% [markdown]
 # ## Model-side analyses (§5)
 #
-# The Reasoning Sensitivity Coefficient for 1,000 models × 3,153 STEM-sized items (5 % missing
-# cells) by one batched Newton iteration, against statsmodels `Logit` fitted model by model in
-# the same run (timed on a few models and scaled to 1,000); target ≤ 5 s. With
+# The Reasoning Sensitivity Coefficient for a matrix of the paper's size (its number of models ×
+# its number of STEM items, 5 % missing cells) by one batched Newton iteration, against
+# statsmodels `Logit` fitted model by model in the same run (timed on a few models and scaled to
+# all of them); target ≤ 5 s. With
 # `bench_modelside.py --chapters`, also the wall time of {ref}`chap-reasoning-sensitivity` and
 # {ref}`chap-rank-stability` at full settings (target ≤ 10 min together on 2 cores) and their
 # CPU time, which depends far less on what else shares the machine (idle wall time lies between

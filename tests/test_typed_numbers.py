@@ -82,15 +82,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "the 20-, 29- and 79-model sources in the same list",
 }
 
-#: Typed numbers found when this test was written, each fixed by a commit that removes its entry.
-PENDING: set[tuple[str, str, str]] = {
-    ("98_scorecard.py", "1,000", "own 1,000 models"),
-    ("99_performance.py", "1,000", "for 1,000 models"),
-    ("99_performance.py", "3,153", "× 3,153 STEM-sized"),
-    ("99_performance.py", "1,000", "scaled to 1,000"),
-    ("simulated_world.md", "1,000", "(1,000 Open LLM"),
-}
-
 
 # ---------------------------------------------------------------- the prose
 
@@ -275,10 +266,9 @@ def scan(name: str, text: str, known: dict[str, float]) -> list[tuple]:
 
 
 def allowed_by(finding) -> tuple | None:
-    """The :data:`ALLOWED` (or :data:`PENDING`) key that covers a finding, if any."""
+    """The :data:`ALLOWED` key that covers a finding, if any."""
     name, _, written, line, _ = finding
-    keys = [*ALLOWED, *PENDING]
-    return next((key for key in keys if key[0] == name and key[1] == written and key[2] in line), None)
+    return next((key for key in ALLOWED if key[0] == name and key[1] == written and key[2] in line), None)
 
 
 def report(found) -> str:
@@ -368,7 +358,7 @@ def test_no_typed_known_number(everything):
 
 
 def test_every_allowlist_entry_is_used(everything):
-    stale = (set(ALLOWED) | PENDING) - {allowed_by(f) for f in everything}
+    stale = set(ALLOWED) - {allowed_by(f) for f in everything}
     assert not stale, f"ALLOWED entries that match nothing any more: {sorted(stale)}"
 
 
