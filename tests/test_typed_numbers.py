@@ -26,8 +26,8 @@ The rules:
 * **A number** is a run of digits with an optional decimal part, thousands written ``14,042``; a
   "−" or "-" before it is its sign unless it joins it to a word (``GPT-4``). Digits that are part
   of a name are not numbers: touching a letter, ``_``, ``-`` or ``.`` (``2PL``, ``θ_1``,
-  ``world-4``, ``Qwen2-72B``, ``10-fold``, ``v1.13.0``), a superscript or a ``^`` power (``10²``),
-  or following "§", "Section", "chapter", "Appendix", "issue", "Table", "Figure", "step",
+  ``world-4``, ``Qwen2-72B``, ``10-fold``, ``v1.13.0``), an exponent (the ² of ``10²``, a ``^``
+  power), or following "§", "Section", "chapter", "Appendix", "issue", "Table", "Figure", "step",
   "version" or a product name with versions (``Redux 2.0``, ``Llama 3.1``).
 * **Equal** means: the number as written is the known value rounded to as many decimals as it is
   written with, sign included. A number followed by "%" is read as its fraction. A number of one
