@@ -9,6 +9,9 @@ import pytest
 
 from mmlu_audit import ParameterError, WorldSpec, load_or_simulate, simulate_world
 from mmlu_audit.analyses.real_leaderboard import SIMULATOR_TOLERANCES
+from mmlu_audit.book.build import chapter_parameters
+from mmlu_audit.book.chapters import chapter_stem
+from mmlu_audit.core.paths import project_root
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.data.openllm import load_openllm_aggregates, load_openllm_mmlu102
 from mmlu_audit.worlds.calibration import (CALIBRATION_TARGETS, CHANCE_CUTOFF, above_floor,
@@ -94,6 +97,13 @@ def test_above_floor_by_hand():
         above_floor(y, observed=np.ones((4, 3), bool))
     with pytest.raises(DataError, match="answered no item"):
         above_floor(np.array([[1, 0], [-1, -1]], np.int8))
+
+
+def test_the_real_leaderboard_chapter_counts_near_chance_at_the_calibration_cutoff():
+    # one near-chance cutoff: the chapter's parameters cell must hold a literal (papermill), so it
+    # writes 100 × CHANCE_CUTOFF as a full-MMLU score in percent, and this keeps the two equal
+    chapter = project_root() / "chapters" / f"{chapter_stem('chap-real-leaderboard')}.py"
+    assert float(chapter_parameters(chapter)["chance_score"]) == pytest.approx(100 * CHANCE_CUTOFF)
 
 
 @pytest.mark.slow  # simulates the full 1,000 × 14,042 world when no cached copy is at hand (~3 min)
