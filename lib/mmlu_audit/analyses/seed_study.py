@@ -64,7 +64,7 @@ def load_seed_study(folder) -> pd.DataFrame:
     return table
 
 
-def _share(hits) -> dict:
+def monte_carlo_share(hits) -> dict:
     """The share of True in ``hits`` with its binomial Monte Carlo SE √(r(1 − r)/n)."""
     hits = np.asarray(hits, bool)
     rate = float(hits.mean())
@@ -84,7 +84,7 @@ def rejection_rate(table: pd.DataFrame, world: str, key: str, alpha: float = 0.0
     p = table.loc[table["world"] == world, key].to_numpy(float)
     if p.size == 0:
         raise ParameterError("world", f"no seed of world {world!r} in the study")
-    return _share(p < alpha)
+    return monte_carlo_share(p < alpha)
 
 
 def placed_in_study(table: pd.DataFrame, world: str, key: str, value: float, alpha: float = 0.05) -> dict:
@@ -196,7 +196,7 @@ def seed_study_summary(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame
             (part["d_ner_low"] <= part["d_ner_planted"]) & (part["d_ner_planted"] <= part["d_ner_high"]))
         for quantity, hit in hits.items():
             reads = ("coverage" if "covers" in quantity else "power" if world == "planted" else "size")
-            rows.append({"world": world, "quantity": quantity} | _share(hit) | {"reads_as": reads})
+            rows.append({"world": world, "quantity": quantity} | monte_carlo_share(hit) | {"reads_as": reads})
     return pd.DataFrame(rows)
 
 
