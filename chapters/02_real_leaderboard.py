@@ -493,7 +493,10 @@ glue_figure("fig_simulator_vs_real", fig)
 # held below to every real figure it is asked to match: the three its population side was
 # *fitted* to, and figures no calibration saw (*held out*): the spread of item p-values in the
 # real item-level pool, with each real model matched by accuracy to a simulated one, and the
-# correlation of STEM and non-STEM subscores across HELM's per-subject table. The fitted real
+# correlation of STEM and non-STEM subscores across HELM's per-subject table; a held-out real
+# figure carries a 95 % interval from a delete-one-model jackknife (the models are its sampling
+# unit), so a gap can be read against it; the two quantiles of the p-values have none (see
+# `simulator_targets`). The fitted real
 # scores are macro means over the subjects, the simulator's item-weighted, a difference of
 # scale the calibration leaves in. The largest held-out gap is in
 # **{glue:text}`largest_heldout_gap_target`** ({glue:text}`largest_heldout_gap:+.3f`, simulated
