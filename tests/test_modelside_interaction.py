@@ -7,7 +7,7 @@ import pytest
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import IRTSpec, fit_irt
 from mmlu_audit.analyses.modelside import bootstrap_gammas, gamma_summary, interval_table
-from mmlu_audit.analyses.modelside.interaction import bootstrap_world_note, gamma_world_note
+from mmlu_audit.analyses.modelside.interaction import recovery_check
 from mmlu_audit.core.scaling import standardise
 
 GAMMA0, GAMMA1 = -0.4, -0.3
@@ -97,31 +97,21 @@ def test_planted_interaction_world_and_its_target():
     assert abs(g1["mean"] - target["gamma1"]) < max(3 * g1["sd"], 0.02), (g1, target)
 
 
-def test_gamma_world_note_states_the_all_model_fit_where_the_world_has_floor_models():
-    gamma1 = {"estimate": -0.006, "low": -0.012, "high": -0.001}
-    plain = gamma_world_note(gamma1=gamma1, item_target=0.004)
-    assert "estimates γ1 = -0.006, mean-field interval [-0.012, -0.001]" in plain
-    assert "which it covers: no" in plain and "guessing floor" not in plain
-    assert "which it covers: yes" in gamma_world_note(gamma1=gamma1, item_target=-0.005)
-    assert gamma_world_note(gamma1=gamma1, item_target=0.004,
-                            all_models={"n_floor": 0, "estimate": 0.0, "low": -1, "high": 1,
-                                        "n_planted_chance": 0, "rule_matches": True}) == plain
-    floor = {"n_floor": 130, "estimate": -0.019, "low": -0.026, "high": -0.013, "n_planted_chance": 130,
-             "rule_matches": True}
-    note = gamma_world_note(gamma1=gamma1, item_target=0.004, all_models=floor)
-    assert note.startswith(plain) and "130 models below the floor rule, exactly the models planted" in note
-    assert "γ1 = -0.019 (mean-field [-0.026, -0.013]), which excludes the planted 0: yes" in note
-    covering = gamma_world_note(gamma1=gamma1, item_target=0.004,
-                                all_models=floor | {"high": 0.002, "rule_matches": False})
-    assert "excludes the planted 0: no" in covering and "not exactly the 130 models" in covering
-
-
-def test_bootstrap_world_note_says_whether_the_interval_covers_the_planted_zero():
-    assert "[-0.020, 0.010], covers the planted 0: yes" in bootstrap_world_note(
-        estimate=-0.006, boot_low=-0.02, boot_high=0.01)
-    assert "covers the planted 0: no" in bootstrap_world_note(estimate=-0.009, boot_low=-0.022,
-                                                              boot_high=-0.001)
-
+def test_recovery_check_says_whether_the_interval_covers_the_target_and_how_far_off_it_is():
+    inside = recovery_check(estimate=-0.006, low=-0.02, high=0.01, target=0.0)
+    assert inside["covers"] is True and inside["offset"] == pytest.approx(-0.006)
+    # a 95 % interval 2 × 1.96 SDs wide: an SD of 0.03 / 3.92
+    assert inside["offset_sd"] == pytest.approx(0.006 / (0.03 / (2 * 1.959964)), rel=1e-6)
+    outside = recovery_check(estimate=-0.009, low=-0.022, high=-0.001, target=0.0)
+    assert outside["covers"] is False and outside["offset"] == pytest.approx(-0.009)
+    # the bounds themselves are covered; a target above the interval is not
+    assert recovery_check(estimate=0.0, low=-0.012, high=-0.001, target=-0.001)["covers"] is True
+    assert recovery_check(estimate=-0.006, low=-0.012, high=-0.001, target=0.004)["covers"] is False
+    # a wider level reads the same width as a smaller SD
+    wide = recovery_check(estimate=0.1, low=-1.0, high=1.0, target=0.0, level=0.99)
+    assert wide["offset_sd"] == pytest.approx(0.1 / (2 / (2 * 2.575829)), rel=1e-6)
+    # an interval of width 0 has no SD to count in
+    assert recovery_check(estimate=0.5, low=0.2, high=0.2, target=0.2)["offset_sd"] == np.inf
 
 
 def test_row_clusters_draw_whole_checkpoints():

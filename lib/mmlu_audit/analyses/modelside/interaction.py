@@ -22,6 +22,8 @@ compiled programs serve all refits instead of one per resample shape.
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
@@ -31,9 +33,7 @@ from mmlu_audit.core.scaling import standardise
 from mmlu_audit.core.seeds import check_seed, child_seed, seeded
 
 __all__ = ["REFIT_CHECK", "interaction_spec", "bootstrap_spec", "gamma_summary", "bootstrap_gammas",
-           "interval_table", "simulate_interaction", "planted_gamma_target", "bootstrap_note",
-           "gamma_world_note", "bootstrap_world_note",
-           "planted_interaction_note"]
+           "interval_table", "simulate_interaction", "planted_gamma_target", "recovery_check"]
 
 GAMMAS = ("gamma0", "gamma1")
 
@@ -238,73 +238,30 @@ def interval_table(fit, boot: pd.DataFrame, level: float = 0.95) -> pd.DataFrame
     return table.rename_axis("parameter")
 
 
-def bootstrap_note(boot: pd.DataFrame, max_steps: int = 0) -> str:
-    """One sentence on how the bootstrap refits ran: capped (a smoke run) or how many converged."""
-    if max_steps:
-        return (f"Fast mode: only {len(boot)} refits of at most {max_steps} SVI steps each, so the "
-                "bootstrap interval only shows that the machinery runs.")
-    return f"{int(boot['converged'].sum())} of {len(boot)} refits met the convergence rule."
+def recovery_check(*, estimate: float, low: float, high: float, target: float,
+                   level: float = 0.95) -> dict:
+    """Whether an interval covers a planted target, and how far its estimate lies from it.
 
+    Parameters
+    ----------
+    estimate, low, high : float
+        The estimate and its equal-tailed interval (mean-field or bootstrap).
+    target : float
+        The value a sound estimator recovers: a planted γ1 (0 in the simulated world) or the item
+        sample's target (:func:`planted_gamma_target`).
+    level : float
+        The interval's level, which converts its width into a normal SD.
 
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
-def gamma_world_note(*, gamma1: dict, item_target: float, all_models: dict | None = None) -> str:
-    """What the simulated world (no planted interaction) shows of the native model's mean-field fit.
-
-    ``gamma1`` holds the estimate and mean-field interval (``estimate``, ``low``, ``high``) of the
-    fit the planted truth is compared with (the models above the guessing floor); ``item_target``
-    is this item sample's chance W-trend of the true discriminations (:func:`planted_gamma_target`
-    with γ = 0). ``all_models``, where the world has models at the floor, holds the fit over every
-    model (``estimate``, ``low``, ``high``), ``n_floor`` (models below the floor rule),
-    ``n_planted_chance`` and ``rule_matches`` (whether the rule found exactly the models planted at
-    chance). The two-stage coefficient's side of the same world is
-    :func:`mmlu_audit.analyses.modelside.null3pl.null_world_note`, the bootstrap's
-    :func:`bootstrap_world_note`.
+    Returns
+    -------
+    dict
+        ``covers`` (``low <= target <= high``), ``offset`` (estimate − target) and ``offset_sd``
+        (|offset| in SDs of a normal whose ``level`` interval is ``[low, high]``; infinite, or NaN
+        at offset 0, for an interval of width 0).
     """
-    return (
-        "The simulator has no ability × depth term, so the planted γ1 is 0. Above the floor the native "
-        f"model estimates γ1 = {gamma1['estimate']:.3f}, mean-field interval [{gamma1['low']:.3f}, "
-        f"{gamma1['high']:.3f}]. That interval holds the items fixed, and these items' true "
-        f"discriminations carry a chance depth trend of {item_target:+.3f}: that, not 0, is the γ1 of "
-        f"this item sample, which it covers: {_yes(gamma1['low'] <= item_target <= gamma1['high'])}; "
-        "only a bootstrap over subjects speaks to the population of items." + _floor_sentence(all_models))
+    sd = np.float64(high - low) / (2 * NormalDist().inv_cdf((1 + level) / 2))
+    offset = float(estimate - target)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        offset_sd = float(abs(offset) / sd)
+    return {"covers": bool(low <= target <= high), "offset": offset, "offset_sd": offset_sd}
 
-
-def bootstrap_world_note(*, estimate: float, boot_low: float, boot_high: float) -> str:
-    """The simulated world's planted γ1 = 0 against the bootstrap interval over models and subjects."""
-    covered = boot_low <= 0 <= boot_high
-    return (
-        "The simulator has no ability × depth term, so the planted γ1 is 0 in the population of models "
-        f"and items. Above the floor the native model estimates γ1 = {estimate:.3f}; the bootstrap "
-        f"interval over models and subjects, [{boot_low:.3f}, {boot_high:.3f}], covers the planted 0: "
-        f"{_yes(covered)}.")
-
-
-def _floor_sentence(all_models: dict | None) -> str:
-    """The all-model fit beside the planted 0, where the world has models at the guessing floor."""
-    if not all_models or not all_models["n_floor"]:
-        return ""
-    excludes = not all_models["low"] <= 0 <= all_models["high"]
-    found = ("exactly the models planted at chance" if all_models["rule_matches"] else
-             f"not exactly the {all_models['n_planted_chance']:,} models planted at chance")
-    return (
-        f" These estimates exclude the {all_models['n_floor']:,} models below the floor rule, "
-        f"{found}. The fit over all models, the paper's procedure, estimates "
-        f"γ1 = {all_models['estimate']:.3f} (mean-field [{all_models['low']:.3f}, "
-        f"{all_models['high']:.3f}]), which excludes the planted 0: {_yes(excludes)}. No model in this "
-        "world has a depth-dependent sensitivity; what the all-model fit reads as one comes from "
-        "the models at the guessing floor.")
-
-
-def planted_interaction_note(*, planted: float, target: float, estimate: float, low: float,
-                             high: float) -> str:
-    """The planted-interaction world: the planted γ1 and its target beside the estimate and its interval."""
-    covered, off_sds = low <= target <= high, abs(estimate - target) / ((high - low) / 3.92)
-    return (
-        f"A second world plants γ1 = {planted} in the fitted model's own abilities and items "
-        f"(target {target:.3f} once the items' chance depth trend of a is added) and refits: "
-        f"γ̂1 = {estimate:.3f}, mean-field 95 % interval [{low:.3f}, {high:.3f}] (the items are the "
-        f"planted ones, so no item resampling applies), which covers the target: {_yes(covered)}; "
-        f"the estimate is {estimate - target:+.4f} from it, {off_sds:.1f} posterior SDs.")
