@@ -7,7 +7,7 @@ import statsmodels.api as sm
 
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.analyses.modelside import (beta_theta_correlations, construct_consistency, null_correlations,
-                                  null_summary, null_world_note, reasoning_sensitivity, simulate_3pl)
+                                  null_summary, reasoning_sensitivity, simulate_3pl)
 from mmlu_audit.core.scaling import standardise
 
 
@@ -121,13 +121,6 @@ def test_column_submatrix_keeps_models_and_refuses_an_empty_selection():
     np.testing.assert_array_equal(part.responses, y[:, [0, 2]])
     with pytest.raises(DataError, match="selects no items"):
         column_submatrix(matrix, np.zeros(5, bool))
-
-
-def test_null_world_note_reports_the_two_stage_coefficient_against_the_truth():
-    note = null_world_note(true_r=-0.213, null_share=0.87, n_tail=50, tail_beta=0.1, rest_beta=0.25)
-    assert "r = -0.213 over all models" in note and "accounts for 87% of the observed value" in note
-    assert "(50 models, θ_STEM shifted up)" in note and "0.100 against 0.250 for the rest" in note
-    assert "γ1 =" not in note  # the native model's side is gamma_world_note's
 
 
 def _three_pl_matrix(n_models=60, n_items=80, seed=5):

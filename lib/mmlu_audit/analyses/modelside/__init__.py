@@ -23,8 +23,7 @@ from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_ga
                                                        planted_gamma_target, recovery_check,
                                                        simulate_interaction)
 from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_correlations, null_spec,
-                                                   null_summary, null_world_note, simulate_3pl,
-                                                   two_stage_headline)
+                                                   null_summary, simulate_3pl, two_stage_headline)
 from mmlu_audit.analyses.modelside.ranking import (DISPLACEMENT_INTERVAL, Blocks, ability_gap,
                                                    displacement_bootstrap, displacement_interval,
                                                    displacement_exact_interval,
@@ -43,7 +42,7 @@ __all__ = [
     "write_bootstrap_record",
     "DISPLACEMENT_INTERVAL", "displacement_interval", "EXCLUSIONS", "REFIT_CHECK", "ability_gap",
     "beta_theta_correlations", "bootstrap_gammas",
-    "bootstrap_spec", "column_submatrix", "null_world_note",
+    "bootstrap_spec", "column_submatrix",
     "construct_consistency", "displacement_bootstrap", "displacement_exact_interval",
     "displacement_null", "duplicate_pairs", "gamma_summary", "gap_recovery",
     "interaction_spec", "interval_table",

@@ -29,7 +29,7 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
 from mmlu_audit.core.seeds import check_seed, seeded
 
 __all__ = ["null_spec", "simulate_3pl", "null_correlations", "null_summary", "construct_consistency",
-           "null_world_note", "two_stage_headline"]
+           "two_stage_headline"]
 
 
 @seeded
@@ -126,28 +126,6 @@ def construct_consistency(theta_null, theta_2pl, b_null, b_2pl) -> dict[str, flo
         return float(np.corrcoef(u[keep], v[keep])[0, 1])
 
     return {"theta": r(theta_null, theta_2pl), "b": r(b_null, b_2pl)}
-
-
-def null_world_note(*, true_r: float, null_share: float, n_tail: int, tail_beta: float,
-                    rest_beta: float) -> str:
-    """What the simulated world (no planted interaction) shows of the two-stage coefficient.
-
-    ``true_r`` is r(β, true θ_STEM) over all models, ``null_share`` the share of the observed r the
-    3PL null reproduces, ``n_tail`` the number of reasoning-tuned models, and ``tail_beta`` and
-    ``rest_beta`` their mean β and the others'. The native model's side of the same world is
-    :func:`mmlu_audit.analyses.modelside.interaction.gamma_world_note`.
-    """
-    return (
-        "The simulator generates 3PL responses with c = 0.25 from a(θ − b) alone: depth enters only "
-        "through the difficulties (a planted STEM slope of b on WSCG Depth), and there is no "
-        "ability × depth term, so the planted γ1 is 0. Its reasoning-tuned tail "
-        f"({n_tail} models, θ_STEM shifted up) is a shift in ability, not in sensitivity. "
-        f"Correlated with the true θ_STEM, β still gives r = {true_r:.3f} over all models: "
-        f"the 3PL null accounts for {null_share:.0%} of the observed value; "
-        "with no interaction in the generating model, a share near 100 % is what a sound procedure "
-        "should report, and the naive correlation says nothing about sensitivity. The mean β of the "
-        f"tail models is {tail_beta:.3f} against {rest_beta:.3f} for the rest."
-    )
 
 
 @seeded
