@@ -53,7 +53,6 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from mmlu_audit.core.checkpoints import checkpoint_labels
-from mmlu_audit.irt.evaluate import split_description
 from mmlu_audit.irt import (fit_cached, icc_bins, items_at_quantiles, parameter_ranges, recovery_table,
                             split_cohort_reliability)
 from mmlu_audit.core.paper import paper_table, paper_value
@@ -172,7 +171,9 @@ assert cohort_split in ("checkpoint", "rows"), f"cohort_split is 'checkpoint' or
 cohort_groups = checkpoint_labels(matrix.responses, matrix.models) if cohort_split == "checkpoint" else None
 reliability = split_cohort_reliability(matrix, cohort_spec, seed=cohort_seed, groups=cohort_groups)
 glue_values({"cohort_second_size": reliability["second_size"],
-             "cohort_split_text": split_description(reliability)})
+             "cohort_split_text": (f"whole distinct checkpoints, {reliability['n_groups']:,} of them"
+                                   if reliability["split"] == "groups" else
+                                   "random rows, copies of a checkpoint may fall in both")})
 glue_values({"r_hh": reliability["r"], "split_cohort_r": reliability["r"],  # the paper key, for the scorecard
              "spearman_brown": reliability["spearman_brown"],
              "cohort_size": reliability["cohort_size"], "cohort_items": int(reliability["items_used"].sum())})
@@ -283,7 +284,13 @@ glue_values(population)
 # %%
 real = analysis_inputs(real_source, seed, fast)
 real_values = calibration_headline(real, cohort_spec, seed=cohort_seed, cohort_split=cohort_split)
+real_within = (f", halved within each of its {real_values['n_strata']} populations"
+               if (real_values["n_strata"] or 0) > 1 else "")  # one population is no stratification
 glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_cohort_split_text": (
+                f"whole distinct checkpoints, {real_values['cohort_groups']:,} of them{real_within}"
+                if real_values["cohort_split"] == "groups" else
+                f"random rows{real_within}, copies of a checkpoint may fall in both")}
             | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
                "real_description": real.matrix.description,
                "paper_split_cohort_r": paper_value("split_cohort_r"),

@@ -46,7 +46,6 @@ from IPython.display import Markdown, display
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.core.checkpoints import checkpoint_labels, family_labels, family_size_table
 from mmlu_audit.irt import split_cohort_reliability
-from mmlu_audit.irt.evaluate import split_description
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, source_table
 from mmlu_audit.analyses.pipeline import calibration_spec
 from mmlu_audit.book.labels import label
@@ -184,7 +183,7 @@ glue_figure("fig_pro_sources", fig)
 # {glue:text}`pro_n_checkpoints` independent models, though: {glue:text}`pro_n_in_shared_family`
 # of them share a base family with another ({glue:text}`pro_shared_families`), and a fine-tune
 # agrees with its base for a reason that is not reliability. So the two cohorts here take whole
-# families ({glue:text}`pro_split_text`; the family is read from the name, so a model whose name
+# families ({glue:text}`pro_split_families:,` of them; the family is read from the name, so a model whose name
 # hides its base stays alone). Calibrating the two disjoint cohorts of
 # {glue:text}`split_cohort_size` and {glue:text}`split_second_size` models gives
 # r = {glue:text}`pro_split_r:.3f` between their b̂ (Spearman–Brown {glue:text}`pro_split_sb:.3f`);
@@ -214,7 +213,7 @@ calibration = {
     "pro_b_reliability": difficulty_reliability(frame),
     "split_cohort_size": split["cohort_size"], "split_second_size": split["second_size"],
     "pro_split_r": split["r"], "pro_split_sb": split["spearman_brown"],
-    "pro_split_text": split_description(split, unit="model families"),
+    "pro_split_families": split["n_groups"],
     "pro_split_rows_r": split_rows["r"], "pro_split_rows_sb": split_rows["spearman_brown"],
     "pro_n_checkpoints": int(checkpoint_labels(matrix.responses, matrix.models).max() + 1),
     "pro_n_in_shared_family": int(shared["n"].sum()),

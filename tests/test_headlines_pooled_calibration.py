@@ -166,7 +166,7 @@ def test_calibration_headline_reads_the_fit_and_splits_within_populations():
     assert out["split_cohort_r"] == pytest.approx(reference["r"])
     assert out["spearman_brown"] == pytest.approx(2 * out["split_cohort_r"] / (1 + out["split_cohort_r"]))
     assert out["n_strata"] == 2 and out["cohort_size"] + out["cohort_second_size"] == 21
-    assert out["cohort_split_text"].endswith("halved within each of its 2 populations")
+    assert out["cohort_split"] == "groups" and out["cohort_groups"] == len(np.unique(groups))
 
 
 def test_calibration_headline_without_populations_and_with_a_bad_split():
@@ -175,7 +175,7 @@ def test_calibration_headline_without_populations_and_with_a_bad_split():
     models = m.models.drop(columns="population")
     inputs.matrix = ResponseMatrix(m.responses, models, m.item_ids, "test", False)
     out = calibration_headline(inputs, IRTSpec(max_steps=5), seed=3, cohort_split="rows")
-    assert out["n_strata"] is None and out["cohort_split_text"].startswith("random rows")
+    assert out["n_strata"] is None and out["cohort_split"] == "rows" and out["cohort_groups"] is None
     assert out["cohort_size"] == out["cohort_second_size"] == 10  # 21 rows: a random split drops one
     with pytest.raises(ParameterError, match="cohort_split"):
         calibration_headline(inputs, IRTSpec(max_steps=5), seed=3, cohort_split="families")

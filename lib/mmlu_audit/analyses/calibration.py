@@ -18,7 +18,6 @@ from mmlu_audit.core.checkpoints import checkpoint_labels
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.irt import parameter_ranges, split_cohort_reliability
-from mmlu_audit.irt.evaluate import split_description
 
 __all__ = ["CALIBRATION_KEYS", "calibration_headline"]
 
@@ -59,7 +58,9 @@ def calibration_headline(inputs, spec, *, seed: int, cohort_split: str = "checkp
         its step-up 2r / (1 + r); ``b_reliability`` is
         :func:`~mmlu_audit.analyses.regression.difficulty_reliability`) and the split's
         description: ``cohort_size``, ``cohort_second_size``, ``cohort_items`` (items used),
-        ``n_strata`` (populations split within; None without strata) and ``cohort_split_text``.
+        ``cohort_split`` (``"groups"``: whole checkpoints; ``"rows"``), ``cohort_groups`` (the
+        distinct checkpoints split; None for a split by rows) and ``n_strata`` (populations split
+        within; None without strata).
 
     Raises
     ------
@@ -78,4 +79,4 @@ def calibration_headline(inputs, spec, *, seed: int, cohort_split: str = "checkp
             "b_reliability": difficulty_reliability(frame),
             "cohort_size": split["cohort_size"], "cohort_second_size": split["second_size"],
             "cohort_items": int(split["items_used"].sum()), "n_strata": split["n_strata"],
-            "cohort_split_text": split_description(split)}
+            "cohort_split": split["split"], "cohort_groups": split["n_groups"]}

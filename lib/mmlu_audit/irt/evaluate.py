@@ -302,6 +302,10 @@ def split_description(reliability: dict, unit: str = "distinct checkpoints") -> 
     ``unit`` names what the ``groups`` given to it were (``"distinct checkpoints"``,
     ``"model families"``); it is not used for a split by rows. A split within two or more
     ``strata`` says so (one stratum is no stratification).
+
+    Prose belongs in the chapters (issue 38): a chapter words the split from the values
+    :func:`split_cohort_reliability` returns (``split``, ``n_groups``, ``n_strata``). Only
+    ``chapters/02_real_leaderboard.py`` still calls this; remove it once that chapter does the same.
     """
     strata = reliability.get("n_strata")
     within = f", halved within each of its {strata} populations" if strata and strata > 1 else ""
