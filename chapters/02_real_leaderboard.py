@@ -72,7 +72,6 @@ from mmlu_audit import STEM_SUBJECTS
 from mmlu_audit.data.openllm import load_openllm_items
 from mmlu_audit.features import INDICATORS, build_feature_table
 from mmlu_audit.irt import fit_cached, holdout_mask, split_cohort_reliability
-from mmlu_audit.irt.evaluate import split_description
 from mmlu_audit.worlds.homogeneity import power_curve, smallest_detectable
 from mmlu_audit.worlds.calibration import accuracy_statistics
 from mmlu_audit.worlds.simulated import (CALIBRATIONS, DEFAULT_CALIBRATION, WorldSpec, load_or_simulate,
@@ -244,7 +243,8 @@ tracking.round(3)
 # (Spearman–Brown {glue:text}`split_plain_sb:.3f`) when the halves are drawn row by row, and
 # r = {glue:text}`split_distinct_r:.3f` (Spearman–Brown {glue:text}`split_distinct_sb:.3f`;
 # halves of {glue:text}`split_distinct_first:,` and {glue:text}`split_distinct_second:,` models)
-# when every distinct checkpoint goes whole to one half ({glue:text}`split_distinct_text`). The
+# when every distinct checkpoint goes whole to one half ({glue:text}`split_distinct_groups:,` distinct
+# checkpoints). The
 # second is the honest figure: a row-by-row split puts copies of one model into both halves, which then agree for a reason that
 # is not reliability. (The paper's split-cohort r was {glue:text}`paper_split_r:.4f` on MMLU.)
 
@@ -255,7 +255,7 @@ glue_values({"split_plain_r": split_plain["r"], "split_plain_sb": split_plain["s
              "split_distinct_r": split_distinct["r"], "split_distinct_sb": split_distinct["spearman_brown"],
              "split_distinct_first": split_distinct["cohort_size"],
              "split_distinct_second": split_distinct["second_size"],
-             "split_distinct_text": split_description(split_distinct),
+             "split_distinct_groups": split_distinct["n_groups"],
              "paper_split_r": paper_value("split_cohort_r")})
 
 # %% [markdown]

@@ -279,13 +279,3 @@ def test_split_cohort_by_group_never_splits_a_checkpoint():
     assert out["n_groups"] == 40
     with pytest.raises(DataError, match="one label per model"):
         split_cohort_reliability(y, IRTSpec(max_steps=5), seed=3, groups=groups[:5])
-
-
-def test_split_description_names_the_split_and_its_groups():
-    from mmlu_audit.irt.evaluate import split_description
-
-    assert split_description({"split": "rows", "n_groups": None}).startswith("random rows")
-    grouped = split_description({"split": "groups", "n_groups": 1234})
-    assert grouped == "whole distinct checkpoints, 1,234 of them"
-    assert split_description({"split": "groups", "n_groups": 13}, unit="model families") == \
-        "whole model families, 13 of them"

@@ -173,18 +173,14 @@ def test_stratified_split_rejects_groups_across_strata_and_wrong_shapes():
 
 def test_split_cohort_reliability_reports_its_strata():
     from mmlu_audit.irt import IRTSpec, split_cohort_reliability
-    from mmlu_audit.irt.evaluate import split_description
-
     rng = np.random.default_rng(2)
     theta, b = rng.normal(size=24), rng.normal(size=30)
     y = (rng.random((24, 30)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(np.int8)
     strata = np.repeat(["HELM", "OpenCompass"], 12)
     out = split_cohort_reliability(y, IRTSpec(max_steps=5), seed=1, groups=np.arange(24), strata=strata)
     assert out["n_strata"] == 2 and out["cohort_size"] == out["second_size"] == 12
-    assert split_description(out) == ("whole distinct checkpoints, 24 of them, "
-                                      "halved within each of its 2 populations")
+    assert (out["split"], out["n_groups"]) == ("groups", 24)
     plain = split_cohort_reliability(y, IRTSpec(max_steps=5), seed=1)
-    assert plain["n_strata"] is None and split_description(plain).startswith("random rows, copies")
+    assert plain["n_strata"] is None and (plain["split"], plain["n_groups"]) == ("rows", None)
     one = split_cohort_reliability(y, IRTSpec(max_steps=5), seed=1, strata=np.zeros(24))
-    assert one["n_strata"] == 1  # one stratum is no stratification, and is not described as one
-    assert split_description(one) == "random rows, copies of a checkpoint may fall in both"
+    assert one["n_strata"] == 1 and one["split"] == "rows"  # one stratum is no stratification

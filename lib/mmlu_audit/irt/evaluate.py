@@ -22,7 +22,7 @@ __all__ = ["ability_correlation", "heldout_cells", "heldout_loglik", "icc_bins",
            "oracle_difficulties",
            "paired_z", "paired_z_two_way",
            "parameter_ranges", "recovery_slope", "recovery_stats", "recovery_table",
-           "signed_discrimination", "split_cohort_reliability", "split_description"]
+           "signed_discrimination", "split_cohort_reliability"]
 
 
 def _plugin_eta(fit: IRTFit):
@@ -294,24 +294,6 @@ def split_cohort_reliability(data, spec: IRTSpec | None = None, seed: int = 0,
             "n_groups": None if groups is None else len(np.unique(groups)),
             "n_strata": None if strata is None else len(np.unique(strata)), "items_used": used,
             "b_first": fits[0].b, "b_second": fits[1].b}
-
-
-def split_description(reliability: dict, unit: str = "distinct checkpoints") -> str:
-    """How :func:`split_cohort_reliability` split the models, in words for a chapter's prose.
-
-    ``unit`` names what the ``groups`` given to it were (``"distinct checkpoints"``,
-    ``"model families"``); it is not used for a split by rows. A split within two or more
-    ``strata`` says so (one stratum is no stratification).
-
-    Prose belongs in the chapters (issue 38): a chapter words the split from the values
-    :func:`split_cohort_reliability` returns (``split``, ``n_groups``, ``n_strata``). Only
-    ``chapters/02_real_leaderboard.py`` still calls this; remove it once that chapter does the same.
-    """
-    strata = reliability.get("n_strata")
-    within = f", halved within each of its {strata} populations" if strata and strata > 1 else ""
-    if reliability["split"] == "rows":
-        return f"random rows{within}, copies of a checkpoint may fall in both"
-    return f"whole {unit}, {reliability['n_groups']:,} of them{within}"
 
 
 def _paired(estimate, truth, caller: str) -> tuple[np.ndarray, np.ndarray]:
