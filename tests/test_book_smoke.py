@@ -174,11 +174,13 @@ def test_every_page_loads_cleanly_in_chromium(built_book, tmp_path):
 def test_every_registered_result_is_glued_by_its_chapter(built_book):
     """The registry of result keys against the glue names of the executed build: a chapter that
     renames a glue, or a registry entry that names the wrong one, fails here."""
-    from mmlu_audit.book.scorecard import read_chapter
+    from mmlu_audit.book.chapters import chapter_label
     from mmlu_audit.book.results import REAL_RESULTS, RESULT_KEYS
+    from mmlu_audit.book.scorecard import read_chapter
 
     executed = built_book.parent.parent / "book/_executed"
-    glued = {path.stem[:2]: set(read_chapter(path).values) for path in executed.glob("[0-9]*.ipynb")}
+    glued = {chapter_label(path.stem): set(read_chapter(path).values)
+             for path in executed.glob("[0-9]*.ipynb")}
     wanted = {(e.chapter, e.glue) for e in RESULT_KEYS.values() if e.glue} | \
         {(r.chapter, name) for r in REAL_RESULTS for name in (r.glue, r.low, r.high, r.p) if name}
     missing = {f"{chapter}:{name}" for chapter, name in wanted if name not in glued.get(chapter, set())}
@@ -188,10 +190,12 @@ def test_every_registered_result_is_glued_by_its_chapter(built_book):
 @pytest.mark.smoke
 def test_every_value_the_discussion_reads_is_glued_by_its_chapter(built_book):
     """A glue name in the claims registry that no chapter glues would read as "missing" forever."""
+    from mmlu_audit.book.chapters import chapter_label
     from mmlu_audit.book.discussion import glue_names
     from mmlu_audit.book.scorecard import read_chapter
 
     executed = built_book.parent.parent / "book/_executed"
-    glued = {path.stem[:2]: set(read_chapter(path).values) for path in executed.glob("[0-9]*.ipynb")}
+    glued = {chapter_label(path.stem): set(read_chapter(path).values)
+             for path in executed.glob("[0-9]*.ipynb")}
     missing = {f"{chapter}:{name}" for chapter, name in glue_names() if name not in glued.get(chapter, set())}
     assert not missing, sorted(missing)
