@@ -127,7 +127,7 @@ null_table = paper_table({k: v for k, v in null_values.items() if k != "null_rep
 null_table.round(3)
 
 # %%
-example = simulate_3pl(fit_3pl.theta, fit_3pl.a, fit_3pl.b, 0.25, observed_cells,
+example = simulate_3pl(fit_3pl.theta, fit_3pl.a, fit_3pl.b, fit_3pl.spec.guessing, observed_cells,
                        np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]))
 example_beta = reasoning_sensitivity(example, depth)["beta"]
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)

@@ -143,7 +143,7 @@ pd.concat({"all models": all_models, "above the floor": above_floor_models},
 # %%
 trend_subjects = inputs.frame.loc[stem, "subject"].to_numpy()
 fit_study = load_fit_study(results_dir)  # `make bench`: λ's interval over many world seeds
-fit_floor = fit_cached(stem_matrix, null_spec(fast, seed), progress=False)  # 3PL, c = 0.25 (the reasoning-sensitivity null)
+fit_floor = fit_cached(stem_matrix, null_spec(fast, seed), progress=False)  # the reasoning-sensitivity null's 3PL
 trends = depth_trends(fit_floor.a, fit_floor.b, depth, trend_subjects, seed=seed, n_boot=trend_boot)
 trends_2pl = depth_trends(inputs.frame.loc[stem, "a_hat"].to_numpy(), inputs.frame.loc[stem, "b_hat"].to_numpy(),
                           depth, trend_subjects, seed=seed, n_boot=trend_boot)
@@ -167,7 +167,7 @@ glue_values({"n_trend_items": int(stem.sum()), "n_trend_subjects": int(trends.lo
                 f"(Monte Carlo SE {lambda_study['mc_se']:.1%}), and this seed's λ lies at the "
                 f"{lambda_study['percentile']:.0%} point of their estimates."
                 if simulated else "On this real source λ has no planted value: it is the estimate to read.")})
-blocks = {"3PL, c = 0.25 (â, b̂)": trends, "paper's 2PL (â, b̂)": trends_2pl}
+blocks = {f"3PL, c = {fit_floor.spec.guessing:.2f} (â, b̂)": trends, "paper's 2PL (â, b̂)": trends_2pl}
 if simulated:
     blocks["planted (a, b)"] = depth_trends(inputs.truth["a"][stem], inputs.truth["b"][stem], depth,
                                             trend_subjects, seed=seed, n_boot=trend_boot)
@@ -214,7 +214,7 @@ if simulated:
     # (the working fit's: the floor models' abilities are not identified, so not a truth to plant)
     int_theta, int_a, int_b = fit_working.theta, fit_working.a, fit_working.b
     planted_y = simulate_interaction(int_theta, int_a, int_b, depth, gamma_values["gamma0_working"], planted_gamma1,
-                                     0.25, observed_cells[working], seed=seed + 1)
+                                     int_spec.guessing, observed_cells[working], seed=seed + 1)
     planted_fit = fit_cached(planted_y, int_spec, item_covariate=depth, progress=False)
     target = planted_gamma_target(int_a, int_b, depth, gamma_values["gamma0_working"], planted_gamma1)
     recovered = fit_summary(planted_fit, gammas, data_source=data_source, seed=seed).rename(columns=as_estimate)

@@ -23,9 +23,9 @@ from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.features import INDICATORS
 
-__all__ = ["SEED_STUDY_COLUMNS", "SEED_STUDY_TESTS", "load_seed_study", "placed_in_study",
-           "planted_difficulties", "rejection_rate", "seed_replicate", "seed_study", "seed_study_summary",
-           "where_in_study"]
+__all__ = ["SEED_STUDY_COLUMNS", "SEED_STUDY_TESTS", "load_seed_study", "monte_carlo_share",
+           "placed_in_study", "planted_difficulties", "rejection_rate", "seed_replicate", "seed_study",
+           "seed_study_summary", "where_in_study"]
 
 #: The decisions the study records: column of :func:`seed_replicate` → what rejects.
 SEED_STUDY_TESTS = {

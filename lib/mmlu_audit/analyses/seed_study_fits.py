@@ -14,7 +14,7 @@ uncertainty *is* the calibration's:
 Each replicate simulates a reduced world — fewer models and a fixed subsample of items per
 subject, every subject kept so the clusters stay the book's — fits it three times (2PL, 3PL on
 the STEM items, 2-D) and records the intervals. ``make bench`` runs it
-(``bench/bench_seed_study.py --fits``); the validity appendix reads the recorded table.
+(``bench/bench_seed_study_fits.py``); the validity appendix reads the recorded table.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.analyses.seed_study import monte_carlo_share
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import check_seed, seeded
 
@@ -142,12 +143,20 @@ def load_fit_study(folder) -> pd.DataFrame:
     path = Path(folder) / "seed_study_fits.csv"
     if not path.is_file():
         raise DataError(str(path),
-                        "no recorded fit study: run `make bench` (bench/bench_seed_study.py --fits)")
+                        "no recorded fit study: run `make bench` (bench/bench_seed_study_fits.py)")
     table = pd.read_csv(path)
     missing = [c for c in FIT_STUDY_COLUMNS if c not in table.columns]
     if missing:
         raise DataError(str(path), f"not a fit study: columns missing {missing}")
     return table
+
+
+def _interval_columns(table: pd.DataFrame, key: str):
+    """Interval ``key``'s estimates, errors (estimate − planted), bounds and coverage share."""
+    planted = table[FIT_STUDY_INTERVALS[key][1]].to_numpy(float)
+    estimate = table[f"{key}_estimate"].to_numpy(float)
+    low, high = table[f"{key}_low"].to_numpy(float), table[f"{key}_high"].to_numpy(float)
+    return estimate, estimate - planted, low, high, monte_carlo_share((low <= planted) & (planted <= high))
 
 
 def fit_study_summary(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
@@ -161,15 +170,9 @@ def fit_study_summary(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         (of the estimates), ``mean_width`` and ``n_seeds``; for λ also ``size_wcb`` (the wild
         bootstrap test's rejection rate of the true λ = 0 at ``alpha``) with its MC SE.
     """
-    from mmlu_audit.analyses.seed_study import monte_carlo_share
-
     rows = []
-    for key, (quantity, planted_column) in FIT_STUDY_INTERVALS.items():
-        planted = table[planted_column].to_numpy(float)
-        estimate = table[f"{key}_estimate"].to_numpy(float)
-        low, high = table[f"{key}_low"].to_numpy(float), table[f"{key}_high"].to_numpy(float)
-        covered = monte_carlo_share((low <= planted) & (planted <= high))
-        error = estimate - planted
+    for key, (quantity, _) in FIT_STUDY_INTERVALS.items():
+        estimate, error, low, high, covered = _interval_columns(table, key)
         row = {"quantity": quantity, "coverage": covered["rate"], "coverage_mc_se": covered["mc_se"],
                "bias": float(error.mean()), "bias_mc_se": float(error.std(ddof=1) / np.sqrt(error.size)),
                "sd": float(estimate.std(ddof=1)), "mean_width": float((high - low).mean()),
@@ -200,14 +203,9 @@ def placed_in_fit_study(table: pd.DataFrame, key: str, error: float) -> dict:
         Monte Carlo SE), ``n_seeds``, and ``percentile``: the share of the study's seeds whose
         error is at most ``error``.
     """
-    from mmlu_audit.analyses.seed_study import monte_carlo_share
-
     if key not in FIT_STUDY_INTERVALS:
         raise ParameterError("key",
                              f"{key!r} is not an interval of the study ({', '.join(FIT_STUDY_INTERVALS)})")
-    planted = table[FIT_STUDY_INTERVALS[key][1]].to_numpy(float)
-    low, high = table[f"{key}_low"].to_numpy(float), table[f"{key}_high"].to_numpy(float)
-    errors = table[f"{key}_estimate"].to_numpy(float) - planted
-    covered = monte_carlo_share((low <= planted) & (planted <= high))
+    _, errors, _, _, covered = _interval_columns(table, key)
     return {"coverage": covered["rate"], "mc_se": covered["mc_se"], "n_seeds": covered["n_seeds"],
             "percentile": float(np.mean(errors <= error))}

@@ -81,9 +81,8 @@ MACHINE_KEY = "mmlu_audit_machine"
 #: 197–199 s beside §5.1's interaction pages in two cold builds (2026-12-03). Only the order
 #: depends on it, never a result.
 START_FIRST = ("chap-calibration", "chap-real-leaderboard", "chap-native-interaction",
-               "chap-interaction-bootstrap",
-               "chap-real-verdicts", "chap-rank-stability", "chap-appendix-a", "chap-appendix-c",
-               "chap-appendix-c-explanatory", "chap-appendix-d")
+               "chap-interaction-bootstrap", "chap-real-verdicts", "chap-rank-stability", "chap-appendix-a",
+               "chap-appendix-c", "chap-appendix-c-explanatory", "chap-appendix-d")
 
 #: Parameters set by their own options rather than ``-p``.
 COMMON = {"data_source": "--data-source", "seed": "--seed", "fast": "--fast"}

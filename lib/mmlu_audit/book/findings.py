@@ -291,8 +291,9 @@ def _chapter_link(stem: str, label: str) -> str:
 
 def _stems(collection: Collection) -> dict[str, str]:
     """Label → stem of each chapter whose values were used."""
-    return {chapter_label(r.chapter): r.chapter for r in collection.chapters
-            if r.chapter not in collection.skipped and chapter_label(r.chapter) is not None}
+    used = {chapter_label(r.chapter): r.chapter for r in collection.chapters
+            if r.chapter not in collection.skipped}
+    return {label: stem for label, stem in used.items() if label is not None}
 
 
 def _build_lines(collection: Collection, expect: dict, missing: dict) -> list[str]:
