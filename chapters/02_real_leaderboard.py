@@ -13,7 +13,7 @@
 
 # %% [markdown]
 # (chap-real-leaderboard)=
-# # The paper's own population, for real: 4,278 Open LLM Leaderboard models
+# # 4,278 Open LLM Leaderboard models on 102 items metabench selected
 #
 # Most of this book runs on a simulated leaderboard. This chapter uses the real one: the
 # per-item MMLU responses of 4,278 Open LLM Leaderboard v1 models on 102 items, staged from
@@ -215,8 +215,8 @@ tracking.round(3)
 # The recommended model's θ agrees with `mirt`'s at r = {glue:text}`best_r_theta:.3f` (a:
 # {glue:text}`best_r_a:.3f`, b: {glue:text}`best_r_b:.3f`) and tracks the full-MMLU score at
 # r = {glue:text}`best_r_score:.3f`, against `mirt`'s {glue:text}`mirt_r_score:.3f` and the
-# plain proportion correct's {glue:text}`raw_r_score:.3f` (all models). Those rows count a checkpoint
-# listed twice twice; over the {glue:text}`track_gap_distinct:,` distinct checkpoints the recommended
+# plain proportion correct's {glue:text}`raw_r_score:.3f` (all models). Those rows count a checkpoint listed
+# twice as two models; over the {glue:text}`track_gap_distinct:,` distinct checkpoints the recommended
 # fit's r minus `mirt`'s is {glue:text}`track_gap:+.4f`, with 95 % interval
 # [{glue:text}`track_gap_low:+.4f`, {glue:text}`track_gap_high:+.4f`]
 # ({glue:text}`tracking_boot:,` bootstrap draws of checkpoints): {glue:text}`track_gap_words`. The

@@ -274,7 +274,7 @@ contrasts_z[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "hol
 # p = {glue:text}`real_holm_p_cr2_d_ner:.3f`; wild cluster bootstrap
 # p = {glue:text}`real_boot_p_d_ner:.3f`). The difficulties come from a few dozen models, so
 # each b̂ is noisier than the paper's; how often these tests reject at this design when the
-# paper's effects are true is the power study on the {ref}`chap-real-verdicts` page.
+# paper's effects are true is the power study on the {ref}`central claims page <chap-real-verdicts>`.
 
 # %%
 real = analysis_inputs(real_source, seed, fast)

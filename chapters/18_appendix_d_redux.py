@@ -304,7 +304,7 @@ glue_figure("fig_redux_helm", fig)
 # tests cluster by subject and are the ones that hold size, so they are the ones to read. The
 # difficulties come from a few dozen models, so each b̂ is noisier than the paper's; how often
 # these tests reject at such a design when the paper's effects are true is the power study on
-# the {ref}`chap-real-verdicts` page.
+# the {ref}`central claims page <chap-real-verdicts>`.
 
 # %%
 pool = analysis_inputs(pool_source, seed, fast)

@@ -54,6 +54,14 @@ def test_the_reuse_box_gives_the_command_that_reruns_the_page_as_built():
     assert "python -m mmlu_audit.book.build 20 --seed 0 -p pro_panel VALUE" in plain  # seed 0 is a seed
 
 
+def test_the_reuse_box_of_a_chapter_without_parameters_of_its_own_says_so_in_a_sentence():
+    from mmlu_audit.book.sphinxext import reuse_box
+
+    box = reuse_box("01_data", {"seed": 1, "fast": False}, ["seed", "fast"], "a", "b")
+    assert "It has no parameters of its own" in box and "Rerun it:</p><pre>" in box
+    assert "Its parameters:" not in box and "-p " not in box
+
+
 def test_the_stamp_names_the_build_and_escapes_what_it_prints():
     from mmlu_audit.book.sphinxext import build_stamp
 

@@ -165,13 +165,15 @@ def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str,
     """
     own = [name for name in names if name not in COMMON]
     command = rerun_command(chapter, settings, own[0] if own else None)
-    listed = ", ".join(f"<code>{html.escape(name)}</code>" for name in own) or "none of its own"
+    listed = ", ".join(f"<code>{html.escape(name)}</code>" for name in own)
+    parameters = (f"<p>Its parameters: {listed} (the parameters cell at the top of the page says what each "
+                  "does).</p>" if own else "<p>It has no parameters of its own: only the data source, the "
+                  "seed and fast mode, common to every chapter.</p>")
+    rerun = "Rerun it with one parameter changed:" if own else "Rerun it:"
     return (f'<div class="admonition reuse-box"><p class="admonition-title">Reuse this page</p>'
             f'<p>Download the <a href="{html.escape(notebook_url)}" download>executed notebook</a> or its '
-            f'<a href="{html.escape(source_url)}" download>jupytext source</a>. Rerun it with one '
-            f'parameter changed:</p><pre>{html.escape(command)}</pre>'
-            f"<p>Its parameters: {listed} (the parameters cell at the top of the page says what each "
-            "does).</p></div>")
+            f'<a href="{html.escape(source_url)}" download>jupytext source</a>. {rerun}</p>'
+            f"<pre>{html.escape(command)}</pre>{parameters}</div>")
 
 
 _RERUN_BOX = re.compile(r'<div class="rerun-box" data-parameter="(?P<parameter>[A-Za-z_]\w*)" '
