@@ -69,14 +69,17 @@ smoke: ## every chapter in fast mode + the book build
 
 test: $(VENV)/.installed $(MATHJAX) $(CHROMIUM)  ## lint, then run the default test suite (includes the smoke build and the browser test)
 	$(VENV)/bin/ruff check lib tests chapters bench
+	$(VENV)/bin/codespell lib tests chapters book README.md  # spelling; config in pyproject.toml
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 test-fast: $(VENV)/.installed  ## the developers' inner loop: lint and every test but the smoke build and browser check (CI runs them all)
 	$(VENV)/bin/ruff check lib tests chapters bench
+	$(VENV)/bin/codespell lib tests chapters book README.md  # spelling; config in pyproject.toml
 	$(VENV)/bin/pytest -m 'not slow and not r and not smoke' $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed  ## ruff over lib, tests, chapters and bench (config in pyproject.toml)
+lint: $(VENV)/.installed  ## ruff over lib, tests, chapters and bench; codespell over the prose too (config in pyproject.toml)
 	$(VENV)/bin/ruff check lib tests chapters bench
+	$(VENV)/bin/codespell lib tests chapters book README.md  # spelling; config in pyproject.toml
 
 test-slow: $(VENV)/.installed  ## the full-size recovery and size/power tests (long)
 	$(VENV)/bin/pytest -m slow $(PYTEST_ARGS)
