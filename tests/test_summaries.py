@@ -245,9 +245,14 @@ def test_the_landing_page_links_the_csvs_it_writes_beside_it(tmp_path):
 def test_no_link_without_its_csv(tmp_path):
     (tmp_path / "ex").mkdir()
     collection = _build(tmp_path / "ex", **{"01_data": {"n_items": 14042}})
-    (tmp_path / CLAIMS_CSV).write_text("stale")
+    (tmp_path / CLAIMS_CSV).write_text("stale")  # not written by the findings module: kept
     assert write_downloads(collection, tmp_path) == []  # no verdict chapter, no real result
-    assert not (tmp_path / CLAIMS_CSV).exists()
+    assert (tmp_path / CLAIMS_CSV).read_text() == "stale"
+    (tmp_path / CLAIMS_CSV).unlink()
+    verdicts = _build(tmp_path / "ex", **{"12_real_verdicts": {"verdict_homogeneity": "supported"}})
+    assert write_downloads(verdicts, tmp_path) == [tmp_path / CLAIMS_CSV]
+    assert write_downloads(collection, tmp_path) == []
+    assert not (tmp_path / CLAIMS_CSV).exists(), "a stale download of its own is removed"
     assert "{download}" not in findings_markdown(collection, EXPECT)
 
 

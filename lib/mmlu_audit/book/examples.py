@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mmlu_audit.book.findings import write_generated
+from mmlu_audit.book.generated import write_generated
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import project_root
 

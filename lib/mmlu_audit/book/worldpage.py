@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mmlu_audit.book.findings import write_generated
+from mmlu_audit.book.generated import write_generated
 from mmlu_audit.book.labels import label
 
 __all__ = ["WORLD_MARK", "WORLD_PATH", "world_values_markdown", "write_world_values"]
