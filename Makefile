@@ -21,7 +21,7 @@ PYTEST_ARGS ?=
 unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 
-.PHONY: book test test-fast lint test-slow smoke data data-leaderboard bench lock clean help
+.PHONY: book test test-fast lint test-slow smoke data data-leaderboard bench lock clean help publish
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -67,18 +67,24 @@ book: data execute html  ## set up, prepare data, execute every chapter, build _
 smoke: ## every chapter in fast mode + the book build
 	$(MAKE) book FAST=1
 
+publish: $(VENV)/.installed  ## push _build/html to the gh-pages branch with ghp-import (without GitHub Actions; build first)
+	$(PY) -m mmlu_audit.book.publish
+
 test: $(VENV)/.installed $(MATHJAX) $(CHROMIUM)  ## lint, then run the default test suite (includes the smoke build and the browser test)
 	$(VENV)/bin/ruff check lib tests chapters bench
+	$(VENV)/bin/actionlint  # the workflows in .github/workflows (config: .github/actionlint.yaml)
 	$(VENV)/bin/codespell lib tests chapters book README.md  # spelling; config in pyproject.toml
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 test-fast: $(VENV)/.installed  ## the developers' inner loop: lint and every test but the smoke build and browser check (CI runs them all)
 	$(VENV)/bin/ruff check lib tests chapters bench
+	$(VENV)/bin/actionlint  # the workflows in .github/workflows (config: .github/actionlint.yaml)
 	$(VENV)/bin/codespell lib tests chapters book README.md  # spelling; config in pyproject.toml
 	$(VENV)/bin/pytest -m 'not slow and not r and not smoke' $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed  ## ruff over lib, tests, chapters and bench; codespell over the prose too (config in pyproject.toml)
 	$(VENV)/bin/ruff check lib tests chapters bench
+	$(VENV)/bin/actionlint  # the workflows in .github/workflows (config: .github/actionlint.yaml)
 	$(VENV)/bin/codespell lib tests chapters book README.md  # spelling; config in pyproject.toml
 
 test-slow: $(VENV)/.installed  ## the full-size recovery and size/power tests (long)
