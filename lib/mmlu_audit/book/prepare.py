@@ -30,7 +30,7 @@ __all__ = ["mirror_staged_data", "prepare_embeddings", "prepare_features", "prep
 _README_FOLDERS = ("responses/helm_mmlu_top20_via_mmlu_redux", "responses/mmlu_pro_tiger29",
                    "responses/mmlu_pro_tiger_extra5", "responses/openllm_v1_metabench_mmlu102",
                    "leaderboard", "mmlu_pro/revisions",
-                   "helm_mmlu_subjects")
+                   "helm_mmlu_subjects", "responses/routerdc7_lmeval_mmlu", "responses/routellm2_mmlu")
 
 
 def mirror_staged_data(source: Path, target: Path) -> list[str]:
