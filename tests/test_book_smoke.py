@@ -80,6 +80,41 @@ def test_every_page_is_stamped_and_every_chapter_links_its_notebook_and_source(b
 
 
 @pytest.mark.smoke
+def test_every_page_links_the_repository_and_offers_its_own_source(built_book):
+    """The header's repository button and download menu, and each chapter's install line (issue 49)."""
+    import html
+
+    import yaml
+
+    from mmlu_audit.book.sphinxext import install_command, repository_url
+
+    url = repository_url(yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"])
+    download = re.compile(r'<a href="([^"]+)" target="_blank"\s+class="btn btn-sm btn-download-source-button')
+    for relative, suffix in [("book/intro.html", ".md"), ("book/datasets.html", ".md"),
+                             *((f"book/_executed/{path.stem}.html", ".ipynb") for path in chapter_paths())]:
+        text = (built_book / relative).read_text()
+        assert f'<a href="{url}" target="_blank"' in text and "btn-source-repository-button" in text, relative
+        source = download.search(text)
+        assert source and source.group(1).endswith(suffix), relative
+        assert (built_book / relative).parent.joinpath(source.group(1)).resolve().is_file(), relative
+        if suffix == ".ipynb":
+            assert f"<pre>{html.escape(install_command(url))}</pre>" in text, relative
+
+
+@pytest.mark.smoke
+def test_the_audit_example_input_and_the_data_readme_are_on_the_site(built_book):
+    """A reader without the repository can download the example's items and read data/README.md."""
+    from mmlu_audit.book.examples import EXAMPLE_ITEMS
+
+    audit = (built_book / "book/audit_your_own.html").read_text()
+    link = re.search(r'href="([./]*_downloads/[0-9a-f]+/tiny\.jsonl)"', audit)
+    served = (built_book / "book" / link.group(1)).resolve() if link else None
+    assert served and served.read_bytes() == (ROOT / EXAMPLE_ITEMS).read_bytes()
+    datasets = (built_book / "book/datasets.html").read_text()
+    assert "Written here, not staged" in datasets and "How it gets here" in datasets
+
+
+@pytest.mark.smoke
 def test_landing_page_findings_box_comes_from_this_build(built_book):
     """The box is generated from the smoke build's chapters: it names the build and links chapters."""
     intro = (built_book / "book/intro.html").read_text()

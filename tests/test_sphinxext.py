@@ -46,18 +46,21 @@ def test_the_reuse_box_gives_the_command_that_reruns_the_page_as_built():
 
     box = reuse_box("07_homogeneity", {"data_source": "helm20", "seed": 7, "fast": True},
                     ["data_source", "seed", "fast", "n_boot", "n_perm"], "../../_sources/x.ipynb",
-                    "../../y.py")
+                    "../../y.py", "https://example.org/team/mmlu-audit.git")
     assert "python -m mmlu_audit.book.build 07 --data-source helm20 --seed 7 --fast -p n_boot VALUE" in box
     assert '<a href="../../_sources/x.ipynb" download>' in box and '<a href="../../y.py" download>' in box
     assert "<code>n_perm</code>" in box and "<code>seed</code>" not in box
-    plain = reuse_box("20_mmlu_pro", {"seed": 0, "fast": False}, ["seed", "pro_panel"], "a", "b")
+    assert ("<pre>git clone https://example.org/team/mmlu-audit.git &amp;&amp; cd mmlu-audit &amp;&amp; "
+            "make book</pre>") in box
+    assert '<a href="https://example.org/team/mmlu-audit.git">its repository</a>' in box
+    plain = reuse_box("20_mmlu_pro", {"seed": 0, "fast": False}, ["seed", "pro_panel"], "a", "b", "u")
     assert "python -m mmlu_audit.book.build 20 --seed 0 -p pro_panel VALUE" in plain  # seed 0 is a seed
 
 
 def test_the_reuse_box_of_a_chapter_without_parameters_of_its_own_says_so_in_a_sentence():
     from mmlu_audit.book.sphinxext import reuse_box
 
-    box = reuse_box("01_data", {"seed": 1, "fast": False}, ["seed", "fast"], "a", "b")
+    box = reuse_box("01_data", {"seed": 1, "fast": False}, ["seed", "fast"], "a", "b", "u")
     assert "It has no parameters of its own" in box and "Rerun it:</p><pre>" in box
     assert "Its parameters:" not in box and "-p " not in box
 
@@ -78,9 +81,10 @@ def test_the_cite_box_is_built_from_the_citation_file():
     from mmlu_audit.core.paths import project_root
 
     citation = yaml.safe_load((project_root() / "CITATION.cff").read_text())
-    box = cite_box(citation, "abc123", "2026-12-05", "../_static/CITATION.cff")
+    box = cite_box(citation, "abc123", "2026-12-05", "../_static/CITATION.cff", "https://example.org/x")
     assert box.startswith('<details class="cite-box"><summary>Cite this book</summary>')
     assert "@software{mmlu_audit_2026," in box and "(commit abc123)" in box and "license = {MIT}" in box
+    assert "url = {https://example.org/x}," in box
     for reference in citation["references"]:  # every cited work is listed, escaped
         assert html.escape(reference["title"]) in box
     assert 'href="../_static/CITATION.cff" download' in box
@@ -97,6 +101,29 @@ def test_the_citation_file_and_the_package_agree():
     project = tomllib.loads((project_root() / "pyproject.toml").read_text())["project"]
     assert (citation["version"], citation["license"]) == (project["version"], project["license"])
     assert (project_root() / "LICENSE").read_text().startswith(f"{project['license']} License")
+
+
+def test_the_config_the_citation_file_and_the_bibtex_name_one_repository_url():
+    import yaml
+
+    from mmlu_audit.book.sphinxext import cite_box, repository_url
+    from mmlu_audit.core.paths import project_root
+
+    config = yaml.safe_load((project_root() / "_config.yml").read_text())["sphinx"]["config"]
+    url = repository_url(config)
+    assert url.startswith("https://") and config["html_theme_options"]["use_repository_button"] is True
+    citation = yaml.safe_load((project_root() / "CITATION.cff").read_text())
+    assert citation["repository-code"] == url
+    assert f"url = {{{url}}}," in cite_box(citation, "abc", "2026-12-05", "c.cff", url)
+    with pytest.raises(ValueError, match="repository_url"):
+        repository_url({"html_theme_options": {}})
+
+
+def test_the_install_line_clones_into_the_folder_git_makes():
+    from mmlu_audit.book.sphinxext import install_command
+
+    assert install_command("https://x.org/a/b") == "git clone https://x.org/a/b && cd b && make book"
+    assert install_command("https://x.org/a/b.git/").endswith(" && cd b && make book")
 
 
 def test_a_rerun_placeholder_becomes_the_exact_command_of_its_page(capsys):
@@ -126,3 +153,23 @@ def test_a_rerun_box_refuses_a_name_that_is_not_a_parameter():
 
     with pytest.raises(ValueError, match="not a parameter name"):
         rerun_box("n boot", 1, "x")
+
+
+def test_the_served_files_are_copied_into_the_build_and_rewritten_only_when_changed(tmp_path):
+    from mmlu_audit.book.sphinxext import SERVED, copy_served
+
+    root, srcdir = tmp_path / "project", tmp_path / "site"
+    for source in SERVED:
+        (root / source).parent.mkdir(parents=True, exist_ok=True)
+        (root / source).write_text(f"content of {source.name}\n")
+    assert copy_served(srcdir, root) == []
+    copies = [srcdir / copy for copy in SERVED.values()]
+    assert [c.read_text() for c in copies] == [f"content of {s.name}\n" for s in SERVED]
+    stamps = [c.stat().st_mtime_ns for c in copies]
+    assert copy_served(srcdir, root) == [] and [c.stat().st_mtime_ns for c in copies] == stamps
+    first = next(iter(SERVED))
+    (root / first).write_text("changed\n")
+    (root / list(SERVED)[1]).unlink()
+    assert copy_served(srcdir, root) == [root / list(SERVED)[1]]
+    assert copies[0].read_text() == "changed\n"
+

@@ -13,7 +13,9 @@ It also keeps the landing page buildable when the findings box was not generated
 
 And it ends every page with a build stamp (commit, package version, build date, and for an
 executed chapter its data source, seed and mode), and every executed chapter with a box to
-reuse it: links to its executed notebook and its jupytext source, and the command that reruns
+reuse it: links to its executed notebook and its jupytext source, the line that clones the
+project's repository and builds the book (:func:`install_command`; the URL is ``_config.yml``'s
+one ``repository_url``, which the BibTeX of the cite box shows too), and the command that reruns
 it with one parameter changed (:func:`reuse_box`). The sources are copied into the site's
 ``_sources/chapters`` when the build ends.
 
@@ -40,12 +42,14 @@ import yaml
 from sphinx.util import logging
 
 from mmlu_audit.book.build import COMMON
-from mmlu_audit.book.examples import ensure_audit_example
+from mmlu_audit.book.examples import EXAMPLE_ITEMS, ensure_audit_example
 from mmlu_audit.book.findings import ensure_findings
 from mmlu_audit.book.worldpage import write_world_values
+from mmlu_audit.core.paths import project_root
 
-__all__ = ["CITATION", "EXECUTED", "STAMPED_PACKAGES", "build_stamp", "chapter_settings", "cite_box",
-           "figure_descriptions", "fill_rerun_boxes", "rerun_command", "reuse_box", "setup", "unique_scripts"]
+__all__ = ["CITATION", "EXECUTED", "SERVED", "STAMPED_PACKAGES", "build_stamp", "chapter_settings",
+           "cite_box", "copy_served", "figure_descriptions", "fill_rerun_boxes", "install_command",
+           "repository_url", "rerun_command", "reuse_box", "setup", "unique_scripts"]
 
 #: Where the executed chapters sit among the book's pages.
 EXECUTED = "book/_executed/"
@@ -53,6 +57,11 @@ EXECUTED = "book/_executed/"
 CITATION = "CITATION.cff"
 #: The packages whose versions the stamp names: this one and its two inference engines.
 STAMPED_PACKAGES = ("mmlu-audit", "numpyro", "jax")
+#: Project files outside ``book/`` that the site serves, copied into the build's sources when it
+#: starts (:func:`copy_served`): the audit example's items (a download on *Audit your own
+#: benchmark*) and ``data/README.md`` (included by *Datasets*). Project path → path in the sources.
+SERVED = {EXAMPLE_ITEMS: Path("book/_generated/tiny.jsonl"),
+          Path("data/README.md"): Path("book/_generated/data_README.md")}
 
 
 def unique_scripts(scripts: list) -> list:
@@ -91,6 +100,32 @@ def _findings_placeholder(app):
     ensure_findings(app.srcdir)
     ensure_audit_example(app.srcdir)
     write_world_values(app.srcdir)
+    for missing in copy_served(app.srcdir, project_root()):
+        logging.getLogger(__name__).warning(f"{missing} is missing: the site cannot serve it")
+
+
+def copy_served(srcdir, root) -> list[Path]:
+    """Copy the :data:`SERVED` files from the project into the build's sources; the ones missing.
+
+    A copy is rewritten only when its content changed, so Sphinx does not reread the pages that
+    use it on every build.
+
+    Parameters
+    ----------
+    srcdir : path
+        The book's sources (``jupyter-book build``'s folder; the project itself for ``make html``).
+    root : path
+        The project checkout that holds the files.
+    """
+    missing = []
+    for source, copy in SERVED.items():
+        source, copy = Path(root) / source, Path(srcdir) / copy
+        if not source.is_file():
+            missing.append(source)
+        elif not copy.is_file() or copy.read_bytes() != source.read_bytes():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, copy)
+    return missing
 
 
 def chapter_settings(notebook: dict) -> tuple[dict, list[str]]:
@@ -149,8 +184,21 @@ def rerun_command(chapter: str, settings: dict, parameter: str | None = None, va
     return " ".join([f"python -m mmlu_audit.book.build {chapter[:2]}", *options, *change])
 
 
-def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str, source_url: str) -> str:
-    """The box that ends an executed chapter (HTML): its notebook, its source, how to rerun it.
+def install_command(repository_url: str) -> str:
+    """The shell line that gets the project and builds the book from ``repository_url``.
+
+    Parameters
+    ----------
+    repository_url : str
+        The project's repository (``_config.yml``'s ``html_theme_options.repository_url``).
+    """
+    folder = repository_url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+    return f"git clone {repository_url} && cd {folder} && make book"
+
+
+def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str, source_url: str,
+              repository_url: str) -> str:
+    """The box that ends an executed chapter (HTML): its notebook, its source, how to get and rerun it.
 
     Parameters
     ----------
@@ -162,6 +210,8 @@ def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str,
         The chapter's declared parameters, in order.
     notebook_url, source_url : str
         Links to the executed notebook and the ``.py`` source, relative to the page.
+    repository_url : str
+        The project's repository: the box says how to clone it and build the book.
     """
     own = [name for name in names if name not in COMMON]
     command = rerun_command(chapter, settings, own[0] if own else None)
@@ -172,8 +222,11 @@ def reuse_box(chapter: str, settings: dict, names: list[str], notebook_url: str,
     rerun = "Rerun it with one parameter changed:" if own else "Rerun it:"
     return (f'<div class="admonition reuse-box"><p class="admonition-title">Reuse this page</p>'
             f'<p>Download the <a href="{html.escape(notebook_url)}" download>executed notebook</a> or its '
-            f'<a href="{html.escape(source_url)}" download>jupytext source</a>. {rerun}</p>'
-            f"<pre>{html.escape(command)}</pre>{parameters}</div>")
+            f'<a href="{html.escape(source_url)}" download>jupytext source</a>. Get the code from '
+            f'<a href="{html.escape(repository_url)}">its repository</a> and build the book (Python 3.11, '
+            f"make and npm; the README says more):</p>"
+            f"<pre>{html.escape(install_command(repository_url))}</pre>"
+            f"<p>{rerun}</p><pre>{html.escape(command)}</pre>{parameters}</div>")
 
 
 _RERUN_BOX = re.compile(r'<div class="rerun-box" data-parameter="(?P<parameter>[A-Za-z_]\w*)" '
@@ -199,7 +252,7 @@ def _names(authors: list[dict]) -> str:
     return " and ".join(a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in authors)
 
 
-def cite_box(citation: dict, commit: str, date: str, citation_url: str) -> str:
+def cite_box(citation: dict, commit: str, date: str, citation_url: str, repository_url: str) -> str:
     """A folded "Cite this" box (HTML) built from the book's ``CITATION.cff``.
 
     Parameters
@@ -210,12 +263,15 @@ def cite_box(citation: dict, commit: str, date: str, citation_url: str) -> str:
         This build's commit and date: a citation names the version a reader saw.
     citation_url : str
         Link to the copy of ``CITATION.cff`` in the site, relative to the page.
+    repository_url : str
+        The project's repository, the BibTeX's ``url``.
     """
     year = date[:4]
     bibtex = (f"@software{{mmlu_audit_{year},\n  author = {{{{{_names(citation['authors'])}}}}},\n"
               f"  title = {{{{{citation['title']}}}}},\n"
               f"  version = {{{citation['version']} (commit {commit})}},\n"
-              f"  year = {{{year}}},\n  license = {{{citation['license']}}}\n}}")
+              f"  year = {{{year}}},\n  url = {{{repository_url}}},\n"
+              f"  license = {{{citation['license']}}}\n}}")
     works = "".join(f"<li>{html.escape(ref['title'])} ({html.escape(_names(ref['authors']))}"
                     f"{', ' + str(ref['year']) if 'year' in ref else ''})</li>"
                     for ref in citation.get("references", []))
@@ -240,7 +296,27 @@ def _remember_build(app):
         "version": " · ".join(f"{name} {metadata.version(name)}" for name in STAMPED_PACKAGES),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")}
     cff = Path(app.srcdir) / CITATION
-    app.config.mmlu_audit_citation = yaml.safe_load(cff.read_text()) if cff.is_file() else {}
+    app.config.mmlu_audit_citation = citation = yaml.safe_load(cff.read_text()) if cff.is_file() else {}
+    url = repository_url(app.config)
+    if citation and citation.get("repository-code") != url:  # a warning fails the book's build
+        logging.getLogger(__name__).warning(
+            f"{CITATION}'s repository-code {citation.get('repository-code')!r} is not _config.yml's "
+            f"repository_url {url!r}: write the same URL in both")
+
+
+def repository_url(config) -> str:
+    """The project's repository URL: the one setting in ``_config.yml`` (the theme's ``repository_url``).
+
+    Parameters
+    ----------
+    config : sphinx.config.Config or dict
+        The Sphinx configuration, or anything with ``html_theme_options``.
+    """
+    options = config["html_theme_options"] if isinstance(config, dict) else config.html_theme_options
+    url = options.get("repository_url", "")
+    if not url:
+        raise ValueError("_config.yml sets no sphinx.config.html_theme_options.repository_url")
+    return url
 
 
 def _stamp_and_reuse(app, pagename, templatename, context, doctree):
@@ -253,11 +329,11 @@ def _stamp_and_reuse(app, pagename, templatename, context, doctree):
         chapter = pagename.removeprefix(EXECUTED)
         context["body"] = fill_rerun_boxes(context["body"], chapter, settings)
         extra = reuse_box(chapter, settings, names, context["pathto"](f"_sources/{pagename}.ipynb", 1),
-                          context["pathto"](f"_sources/chapters/{chapter}.py", 1))
+                          context["pathto"](f"_sources/chapters/{chapter}.py", 1), repository_url(app.config))
     citation = app.config.mmlu_audit_citation
     if citation:
         link = context["pathto"](f"_static/{CITATION}", 1)
-        extra += cite_box(citation, stamp["commit"], stamp["date"], link)
+        extra += cite_box(citation, stamp["commit"], stamp["date"], link, repository_url(app.config))
     context["body"] += extra + build_stamp(stamp["commit"], stamp["version"], stamp["date"], settings)
 
 
