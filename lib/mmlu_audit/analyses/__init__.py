@@ -19,6 +19,8 @@ MMLU-Pro               :mod:`~mmlu_audit.analyses.pro`
 answer-key audit       :mod:`~mmlu_audit.analyses.consensus`
 real leaderboard       :mod:`~mmlu_audit.analyses.real_leaderboard` (4,278 models × 102 items)
 validity appendix      :mod:`~mmlu_audit.analyses.validity`
+prompt comparison      :mod:`~mmlu_audit.analyses.prompt_effect` (gpt-4-1106-preview, HELM vs
+                       RouteLLM)
 =====================  ===============================================================
 
 A new appendix's analysis is a new module here; it may import the engines, the worlds, the
