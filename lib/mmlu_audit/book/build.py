@@ -3,7 +3,7 @@
 Usage::
 
     python -m mmlu_audit.book.build [--fast] [--data-source simulated] [--seed 0]
-                                   [--device cpu|gpu] [--jobs N] [-p NAME VALUE ...] [CHAPTER ...]
+                                   [--device cpu|gpu|auto] [--jobs N] [-p NAME VALUE ...] [CHAPTER ...]
 
 Each ``chapters/NN_slug.py`` is converted in memory with jupytext, executed by
 papermill with the given parameters, and written to ``book/_executed/NN_slug.ipynb``.
@@ -59,7 +59,7 @@ from pathlib import Path
 
 from mmlu_audit.book.chapters import READERS, declared_label
 from mmlu_audit.book.tags import FAST_TAG, tag_notebook_file
-from mmlu_audit.book.device import DEVICES, jax_platforms, require_device
+from mmlu_audit.book.device import CHOICES, jax_platforms, resolve_device
 from mmlu_audit.core.errors import DataError, DeviceUnavailableError, ParameterError
 from mmlu_audit.core.paths import cache_root, project_root, writable_folder
 from mmlu_audit.core.seeds import check_seed
@@ -521,8 +521,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                         help="a chapter parameter (once per name; VALUE is a JSON literal, else a string)")
     parser.add_argument("--out", type=Path, default=project_root() / "book" / "_executed")
-    parser.add_argument("--device", choices=sorted(DEVICES), default="cpu",
-                        help="what JAX computes on; gpu fails at once where JAX sees no GPU")
+    parser.add_argument("--device", choices=CHOICES, default="cpu",
+                        help="what JAX computes on; gpu fails at once where JAX sees no GPU, auto then "
+                             "falls back to the CPU")
     parser.add_argument("--jobs", type=int, default=None,
                         help="chapters run at once (default: 2 on a CPU with ≥ 2 cores, 1 on a GPU)")
     return parser
@@ -536,15 +537,15 @@ def main(argv: list[str] | None = None) -> int:
         common = {"data_source": check_data_source(args.data_source),
                   "seed": check_seed(args.seed, "--seed"), "fast": args.fast}
         parameters = run_parameters(sources, common, args.parameter)
-        jobs = default_jobs(args.device) if args.jobs is None else _checked_jobs(args.jobs)
-        require_device(args.device)
+        device = resolve_device(args.device)
+        jobs = default_jobs(device) if args.jobs is None else _checked_jobs(args.jobs)
     except ParameterError as exc:
         print(f"bookbuild: {exc}", file=sys.stderr)
         return 2
     except DeviceUnavailableError as exc:
         print(exc, file=sys.stderr)
         return 2
-    os.environ["JAX_PLATFORMS"] = jax_platforms(args.device)  # inherited by every chapter's kernel
+    os.environ["JAX_PLATFORMS"] = jax_platforms(device)  # inherited by every chapter's kernel
     # OMP_WAIT_POLICY=PASSIVE was tried: it halves the encoder's time at load ~7 but costs 5-10 % idle
     # (3,000 items: 52.4 / 55.3 s default, 57.6 / 58.4 s passive, alternated), and the book builds idle
     for name, value in _compilation_cache_env().items():
