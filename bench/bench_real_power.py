@@ -6,6 +6,7 @@ Usage (from the repository root)::
     .venv/bin/python bench/bench_real_power.py --designs mmlu_real helm10 opencompass11
     .venv/bin/python bench/bench_real_power.py --quick --max-seeds 1  # smoke run (quick settings, own files)
     .venv/bin/python bench/bench_real_power.py --summarise-only      # rewrite the JSON from the CSV
+    .venv/bin/python bench/bench_real_power.py --scheduler tcp://HOST:8786   # seeds on a Dask cluster
 
 For every seed and each world (``paper``: the paper's slopes, so a test's rate of supporting the
 claim is its power; ``null``: identical slopes in both partitions, so the item-side tests' rate
@@ -20,6 +21,11 @@ design ends at ``--max-seeds`` or when every rate's Monte Carlo SE √(p(1 − p
 the rates, their SEs, seed counts, whether each reached the target, the settings, the design
 sizes, seconds per seed, the date and the git commit; the book reads it with
 :func:`mmlu_audit.analyses.power.load_power`.
+
+Each seed is one Dask task (:mod:`mmlu_audit.core.distributed`: a local cluster of one worker
+per core by default, ``--scheduler ADDRESS`` or ``$MMLU_AUDIT_SCHEDULER`` for another,
+``--scheduler serial`` in this process); results come back in seed order, so the file and the
+stopping rule see the seeds exactly as a serial run does (tasks past the stop are cancelled).
 
 Cost on the pool (31 models × 14,042 items, both worlds): about 22 s a seed on a quiet 2-core
 machine, 29 s on average (62 s at most) on a loaded one (2026-12-04: 160 seeds in 78 min); the
@@ -36,6 +42,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from mmlu_audit.core.distributed import (add_scheduler_arguments, map_seeds, next_result, pending_seeds,
+                                         scheduler_address, seed_client)
 from mmlu_audit.core.store import write_json_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -52,6 +60,24 @@ def git_commit() -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return head + ("+dirty" if dirty else "")
+
+
+def seed_rows(seed: int, design, name: str, items, features, n_boot: int, replicates: int,
+              fast: bool) -> list[dict]:
+    """One seed's rows at a design, the paper world's then the null world's (one Dask task)."""
+    from mmlu_audit.analyses.power import WORLDS, one_seed_at_design
+
+    rows = []
+    for world in WORLDS:
+        t0 = time.perf_counter()
+        rows.append(one_seed_at_design(design, items, features, seed, world, n_boot=n_boot,
+                                       replicates=replicates, fast=fast)
+                    | {"world_seconds": round(time.perf_counter() - t0, 3)})
+    verdicts = ("homogeneity", "d_ner", "stem_r2", "guessing_floor")
+    print(f"[{time.strftime('%H:%M:%S')}] {name} seed {seed}: "
+          + "; ".join(f"{r['world']}: " + " ".join(f"{t}={int(r[t])}" for t in verdicts) for r in rows),
+          flush=True)
+    return rows
 
 
 def design_size(design) -> dict:
@@ -122,6 +148,7 @@ def main() -> None:
     parser.add_argument("--summarise-only", action="store_true",
                         help="rewrite the JSON from the CSV and stop")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    add_scheduler_arguments(parser)
     args = parser.parse_args()
     if args.quick:
         args.n_boot, args.replicates = min(args.n_boot, 99), min(args.replicates, 5)
@@ -129,7 +156,7 @@ def main() -> None:
     args.csv, args.json = args.out / f"{stem}.csv", args.out / f"{stem}.json"
 
     from mmlu_audit import load_items, load_responses
-    from mmlu_audit.analyses.power import WORLDS, StopRule, one_seed_at_design, read_rows, run_seeds
+    from mmlu_audit.analyses.power import StopRule, read_rows, run_seeds
     from mmlu_audit.features import build_feature_table
 
     items = load_items()
@@ -144,25 +171,19 @@ def main() -> None:
     stop = StopRule(target_se=args.target_se, min_seeds=args.min_seeds)
     config = {"n_boot": args.n_boot, "replicates": args.replicates, "quick": args.quick}
     started = time.perf_counter()
-    for name, design in designs.items():
-        def task(seed, design=design, name=name):
-            rows = []
-            for world in WORLDS:
-                t0 = time.perf_counter()
-                rows.append(one_seed_at_design(design, items, features, seed, world, n_boot=args.n_boot,
-                                               replicates=args.replicates, fast=args.quick)
-                            | {"world_seconds": round(time.perf_counter() - t0, 3)})
-            verdicts = ("homogeneity", "d_ner", "stem_r2", "guessing_floor")
-            print(f"[{time.strftime('%H:%M:%S')}] {name} seed {seed}: "
-                  + "; ".join(f"{r['world']}: " + " ".join(f"{t}={int(r[t])}" for t in verdicts)
-                              for r in rows), flush=True)
-            return rows
-
-        result = run_seeds(task, range(args.first_seed, args.max_seeds), args.csv, config=config,
-                           key={"design": name}, stop=stop, progress=os.isatty(2))
-        print(f"{name}: {result.rows['seed'].nunique()} seeds in the file, {len(result.ran)} run now, "
-              f"{'stopped by the SE rule' if result.stopped else 'seed list done'}", flush=True)
-        summarise(args, {n: sizes[n] for n in designs}, started)
+    with seed_client(scheduler_address(args.scheduler), args.workers) as client:
+        for name, design in designs.items():
+            seeds = range(args.first_seed, args.max_seeds)
+            todo = pending_seeds(read_rows(args.csv), seeds, {"design": name})
+            results = map_seeds(seed_rows, todo, client=client, design=design, name=name, items=items,
+                                features=features, n_boot=args.n_boot, replicates=args.replicates,
+                                fast=args.quick)
+            result = run_seeds(next_result(results), todo, args.csv, config=config, key={"design": name},
+                               stop=stop, progress=os.isatty(2))
+            results.close()  # cancels the seeds past the stopping rule
+            print(f"{name}: {result.rows['seed'].nunique()} seeds in the file, {len(result.ran)} run now, "
+                  f"{'stopped by the SE rule' if result.stopped else 'seed list done'}", flush=True)
+            summarise(args, {n: sizes[n] for n in designs}, started)
     print(json.dumps(summarise(args, sizes, started), indent=2))
 
 

@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     .venv/bin/python bench/bench_seed_study_fits.py                 # 200 seeds, all cores
     .venv/bin/python bench/bench_seed_study_fits.py --seeds 4 --max-steps 200   # a smoke run
+    .venv/bin/python bench/bench_seed_study_fits.py --scheduler tcp://HOST:8786  # on a Dask cluster
 
 Each seed simulates a reduced default world (``--models`` models, ``--per-subject`` items of each
 of the 57 subjects, drawn once with seed 0), fits it three times — the 2PL, the 3PL (c = 0.25) of
@@ -11,6 +12,11 @@ its STEM items, the 2-D model — and records λ's CR2 interval and wild-bootstr
 one-dimensional fit and ρ's posterior interval among the working checkpoints
 (:mod:`mmlu_audit.analyses.seed_study_fits`). Writes ``bench/results/seed_study_fits.csv`` and
 ``seed_study_fits.json`` (settings, the summary, the machine); the validity appendix reads them.
+
+Each seed is one Dask task (:mod:`mmlu_audit.core.distributed`: a local cluster of one worker
+per core by default, ``--scheduler ADDRESS`` or ``$MMLU_AUDIT_SCHEDULER`` for another,
+``--scheduler serial`` in this process). Finished seeds are appended to
+``seed_study_fits.seeds.csv`` at once, so a stopped run resumes without repeating them.
 """
 
 from __future__ import annotations
@@ -19,19 +25,18 @@ import argparse
 import json
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
-from functools import lru_cache
-from multiprocessing import get_context
 from pathlib import Path
 
 from _machine import machine, versions
 
+from mmlu_audit.core.distributed import (add_scheduler_arguments, map_seeds, next_result, pending_seeds,
+                                         scheduler_address, seed_client)
+
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-@lru_cache(maxsize=1)
 def _world_inputs(models: int, per_subject: int):
-    """The reduced world's spec, items, covariates and depth (once per worker)."""
+    """The reduced world's spec, items, covariates and depth (sent to every worker once)."""
     from mmlu_audit import load_items
     from mmlu_audit.analyses.seed_study_fits import reduced_items
     from mmlu_audit.features import build_feature_table
@@ -46,14 +51,6 @@ def _world_inputs(models: int, per_subject: int):
     return spec, items, features[list(spec.slopes)], features["wscg_depth"].to_numpy(float)
 
 
-def _replicate(job: tuple) -> dict:
-    seed, models, per_subject, n_boot, max_steps = job
-    from mmlu_audit.analyses.seed_study_fits import fit_replicate
-
-    spec, items, covariates, depth = _world_inputs(models, per_subject)
-    return fit_replicate(spec, items, covariates, depth, seed, n_boot=n_boot, max_steps=max_steps)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=200, help="world seeds 0 … N − 1")
@@ -61,33 +58,35 @@ def main() -> None:
     parser.add_argument("--per-subject", type=int, default=40, help="items kept per subject")
     parser.add_argument("--n-boot", type=int, default=999, help="wild bootstrap draws of λ's test")
     parser.add_argument("--max-steps", type=int, default=None, help="SVI step cap (smoke runs)")
-    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    add_scheduler_arguments(parser)
     args = parser.parse_args()
-    import pandas as pd
-    from tqdm.auto import tqdm
-
-    from mmlu_audit.analyses.seed_study_fits import fit_study_summary
-    from mmlu_audit.core.machine import available_cores
+    from mmlu_audit.analyses.power import read_rows, run_seeds
+    from mmlu_audit.analyses.seed_study_fits import fit_replicate, fit_study_summary
     from mmlu_audit.core.store import atomic_write, write_json_atomic
 
     load = os.getloadavg()
-    workers = args.workers or available_cores()
-    jobs = [(seed, args.models, args.per_subject, args.n_boot, args.max_steps) for seed in range(args.seeds)]
+    spec, items, covariates, depth = _world_inputs(args.models, args.per_subject)
+    config = {"models": args.models, "per_subject": args.per_subject, "n_boot": args.n_boot,
+              "max_steps": args.max_steps or 0}  # 0: no cap (a CSV cannot hold None)
+    seeds_file = args.out / "seed_study_fits.seeds.csv"
     start = time.perf_counter()
-    # spawned, not forked: JAX's threads do not survive a fork
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        rows = list(tqdm(pool.map(_replicate, jobs), total=len(jobs), desc="fit seed study"))
+    with seed_client(scheduler_address(args.scheduler), args.workers) as client:
+        todo = pending_seeds(read_rows(seeds_file), range(args.seeds))
+        results = map_seeds(fit_replicate, todo, client=client, spec=spec, items=items, covariates=covariates,
+                            depth=depth, n_boot=args.n_boot, max_steps=args.max_steps)
+        run_seeds(next_result(results), todo, seeds_file, config=config, progress=os.isatty(2))
     seconds = time.perf_counter() - start
-    table = pd.DataFrame(rows).sort_values("seed")
-    args.out.mkdir(parents=True, exist_ok=True)
+    rows = read_rows(seeds_file)
+    table = rows[rows["seed"] < args.seeds].drop(columns=["seconds", *config]).sort_values("seed")
     atomic_write(args.out / "seed_study_fits.csv", lambda tmp: table.to_csv(tmp, index=False))
-    spec, items, _, _ = _world_inputs(args.models, args.per_subject)
     meta = {"n_seeds": args.seeds, "seeds": f"0 … {args.seeds - 1}", "n_models": spec.n_models,
             "n_distinct": spec.n_distinct, "per_subject": args.per_subject, "n_items": len(items),
             "n_stem_items": int(items["stem"].sum()), "n_boot": args.n_boot, "max_steps": args.max_steps,
             "alpha": 0.05, "summary": fit_study_summary(table).to_dict(orient="records"),
-            "seconds": seconds, "workers": workers, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "seconds": seconds, "workers": args.workers,
+            "scheduler": args.scheduler or scheduler_address() or "local",
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
             "machine": machine(load), "versions": versions("mmlu-audit", "numpy", "jax", "numpyro")}
     write_json_atomic(args.out / "seed_study_fits.json", meta, sort_keys=False)
     print(json.dumps(meta["summary"], indent=1))
