@@ -30,7 +30,7 @@ from mmlu_audit.analyses.regression.joint import joint_wald_tests, wald_statisti
 from mmlu_audit.analyses.regression.stratified import effect_statistics
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import seeded
-from mmlu_audit.inference import partition_effects, wild_cluster_bootstrap
+from mmlu_audit.inference import interaction_share, partition_effects, wild_cluster_bootstrap
 
 __all__ = ["ALPHA", "DECISIONS", "CENTRAL_TESTS", "CLAIM_TESTS", "central_tests", "decide",
            "d_ner_tests", "guessing_floor_test", "homogeneity_tests", "population_tests", "stem_r2_tests"]
@@ -61,21 +61,30 @@ def homogeneity_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) 
     fit = interaction_fit(y, X, stem)
     boot = wild_cluster_bootstrap(fit, contrast_terms(X.columns), clusters=subjects, seed=seed, kind="CR2",
                                   n_draws=n_boot)
+    share = interaction_share(y, X, stem, subjects, seed=seed, n_boot=n_boot)
     return {"w9_cr2": wald["w9_cr2"], "w9_htz_F": wald["w9_htz_F"], "w9_htz_p": wald["w9_htz_p"],
-            "wcb_stat": float(boot.stat), "wcb_q95": float(boot.quantile(0.95)), "wcb_p": float(boot.p)}
+            "wcb_stat": float(boot.stat), "wcb_q95": float(boot.quantile(0.95)), "wcb_p": float(boot.p),
+            "interaction_share": share["estimate"], "interaction_share_low": share["low"],
+            "interaction_share_high": share["high"]}
 
 
 @seeded
 def d_ner_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) -> dict:
     """The STEM × D_ner contrast: estimate, CR2 t, Holm p (CR2 and wild bootstrap)."""
     fit = interaction_fit(y, X, stem)
-    table = contrast_tests(fit, subjects, contrast_terms(X.columns), kinds=("CR2",), seed=seed,
-                           n_boot=n_boot).loc["STEM:d_ner"]
+    contrasts = contrast_tests(fit, subjects, contrast_terms(X.columns), kinds=("CR2",), seed=seed,
+                               n_boot=n_boot)
+    table = contrasts.loc["STEM:d_ner"]
     crit = _t_crit(table["df_CR2"])
+    mdd = contrasts.loc["STEM:d_mdd"]
+    mdd_crit = _t_crit(mdd["df_CR2"])
     return {"d_ner_estimate": float(table["estimate"]), "t_cr2_d_ner": float(table["t_CR2"]),
             "d_ner_low": float(table["estimate"] - crit * table["se_CR2"]),
             "d_ner_high": float(table["estimate"] + crit * table["se_CR2"]),
-            "holm_p_cr2_d_ner": float(table["holm_CR2"]), "boot_holm_p_d_ner": float(table["holm_boot"])}
+            "holm_p_cr2_d_ner": float(table["holm_CR2"]), "boot_holm_p_d_ner": float(table["holm_boot"]),
+            "d_mdd_estimate": float(mdd["estimate"]),
+            "d_mdd_low": float(mdd["estimate"] - mdd_crit * mdd["se_CR2"]),
+            "d_mdd_high": float(mdd["estimate"] + mdd_crit * mdd["se_CR2"])}
 
 
 def _t_crit(df: float) -> float:
@@ -175,12 +184,15 @@ def guessing_floor_test(matrix, frame: pd.DataFrame, theta_hat, *, seed, fast: b
     -------
     dict
         ``rs_r_all`` with its Fisher 95 % interval (``rs_r_low``, ``rs_r_high``), ``null_r_all``
-        (the null's mean r), ``null_share_all``, ``n_models`` (with a finite β), ``supports``.
+        (the null's mean r) with its 95 % predictive band (``null_low_all``, ``null_high_all``) and
+        the two-sided tail probability of the observed r under it (``null_tail_p_all``),
+        ``null_share_all``, ``n_models`` (with a finite β), ``supports``.
     """
     from mmlu_audit.analyses.modelside import two_stage_headline
 
     values = two_stage_headline(matrix, frame, theta_hat, seed=seed, fast=fast, replicates=replicates)
-    keys = ("rs_r_all", "rs_r_low", "rs_r_high", "null_r_all", "null_share_all")
+    keys = ("rs_r_all", "rs_r_low", "rs_r_high", "null_r_all", "null_share_all", "null_low_all",
+            "null_high_all", "null_tail_p_all")
     result = {key: values[key] for key in keys}
     result["n_models"] = values["n_all"]
     return result | {"supports": decide("guessing_floor", result)}

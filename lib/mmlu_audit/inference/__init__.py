@@ -33,7 +33,8 @@ from mmlu_audit.inference.correlation import fisher_exceedance, fisher_interval
 from mmlu_audit.inference.covariance import (CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_algebra,
                                              vcov)
 from mmlu_audit.inference.diagnostics import breusch_pagan, cv_r2, fold_ids, r2_score, residual_skew, vif
-from mmlu_audit.inference.effects import cohens_f2, cohens_q, partition_effects, standardise_within
+from mmlu_audit.inference.effects import (cohens_f2, cohens_q, interaction_share, partition_effects,
+                                          standardise_within)
 from mmlu_audit.inference.hypothesis import (
     HTZUndefinedError,
     coef_table,
@@ -64,6 +65,7 @@ __all__ = [
     "coef_table",
     "cohens_f2",
     "cohens_q",
+    "interaction_share",
     "cv_r2",
     "r2_score",
     "draw_weights",

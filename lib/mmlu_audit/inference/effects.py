@@ -24,6 +24,7 @@ from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, ch
 __all__ = [
     "cohens_f2",
     "cohens_q",
+    "interaction_share",
     "partition_effects",
     "standardise_within",
 ]
@@ -113,6 +114,66 @@ def _effects(stats, w_stem: np.ndarray, w_non: np.ndarray) -> np.ndarray:
     ev_s, ev_n = fits_s.fitted_variance, fits_n.fitted_variance
     return np.column_stack([r2_s, r2_n, cohens_f2(r2_s), cohens_f2(r2_n), cohens_q(r2_s, r2_n),
                             ev_s, ev_n, ev_s / ev_n])
+
+
+@seeded
+def interaction_share(y, X, stem, clusters, *, seed, n_boot: int = 999, level: float = 0.95) -> dict:
+    """The share of residual variance the STEM × indicator interactions add, bias-corrected.
+
+    With ``RSS_r`` the fit of ``y ~ [1, X, S]`` (common slopes, a STEM shift) and ``RSS_f`` that
+    of separate slopes per partition (``y ~ [1, X, S, S*X]``), Cohen's ``f² = (RSS_r − RSS_f) /
+    RSS_f`` grows with chance alone by about ``k / (n − p)`` (``k`` interactions, ``p = 2k + 2``
+    coefficients): ``k·F = (n − p)·f²`` and ``E[k·F] ≈ k + λ`` under the classical F test.
+    The estimand is ``λ / (n − p) = f² − k / (n − p)``, an effect size that does not grow with
+    the number of items and is 0 in expectation when the slopes are equal. Its interval is the
+    percentile interval of subjects resampled with replacement within each partition.
+
+    Parameters
+    ----------
+    y : array-like, shape (n,)
+    X : array-like, shape (n, k)
+        Predictors without intercept.
+    stem : array-like of bool, shape (n,)
+        Constant within each cluster.
+    clusters : array-like, shape (n,)
+        Subjects, the resampling unit.
+    seed : int or numpy.random.Generator
+    n_boot : int
+    level : float
+
+    Returns
+    -------
+    dict
+        ``estimate``, ``low``, ``high``, ``f2`` (uncorrected), ``n_boot``.
+    """
+    n_boot, level = count(n_boot, "n_boot"), probability(level, "level")
+    y, X = as_vector(y), as_matrix(X)
+    s = as_vector(np.asarray(stem, dtype=float), "stem")
+    check_rows(y.size, X=X, stem=s)
+    codes, labels = as_clusters(clusters, y.size)
+    member = np.bincount(codes, weights=s, minlength=labels.size) / np.bincount(codes, minlength=labels.size)
+    if not np.all((member == 0) | (member == 1)):
+        raise DataError("stem", "must be constant within each cluster")
+    k = X.shape[1]
+    _check_partitions(s, member, k + 1)
+    ones = np.ones(y.size)
+    within = block_stats(y, np.column_stack([ones, X]), codes, labels.size)
+    common = block_stats(y, np.column_stack([ones, X, s]), codes, labels.size)
+    observed = _interaction_share(within, common, member[None, :], 1.0 - member[None, :], k)
+    boot_stem, boot_non = _resample_within(member, n_boot, rng_from(seed))
+    boot = _interaction_share(within, common, boot_stem, boot_non, k)
+    tail = (1.0 - level) / 2.0
+    low, high = np.nanquantile(boot[0], [tail, 1.0 - tail])
+    return {"estimate": float(observed[0][0]), "low": float(low), "high": float(high),
+            "f2": float(observed[1][0]), "n_boot": n_boot}
+
+
+def _interaction_share(within, common, w_stem: np.ndarray, w_non: np.ndarray, k: int):
+    """(bias-corrected share, raw f²) for each replicate's subject multiplicities."""
+    rss_full = fit_weighted(within, w_stem).rss + fit_weighted(within, w_non).rss
+    reduced = fit_weighted(common, w_stem + w_non)
+    f2 = (reduced.rss - rss_full) / rss_full
+    return f2 - k / (reduced.n - 2 * k - 2), f2
 
 
 def standardise_within(y, X, stem) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,7 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
 from mmlu_audit.core.seeds import check_seed, seeded
 
 __all__ = ["null_spec", "simulate_3pl", "null_correlations", "null_summary", "construct_consistency",
-           "two_stage_headline"]
+           "predictive_band", "two_stage_headline"]
 
 
 @seeded
@@ -129,6 +129,35 @@ def construct_consistency(theta_null, theta_2pl, b_null, b_2pl) -> dict[str, flo
 
 
 @seeded
+def predictive_band(observed: float, replicates: np.ndarray, level: float = 0.95) -> dict:
+    """Where the null puts r at this design: its ``level`` band and the observed r's tail probability.
+
+    Parameters
+    ----------
+    observed : float
+        The observed r(β, θ̂).
+    replicates : array, shape (R,)
+        r of each null replicate (NaN ones are left out).
+    level : float
+        Coverage of the equal-tailed band.
+
+    Returns
+    -------
+    dict
+        ``null_low_all``, ``null_high_all`` and ``null_tail_p_all``: two-sided, ``2 · min`` of the
+        two tails with the observed value counted among the replicates (so never 0).
+    """
+    draws = replicates[np.isfinite(replicates)]
+    if draws.size == 0:
+        return {"null_low_all": np.nan, "null_high_all": np.nan, "null_tail_p_all": np.nan}
+    tail = (1 - level) / 2
+    low, high = np.quantile(draws, [tail, 1 - tail])
+    below, above = ((1 + np.sum(draws <= observed)) / (draws.size + 1),
+                    (1 + np.sum(draws >= observed)) / (draws.size + 1))
+    return {"null_low_all": float(low), "null_high_all": float(high),
+            "null_tail_p_all": float(min(1.0, 2 * min(below, above)))}
+
+
 def two_stage_headline(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fast: bool = False,
                        replicates: int = 100) -> dict:
     """§5.1's headline figures on one response matrix: r(β, θ̂), its exclusions and the 3PL null.
@@ -198,6 +227,7 @@ def two_stage_headline(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fas
     out = {f"rs_r_{k}": float(observed[k]) for k in EXCLUSIONS}
     out |= {f"null_r_{k}": float(summary.loc[k, "null mean"]) for k in EXCLUSIONS}
     out |= {f"null_share_{k}": float(summary.loc[k, "share of observed"]) for k in EXCLUSIONS}
+    out |= predictive_band(observed["all"], null["all"].to_numpy(float))
     return out | {"rs_r_low": low, "rs_r_high": high, **{f"n_{k}": v for k, v in sizes.items()},
                   "n_stem_items": int(stem.sum()), "n_stem_unanswered": int((is_stem & ~stem).sum()),
                   "null_theta_r_2pl": consistency["theta"], "null_b_r_2pl": consistency["b"]}
