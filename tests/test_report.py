@@ -52,6 +52,29 @@ def test_frame_html_headers_may_break_at_underscores_and_cells_are_untouched():
     assert "<th>clamp_<wbr>T1</th>" in page and "<td>a_b</td>" in page
 
 
+@pytest.mark.parametrize("label, is_p", [
+    ("p", True), ("p_cr2", True), ("mann_whitney_p", True), ("cluster_p", True), ("w9_cr2_p", True),
+    ("p (HTZ)", True), ("Holm p", True), ("p-value", True), (("test", "p"), True),
+    ("top", False), ("n_p_items", True), ("share", False), ("pro_panel", False), ("rho", False)])
+def test_a_p_label_has_p_as_one_of_its_words(label, is_p):
+    from mmlu_audit.core.formatting import is_p_label
+
+    assert is_p_label(label) is is_p
+
+
+def test_p_values_are_never_printed_as_zero_in_a_table():
+    from mmlu_audit.book.report import format_p
+
+    assert [format_p(v) for v in (0.0, 0, 3e-5, 1e-4, 0.0312, 1.0, None, float("nan"), "< 1e-300")] == \
+        ["< 1e-4", "< 1e-4", "< 1e-4", "0.0001", "0.0312", "1", MISSING, MISSING, "< 1e-300"]
+    frame = pd.DataFrame({"W": [31.2, 9.0], "mann_whitney_p": [7.4e-64, 0.0], "cluster_p": [0.0412, np.nan]},
+                         index=["all", "kept"]).round(4)
+    frame.loc["p"] = [0.0, 0.0, 0.5]  # a row of p-values (a transposed table)
+    page = frame_html(frame)
+    assert "<td>0</td>" not in page and page.count("<td>&lt; 1e-4</td>") == 4, page
+    assert "<td>0.0412</td>" in page and "<td>31.2</td>" in page and "<td>0.5</td>" in page
+
+
 def test_use_table_format_sets_the_plain_text_format_too():
     before = pd.get_option("display.float_format"), pd.get_option("display.max_columns")
     try:

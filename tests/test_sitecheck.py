@@ -130,6 +130,12 @@ def leak_reports(tmp_path_factory):
         "<p>the test gives p = 0 against the null</p>"
         "<table><thead><tr><th></th><th>Wald</th><th>p</th></tr></thead>"
         "<tbody><tr><th>W(9)</th><td>31.2</td><td>0</td></tr></tbody></table>"
+        "<table><thead><tr><th></th><th>W</th><th>mann_<wbr>whitney_<wbr>p</th><th>cluster_p</th></tr></thead>"
+        "<tbody><tr><th>all</th><td>31.2</td><td>0</td><td>0.0000</td></tr></tbody></table>"
+        "<table><thead><tr><th></th><th>wrong key</th></tr></thead>"  # a transposed table: a row of p
+        "<tbody><tr><th>p</th><td>0</td></tr></tbody></table>"
+        "<table><thead><tr><th></th><th>p (HTZ)</th></tr><tr><th>contrast</th><th></th></tr></thead>"
+        "<tbody><tr><th>d_ner</th><td>0.0</td></tr></tbody></table>"  # pandas' index-name row comes last
         "<table><tr><td>0.91</td><td>&hellip;</td><td>0.93</td></tr></table></body></html>")
     wide_row = "".join(f"<td>column {k} with a long heading</td>" for k in range(30))
     (site / "wide.html").write_text(  # cut: nothing around the table scrolls
@@ -142,6 +148,9 @@ def leak_reports(tmp_path_factory):
         "<p>Prizes of $5 and $10; p = 0.012, p < 0.001; see <code>$x_i$</code> and <code>\\text</code>.</p>"
         "<table><thead><tr><th></th><th>p</th></tr></thead><tbody><tr><th>a</th><td>0.012</td></tr>"
         "<tr><th>b</th><td>&lt; 1e-300</td></tr></tbody></table>"
+        "<table><thead><tr><th></th><th>top</th><th>p_cr2</th></tr></thead><tbody>"  # 0 outside p columns
+        "<tr><th>n</th><td>0</td><td>&lt; 1e-4</td></tr><tr><th>probability</th><td>0</td><td>0.31</td></tr>"
+        "</tbody></table>"
         "<pre>flag = False  # 5.000</pre>"
         "<table><tr><th>n</th><td>14,042</td><td>—</td></tr></table>"
         "<div style='overflow-x: auto'><table><tr>" + wide_row + "</tr></table></div>"  # scrolls: not cut
@@ -167,6 +176,10 @@ def leak_reports(tmp_path_factory):
     "unrendered $…$ math in rendered text: …where $x_i$ is",
     "p-value printed as a bare 0: …the test gives p = 0 against",
     "p-value printed as a bare 0 in a table (column p)",
+    "p-value printed as a bare 0 in a table (column mann_whitney_p)",
+    "p-value printed as a bare 0 in a table (column cluster_p)",
+    "p-value printed as a bare 0 in a table (row p)",
+    "p-value printed as a bare 0 in a table (column p (HTZ))",
     "pandas truncation marker (…) in a table",
 ])
 def test_leaks_into_the_text_are_caught(leak_reports, expected):

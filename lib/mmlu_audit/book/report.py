@@ -10,11 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
+from mmlu_audit.core.formatting import is_p_label
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.irt.backend import backend_name
 
-__all__ = ["FEW_MODELS", "MISSING", "SIGNIFICANT_DIGITS", "banner_html", "finding_checks", "format_number",
-           "frame_html",
+__all__ = ["FEW_MODELS", "MISSING", "P_FLOOR", "SIGNIFICANT_DIGITS", "banner_html",
+           "finding_checks", "format_number", "format_p", "frame_html", "p_cells_formatted",
            "glue_figure", "glue_ready", "glue_values", "population_note", "real_label", "rerun_box",
            "simulation_banner",
            "source_banner", "text_banner", "three_way_table", "use_table_format", "write_download",
@@ -24,6 +25,9 @@ __all__ = ["FEW_MODELS", "MISSING", "SIGNIFICANT_DIGITS", "banner_html", "findin
 MISSING = "—"
 #: Significant digits of a non-integer number in a table.
 SIGNIFICANT_DIGITS = 4
+#: A p-value below this prints as "< 1e-4" (:func:`format_p`): a table rounded to four decimals
+#: holds 0 for any p below 5e-5, and a p is never printed as 0.
+P_FLOOR = 1e-4
 
 _STYLE = {
     True: ("sim-banner", "Simulated responses — not a finding about MMLU"),
@@ -135,6 +139,35 @@ def format_number(value, digits: int = SIGNIFICANT_DIGITS) -> str:
     return f"{value:.{digits}g}"
 
 
+def format_p(value) -> str:
+    """A p-value as a table shows it: "—" when missing, "< 1e-4" below :data:`P_FLOOR` (never "0").
+
+    Parameters
+    ----------
+    value : number, str or None
+        Text (an already formatted p) is returned as it is.
+    """
+    if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and 0 <= value < P_FLOOR:
+        return f"< {P_FLOOR:.0e}".replace("e-0", "e-")
+    return format_number(value)
+
+
+def p_cells_formatted(frame):
+    """``frame`` with the cells of its p-value columns and rows
+    (:func:`~mmlu_audit.core.formatting.is_p_label`) as text by
+    :func:`format_p`; the frame itself when it has none."""
+    columns = [k for k, label in enumerate(frame.columns) if is_p_label(label)]
+    rows = [k for k, label in enumerate(frame.index) if is_p_label(label)]
+    if not columns and not rows:
+        return frame
+    out = frame.astype(object)
+    for k in columns:
+        out.iloc[:, k] = [format_p(v) for v in frame.iloc[:, k]]
+    for k in rows:
+        out.iloc[k, :] = [format_p(v) for v in out.iloc[k, :]]
+    return out
+
+
 def _cell(value) -> str:
     """A table cell: text as it is, anything else by :func:`format_number`."""
     if isinstance(value, str):
@@ -154,7 +187,8 @@ def _breakable_header(match: re.Match) -> str:
 
 
 def frame_html(frame) -> str:
-    """A DataFrame as the book's HTML table: cells by :func:`format_number`, wide tables scroll.
+    """A DataFrame as the book's HTML table: cells by :func:`format_number` (p-values by
+    :func:`format_p`), wide tables scroll.
 
     The notebook's row and column limits (``display.max_rows``, ``display.max_columns``)
     apply as in pandas' own display; cell text is escaped as pandas escapes it. Header labels
@@ -163,6 +197,7 @@ def frame_html(frame) -> str:
     """
     import pandas as pd
 
+    frame = p_cells_formatted(frame)
     table = frame.to_html(
         na_rep=MISSING, formatters=[_cell] * frame.shape[1], classes="book-table", border=0,
         max_rows=pd.get_option("display.max_rows"), max_cols=pd.get_option("display.max_columns"),

@@ -19,8 +19,10 @@ fails on:
   other than 0 or 1 followed by two or more zeros), a literal ``**``, a bare ``True`` or
   ``False``, a table cell reading ``nan`` or ``inf``, a raw LaTeX command (``\\text``) or
   ``$…$`` math that MathJax never saw (outside tables, which may list TeX commands as tokens),
-  a p-value printed as a bare ``0`` (in prose, or in a
-  table column headed ``p``), a pandas truncation marker (a cell reading ``…``);
+  a p-value printed as a bare ``0`` (in prose, or in a table cell reading ``0``, ``0.0``… of a
+  column or row whose header has "p" as a word: ``p``, ``p_cr2``, ``mann_whitney_p``, ``p (HTZ)``,
+  :func:`mmlu_audit.core.formatting.is_p_label`'s rule), a pandas truncation marker (a cell
+  reading ``…``);
 - a chapter figure (an image MyST-NB named by its PNG's SHA-256) without a description in its
   ``alt`` text, or whose description — its axis labels, titles and legends, written by
   :func:`mmlu_audit.book.plots.describe_figure` — still shows a code name
@@ -56,6 +58,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mmlu_audit.core.errors import MissingDependencyError, cli_status
+from mmlu_audit.core.formatting import P_LABEL_SPLIT
 from mmlu_audit.core.store import write_json_atomic
 
 __all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "VIEWPORT", "PageReport", "check_pages",
@@ -138,18 +141,24 @@ _PAGE_PROBLEMS = r"""() => {
       leaks.add('pandas truncation marker (…) in a table: rows or columns left out');
     }
   }
-  for (const table of document.querySelectorAll('table')) {  // a p column holding a bare 0
-    const head = table.tHead ? table.tHead.rows[table.tHead.rows.length - 1] : null;
-    if (!head || !seen(table)) continue;
-    const pColumns = [...head.cells].filter((c) => /^(p|p-value|p value)$|\bp$|\bp \(/i
-      .test(c.textContent.trim())).map((c) => c.cellIndex);
+  // a p-value column or row (a header one of whose words is "p": p, p_cr2, mann_whitney_p, p (HTZ))
+  // holding a 0 (0, 0.0, 0.0000)
+  const isP = (el) => el.textContent.trim().split(/__P_LABEL_SPLIT__/).includes('p');
+  const zero = (cell) => cell && cell.tagName === 'TD' && /^0(\.0*)?$/.test(cell.textContent.trim());
+  for (const table of document.querySelectorAll('table')) {
+    if (!seen(table)) continue;
+    const pColumns = new Map();  // cell index → header text, over every header row (pandas' index names)
+    for (const head of table.tHead ? table.tHead.rows : []) {
+      for (const c of head.cells) if (isP(c)) pColumns.set(c.cellIndex, c.textContent.trim());
+    }
     for (const body of table.tBodies) {
       for (const row of body.rows) {
-        for (const k of pColumns) {
-          const cell = row.cells[k];
-          if (cell && cell.textContent.trim() === '0') {
-            leaks.add(`p-value printed as a bare 0 in a table (column ${head.cells[k].textContent.trim()})`);
-          }
+        for (const [k, name] of pColumns) {
+          if (zero(row.cells[k])) leaks.add(`p-value printed as a bare 0 in a table (column ${name})`);
+        }
+        const first = row.cells[0];
+        if (first && first.tagName === 'TH' && isP(first) && [...row.cells].some(zero)) {
+          leaks.add(`p-value printed as a bare 0 in a table (row ${first.textContent.trim()})`);
         }
       }
     }
@@ -177,7 +186,7 @@ _PAGE_PROBLEMS = r"""() => {
     }
   }
   return problems;
-}"""
+}""".replace("__P_LABEL_SPLIT__", P_LABEL_SPLIT)
 
 
 # Sphinx output folders whose .html files are templates or copies, not pages.

@@ -3,7 +3,14 @@ whitespace normaliser of the package."""
 
 from __future__ import annotations
 
-__all__ = ["collapse_whitespace", "names_where"]
+import re
+
+__all__ = ["P_LABEL_SPLIT", "collapse_whitespace", "is_p_label", "names_where"]
+
+#: What splits a table label into words; a label is a p-value's (:func:`is_p_label`) when one of
+#: its words is "p": ``p``, ``p_cr2``, ``mann_whitney_p``, ``p (HTZ)``, ``Holm p``, ``p-value``. The
+#: site check (:mod:`mmlu_audit.book.sitecheck`) splits rendered headers with the same pattern.
+P_LABEL_SPLIT = r"[\s_()\[\],:;/-]+"
 
 
 def names_where(flags, empty: str = "none") -> str:
@@ -34,3 +41,16 @@ def collapse_whitespace(text) -> str:
     str
     """
     return " ".join(str(text).split())
+
+
+def is_p_label(label) -> bool:
+    """Whether a table's column or row ``label`` names a p-value (one of its words is "p").
+
+    Parameters
+    ----------
+    label : str, tuple or object
+        A column or index label; of a tuple (a MultiIndex) the last level counts.
+    """
+    if isinstance(label, tuple):
+        label = label[-1] if label else ""
+    return "p" in re.split(P_LABEL_SPLIT, str(label))
