@@ -86,3 +86,11 @@ def test_an_outside_legend_covers_no_plotted_point():
     points = ax.transData.transform(np.column_stack([x, y]))
     assert not box.count_contains(points)
     assert box.x0 >= ax.get_window_extent(renderer).x1
+
+
+def test_figures_cycle_through_seaborns_colour_blind_palette():
+    import seaborn as sns
+
+    colours = [entry["color"] for entry in matplotlib.rcParams["axes.prop_cycle"]]
+    assert colours == sns.color_palette("colorblind").as_hex()
+    assert "#d62728" not in colours and "#2ca02c" not in colours  # tab10's red and green are gone

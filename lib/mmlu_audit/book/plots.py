@@ -26,6 +26,8 @@ KIND_STYLES = {"paper": {"marker": "D", "color": "#6c757d", "mfc": "white"},
 
 #: Points between the axes' extent and a text placed beside it.
 _GAP_PT = 4
+#: The colour cycle of every figure (seaborn's palette of that name, safe for colour-blind readers).
+PALETTE = "colorblind"
 
 
 def use_style() -> None:
@@ -33,13 +35,17 @@ def use_style() -> None:
 
     Tables: every DataFrame the chapter displays goes through
     :func:`mmlu_audit.book.report.frame_html` (integers as integers, four significant
-    digits, missing as "—").
+    digits, missing as "—"). Figures: lines and bars take their colours in turn from
+    :data:`PALETTE`, which readers with a colour-vision deficiency can tell apart.
     """
+    from seaborn import color_palette
+
     from mmlu_audit.book.report import use_table_format
 
     use_table_format()
     describe_figures()
     mpl.rcParams.update({
+        "axes.prop_cycle": mpl.cycler(color=color_palette(PALETTE).as_hex()),
         "figure.figsize": (7.5, 3.6),
         "figure.dpi": 110,
         "savefig.bbox": "tight",
