@@ -136,7 +136,9 @@ def map_seeds(function: Callable, seeds: Iterable[int], *, client=None,
         for seed in seeds:
             yield (seed, *_timed(function, seed, inputs))
         return
-    shared = client.scatter(dict(inputs), broadcast=True, hash=False) if inputs else {}
+    # one scatter per value: scattering the dict would key each future by its name ("items"), and a
+    # second study on the same client would then release the first one's inputs
+    shared = {name: client.scatter(value, broadcast=True, hash=False) for name, value in inputs.items()}
     run = f"{getattr(function, '__name__', 'task')}-{uuid.uuid4().hex[:8]}"
     futures = [client.submit(_timed, function, seed, shared, key=f"{run}-seed-{seed}") for seed in seeds]
     try:
