@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from test_scorecard import write_chapter
 
 # ------------------------------------------------------------ 1: findings never touches a user's files
@@ -81,3 +83,99 @@ def test_finding1_an_edited_download_is_the_users(tmp_path):
     (out.parent / CLAIMS_CSV).write_text("edited\n")
     assert main(argv) == 2
     assert (out.parent / CLAIMS_CSV).read_text() == "edited\n"
+
+
+# ------------------------------------------------------- 7: --out under a file, refused before any work
+
+
+@pytest.mark.parametrize("module", ["findings", "examples"])
+def test_finding7_out_under_a_file_is_one_line_before_any_work(tmp_path, capsys, monkeypatch, module):
+    """Before: ``NotADirectoryError`` / ``FileExistsError`` tracebacks, the latter after ~20 s of audit."""
+    import importlib
+    import subprocess
+
+    main = importlib.import_module(f"mmlu_audit.book.{module}").main
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("the audit ran before --out"))
+    (tmp_path / "afile").write_text("mine\n")
+    (tmp_path / "ex").mkdir()
+    argv = ["--executed", str(tmp_path / "ex")] if module == "findings" else []
+    for out in (tmp_path / "afile" / "box.md", tmp_path / "afile" / "deeper" / "box.md"):
+        assert main([*argv, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"{module}: ") and err.count("\n") == 1 and "is a file" in err, err
+    assert (tmp_path / "afile").read_text() == "mine\n"
+
+
+# --------------------------------------------------------------- book.build: environment and --out
+
+
+def _build_refused(capsys, monkeypatch, argv) -> str:
+    """Run book.build with kernels forbidden; it must exit 2 with one line."""
+    from mmlu_audit.book import build as bookbuild
+
+    monkeypatch.setattr(bookbuild, "execute_all", lambda *a, **k: pytest.fail("a kernel was started"))
+    assert bookbuild.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+@pytest.mark.parametrize("value, message", [(" ", "set but empty"), ("~nosuchuser_h47/c", "no such user")])
+def test_finding6_a_bad_cache_variable_is_one_line_for_book_build(tmp_path, capsys, monkeypatch, value,
+                                                                   message):
+    """Before: ``MMLU_AUDIT_CACHE=" "`` or ``"~nosuchuser/c"`` ended in a traceback: the compilation
+    cache's setup called ``cache_root()`` outside its ``try``."""
+    from mmlu_audit.book.build import _compilation_cache_env
+
+    monkeypatch.setenv("MMLU_AUDIT_CACHE", value)
+    assert _compilation_cache_env() == {}, "no persistent compilation cache, not a traceback"
+    assert "building without" in capsys.readouterr().err
+    err = _build_refused(capsys, monkeypatch, ["06", "--fast", "--out", str(tmp_path / "x")])
+    assert err.startswith("bookbuild: ") and message in err
+
+
+@pytest.mark.parametrize("variable", ["MMLU_AUDIT_DATA", "MMLU_AUDIT_CACHE"])
+def test_finding8_a_relative_folder_variable_means_the_same_in_a_kernel(tmp_path, monkeypatch, variable):
+    """Before: kernels run in ``chapters/`` read ``MMLU_AUDIT_DATA=./data`` from there ("points at a
+    folder that does not exist"), and ``MMLU_AUDIT_CACHE=relcache`` split the cache in two. Now
+    book.build rewrites both as absolute paths before any kernel starts."""
+    import os
+    import subprocess
+    import sys
+
+    from mmlu_audit.book import build as bookbuild
+
+    (tmp_path / "rel").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(variable, "./rel")
+    seen = {}
+
+    def kernels(sources, out, parameters, jobs):
+        probe = ("from mmlu_audit.core.paths import cache_root, data_root; "
+                 f"print({'data_root()' if variable == 'MMLU_AUDIT_DATA' else 'cache_root(writable=False)'})")
+        seen["env"] = os.environ[variable]
+        seen["kernel"] = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path / "elsewhere",
+                                        capture_output=True, text=True, check=True).stdout.strip()
+        return {}
+
+    monkeypatch.setattr(bookbuild, "execute_all", kernels)
+    assert bookbuild.main(["06", "--fast", "--out", str(tmp_path / "x")]) == 0
+    assert seen == {"env": str(tmp_path / "rel"), "kernel": str(tmp_path / "rel")}
+    assert not (tmp_path / "elsewhere" / "rel").exists()
+
+
+def test_finding9_book_build_refuses_an_out_that_is_a_file(tmp_path, capsys, monkeypatch):
+    """Before: ``book.build 13 --out FILE`` printed "notebook kept as FILE/13_discussion.failed.ipynb"
+    (no such notebook) and ended in ``FileExistsError``, exit 1."""
+    from mmlu_audit.book import build as bookbuild
+
+    (tmp_path / "afile").write_text("mine\n")
+    for out in (tmp_path / "afile", tmp_path / "afile" / "under"):
+        err = _build_refused(capsys, monkeypatch, ["06", "--fast", "--out", str(out)])
+        assert err.startswith("bookbuild: --out") and "is a file" in err and "kept as" not in err
+    assert (tmp_path / "afile").read_text() == "mine\n"
+    monkeypatch.setattr(bookbuild, "execute_all", lambda sources, *a: {sources[0]: "boom"})
+    assert bookbuild.main(["06", "--fast", "--out", str(tmp_path / "x")]) == 1
+    err = capsys.readouterr().err
+    assert "no notebook kept" in err and "kept as" not in err, "a notebook is named only when it exists"

@@ -60,8 +60,9 @@ from pathlib import Path
 from mmlu_audit.book.chapters import READERS, declared_label
 from mmlu_audit.book.tags import FAST_TAG, tag_notebook_file
 from mmlu_audit.book.device import CHOICES, jax_platforms, resolve_device
+from mmlu_audit.book.generated import check_out_folder
 from mmlu_audit.core.errors import DataError, DeviceUnavailableError, ParameterError
-from mmlu_audit.core.paths import cache_root, project_root, writable_folder
+from mmlu_audit.core.paths import absolute_env_folders, cache_root, project_root, writable_folder
 from mmlu_audit.core.seeds import check_seed
 
 __all__ = ["FAST_TAG", "MACHINE_KEY", "START_FIRST", "chapter_parameters", "chapter_paths",
@@ -111,8 +112,8 @@ def _compilation_cache_env() -> dict[str, str]:
     JAX has no read-only persistent cache (with a size cap it takes a lock file and stamps access
     times even to read), so a read-only cache means compiling afresh, not refusing to build.
     """
-    folder = cache_root(writable=False) / "jax"
-    try:
+    try:  # cache_root raises for a blank MMLU_AUDIT_CACHE or an unknown ~user, so inside the try
+        folder = cache_root(writable=False) / "jax"
         return compilation_cache_env(writable_folder(folder, "JAX compilation cache folder"))
     except DataError as exc:
         print(f"bookbuild: {exc}; building without JAX's persistent compilation cache", file=sys.stderr)
@@ -539,7 +540,9 @@ def main(argv: list[str] | None = None) -> int:
         parameters = run_parameters(sources, common, args.parameter)
         device = resolve_device(args.device)
         jobs = default_jobs(device) if args.jobs is None else _checked_jobs(args.jobs)
-    except ParameterError as exc:
+        out = check_out_folder(args.out)
+        absolute_env_folders()  # before any kernel starts: kernels run in chapters/
+    except (ParameterError, DataError) as exc:
         print(f"bookbuild: {exc}", file=sys.stderr)
         return 2
     except DeviceUnavailableError as exc:
@@ -550,10 +553,11 @@ def main(argv: list[str] | None = None) -> int:
     # (3,000 items: 52.4 / 55.3 s default, 57.6 / 58.4 s passive, alternated), and the book builds idle
     for name, value in _compilation_cache_env().items():
         os.environ.setdefault(name, value)  # inherited too; a value the user set wins
-    failures = execute_all(sources, args.out, parameters, jobs)
+    failures = execute_all(sources, out, parameters, jobs)
     for source, error in failures.items():
-        kept = args.out / f"{source.stem}.failed.ipynb"
-        print(f"\n--- {source.name} failed (notebook kept as {kept}) ---\n{error}", file=sys.stderr)
+        kept = out / f"{source.stem}.failed.ipynb"
+        where = f"notebook kept as {kept}" if kept.is_file() else "no notebook kept"
+        print(f"\n--- {source.name} failed ({where}) ---\n{error}", file=sys.stderr)
     return 1 if failures else 0
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mmlu_audit.book.generated import write_generated
+from mmlu_audit.book.generated import check_out, write_generated
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import project_root
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=project_root() / EXAMPLE_PATH)
     args = parser.parse_args(argv)
     try:
-        target = write_audit_example(args.out)
+        target = write_audit_example(check_out(args.out))  # --out checked before the audit runs
     except (ParameterError, DataError) as exc:
         print(f"examples: {exc}", file=sys.stderr)
         return 2

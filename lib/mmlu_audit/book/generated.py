@@ -7,7 +7,8 @@ any other file (a CSV or PNG download) is listed, with its sha256, in the writer
 beside it (``.<writer>.generated.json``). A file that exists and is neither is the user's: the
 whole write is refused before any target is touched (:func:`write_owned`).
 
-:func:`check_out` validates an ``--out`` path and its parent before a command does any work.
+:func:`check_out` and :func:`check_out_folder` validate an ``--out`` path (a file, a folder) and
+its parents before a command does any work.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from mmlu_audit.core.errors import ParameterError
 
-__all__ = ["check_out", "owned", "write_generated", "write_owned"]
+__all__ = ["check_out", "check_out_folder", "owned", "write_generated", "write_owned"]
 
 
 def check_out(out, flag: str = "--out") -> Path:
@@ -43,18 +44,53 @@ def check_out(out, flag: str = "--out") -> Path:
     ParameterError
         When ``out`` is a folder, or a parent of it exists and is not a folder.
     """
-    try:
-        target = Path(out).expanduser().absolute()
-    except RuntimeError as exc:  # "~nosuchuser/…"
-        raise ParameterError(flag, f"{out}: {exc}") from None
+    target = _absolute(out, flag)
     if target.is_dir():
         raise ParameterError(flag, f"{target} is a folder, not a file")
-    for parent in target.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ParameterError(flag, f"{parent} is a file, so {target} cannot be written under it")
-            break
+    _check_parents(target, flag)
     return target
+
+
+def check_out_folder(out, flag: str = "--out") -> Path:
+    """Make ``out`` absolute and check that it is, or can be created as, a folder, before any work.
+
+    Parameters
+    ----------
+    out : str or Path
+        The folder a command will write into.
+    flag : str
+        The option that named it, for the error.
+
+    Returns
+    -------
+    Path
+        ``out``, absolute (``~`` expanded).
+
+    Raises
+    ------
+    ParameterError
+        When ``out`` or a parent of it exists and is not a folder.
+    """
+    target = _absolute(out, flag)
+    if target.exists() and not target.is_dir():
+        raise ParameterError(flag, f"{target} is a file, not a folder")
+    _check_parents(target, flag)
+    return target
+
+
+def _absolute(out, flag: str) -> Path:
+    try:
+        return Path(out).expanduser().absolute()
+    except RuntimeError:  # "~nosuchuser/…"
+        raise ParameterError(flag, f"{out}: cannot expand {str(out).split(os.sep, 1)[0]!r}: "
+                             "no such user (or no home folder)") from None
+
+
+def _check_parents(target: Path, flag: str) -> None:
+    """Refuse ``target`` when its nearest existing parent is not a folder."""
+    parent = next(p for p in target.parents if p.exists())
+    if not parent.is_dir():
+        raise ParameterError(flag, f"{parent} is a file, so {target} cannot be written under it")
 
 
 def _sha256(path: Path) -> str:

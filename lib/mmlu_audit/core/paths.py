@@ -13,7 +13,10 @@ and that is checked before the work (:func:`writable_folder`).
 
 Both variables are read alike (:func:`env_folder`): ``~`` and ``~user`` are expanded (an unknown
 user is one error), a value that is set but empty or blank is refused rather than taken for
-"unset", and one that names a file is called a file.
+"unset", one that names a file is called a file, and a relative one is made absolute from the
+working folder of the process that reads it. A command that starts other processes (the book
+build's kernels run in ``chapters/``) rewrites both variables as absolute paths first
+(:func:`absolute_env_folders`), so a path means one thing in every process.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pathlib import Path
 from mmlu_audit.core.errors import DataError
 
 __all__ = ["project_root", "data_root", "cache_root", "writable_folder", "env_folder", "expand_user",
-           "DATA_ENV", "CACHE_ENV"]
+           "absolute_env_folders", "DATA_ENV", "CACHE_ENV"]
 
 DATA_ENV = "MMLU_AUDIT_DATA"
 CACHE_ENV = "MMLU_AUDIT_CACHE"
@@ -55,7 +58,9 @@ def expand_user(path: str | Path, what: str) -> Path:
 
 
 def env_folder(variable: str) -> Path | None:
-    """The folder an environment variable names, ``~`` expanded; None when it is not set.
+    """The folder an environment variable names, ``~`` expanded, absolute; None when it is not set.
+
+    A relative value is taken from the current working folder.
 
     Raises
     ------
@@ -67,10 +72,34 @@ def env_folder(variable: str) -> Path | None:
         return None
     if not value.strip():
         raise DataError(variable, "is set but empty; unset it or name a folder")
-    folder = expand_user(value, variable)
+    folder = expand_user(value, variable).absolute()
     if folder.exists() and not folder.is_dir():
         raise DataError(folder, f"{variable} names a file, not a folder")
     return folder
+
+
+def absolute_env_folders() -> dict[str, str]:
+    """Rewrite ``MMLU_AUDIT_DATA`` and ``MMLU_AUDIT_CACHE``, where set, as checked absolute paths.
+
+    Call it before starting a process that runs in another working folder (a chapter's kernel
+    runs in ``chapters/``), so that a relative value keeps the meaning it had where it was typed.
+
+    Returns
+    -------
+    dict of str to str
+        The variables rewritten, with their new values.
+
+    Raises
+    ------
+    DataError
+        A value :func:`env_folder` refuses (blank, unknown ``~user``, a file).
+    """
+    rewritten = {}
+    for variable in (DATA_ENV, CACHE_ENV):
+        folder = env_folder(variable)
+        if folder is not None:
+            rewritten[variable] = os.environ[variable] = str(folder)
+    return rewritten
 
 
 def data_root() -> Path:
