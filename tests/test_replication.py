@@ -121,6 +121,13 @@ def test_meta_analysis_hksj_interval_is_the_weighted_residual_formula():
     assert out["tau2"] == pytest.approx(0.0535714 / 100, abs=1e-9)
 
 
+def test_meta_analysis_truncates_a_negative_tau2_at_zero():
+    out = meta_analysis([0.10, 0.11, 0.09], [0.1, 0.1, 0.1])  # Q far below its df
+    assert out["tau2"] == 0.0 and out["i2"] == 0.0
+    assert out["random"] == pytest.approx(out["fixed"])
+    assert out["hksj_low"] < out["random"] < out["hksj_high"]
+
+
 def test_meta_analysis_on_the_log_scale_returns_ratios():
     out = meta_analysis([2.0, 2.0], [0.1, 0.1], scale="log")
     assert out["fixed"] == pytest.approx(2.0)
@@ -154,10 +161,18 @@ def test_combined_rows_meta_analyse_the_named_populations_only():
                           outcome_rows("nested", _result(5.0)), outcome_rows("one model", None, "one model")])
     combined = combined_rows(outcomes, ["a", "b", "one model"]).set_index("estimand")
     assert (combined["k"] == 2).all()
-    assert combined.loc["d_ner_contrast", "estimate"] == pytest.approx(ESTIMANDS["d_ner_contrast"].paper + 0.005)
+    expected = ESTIMANDS["d_ner_contrast"].paper + 0.005
+    assert combined.loc["d_ner_contrast", "estimate"] == pytest.approx(expected)
     assert (outcomes[outcomes["population"] == "one model"]["outcome"] == "not estimable").all()
     claims = claim_outcomes(pd.concat([outcomes, combined.reset_index()]), COMBINED)
     assert set(claims.index) == {"homogeneity", "d_ner", "stem_r2", "guessing_floor"}
+
+
+def claims_json() -> str:
+    """The ``claims_json`` the real-verdicts chapter glues, for two synthetic populations (other tests use it)."""
+    outcomes = pd.concat([outcome_rows("a", _result(0.0)), outcome_rows("b", _result(0.01))])
+    table = pd.concat([outcomes, combined_rows(outcomes, ["a", "b"])])
+    return claim_outcomes(table, COMBINED).reset_index().to_json(orient="records")
 
 
 def test_judge_reports_a_missing_interval_as_not_estimable():

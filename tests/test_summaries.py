@@ -28,6 +28,7 @@ from mmlu_audit.core.paper import (CONSENSUS_BLOG_POST, MMLU_PRO_PAPER, PAPER, R
                                    source_kind)
 
 from test_scorecard import write_chapter
+from test_replication import claims_json
 
 EXPECT = {"data_source": "simulated", "seed": 1, "fast": True}
 CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
@@ -227,7 +228,7 @@ def test_the_blog_posts_numbers_are_counted_and_labelled_apart(tmp_path):
 def test_the_landing_page_links_the_csvs_it_writes_beside_it(tmp_path):
     (tmp_path / "ex").mkdir()
     write_chapter(tmp_path / "ex", "11_rank_stability", HELM79, banner="real-banner")
-    write_chapter(tmp_path / "ex", "12_real_verdicts", {"verdict_homogeneity": "supported"},
+    write_chapter(tmp_path / "ex", "12_real_verdicts", {"claims_json": claims_json()},
                   banner="real-banner")
     out = tmp_path / "_generated" / "findings.md"
     assert main(["--executed", str(tmp_path / "ex"), "--out", str(out), "--seed", "1", "--fast"]) == 0
@@ -249,7 +250,7 @@ def test_no_link_without_its_csv(tmp_path):
     assert write_downloads(collection, tmp_path) == []  # no verdict chapter, no real result
     assert (tmp_path / CLAIMS_CSV).read_text() == "stale"
     (tmp_path / CLAIMS_CSV).unlink()
-    verdicts = _build(tmp_path / "ex", **{"12_real_verdicts": {"verdict_homogeneity": "supported"}})
+    verdicts = _build(tmp_path / "ex", **{"12_real_verdicts": {"claims_json": claims_json()}})
     assert write_downloads(verdicts, tmp_path) == [tmp_path / CLAIMS_CSV]
     assert write_downloads(collection, tmp_path) == []
     assert not (tmp_path / CLAIMS_CSV).exists(), "a stale download of its own is removed"

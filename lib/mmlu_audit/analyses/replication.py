@@ -34,9 +34,10 @@ from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.paper import PAPER
 
 __all__ = ["CLAIM_ESTIMAND", "CLAIM_TITLES", "COMBINED", "ESTIMANDS", "OUTCOMES", "OUTCOME_MEANINGS",
-           "POWER_CONVENTION", "RESULT_KEYS", "SCALES", "Estimand", "calibration_table", "claim_outcomes",
-           "classify", "combined_rows", "from_scale", "judge", "meta_analysis", "outcome_rows",
-           "power_to_detect", "prediction_interval", "se_from_interval", "small_telescopes", "to_scale"]
+           "OUTCOME_SENTENCES", "POWER_CONVENTION", "RESULT_KEYS", "SCALES", "Estimand", "calibration_table",
+           "claim_outcomes", "claim_sentence", "claims_download", "classify", "combined_rows", "forest_table",
+           "from_scale", "judge", "meta_analysis", "outcome_rows", "power_to_detect", "prediction_interval",
+           "se_from_interval", "small_telescopes", "sources_table", "to_scale"]
 
 Z95 = float(stats.norm.ppf(0.975))
 #: The power a replication is conventionally expected to have; shown as context, never a rule.
@@ -340,9 +341,9 @@ def calibration_table() -> pd.DataFrame:
 def meta_analysis(estimates, ses, *, scale: str = "linear", labels=None) -> dict:
     """Fixed- and random-effects combination of disjoint populations' estimates.
 
-    DerSimonian–Laird τ², with the random-effects interval also in its Hartung–Knapp–Sidik–Jonkman
-    form (t with k − 1 df), which keeps its coverage with few studies
-    (``statsmodels.stats.meta_analysis.combine_effects``).
+    Fixed effect and Cochran's Q from ``statsmodels.stats.meta_analysis.combine_effects``;
+    DerSimonian–Laird τ² truncated at 0 (I² likewise), and the random-effects interval also in its
+    Hartung–Knapp–Sidik–Jonkman form (t with k − 1 df), which keeps its coverage with few studies.
 
     Parameters
     ----------
@@ -379,18 +380,23 @@ def meta_analysis(estimates, ses, *, scale: str = "linear", labels=None) -> dict
     if (se[keep] <= 0).any():
         raise ParameterError("ses", "standard errors must be positive")
     y, var = y[keep], se[keep] ** 2
-    res = combine_effects(y, var, method_re="chi2", use_t=False)
     k = int(keep.sum())
+    fixed = combine_effects(y, var, method_re="chi2", use_t=False)
+    # DerSimonian–Laird τ² truncated at 0 (statsmodels leaves it negative when Q < k − 1)
+    tau2 = max(0.0, float(fixed.tau2))
+    w = 1.0 / (var + tau2)
+    mu = float(np.sum(w * y) / w.sum())
+    hksj_se = math.sqrt(float(np.sum(w * (y - mu) ** 2)) / ((k - 1) * float(w.sum())))
     t = float(stats.t.ppf(0.975, k - 1))
-    hksj_se = float(np.sqrt(res.var_hksj_re))
+    re_se = math.sqrt(1.0 / float(w.sum()))
     back = {name: float(from_scale(value, scale)) for name, value in (
-        ("fixed", res.mean_effect_fe), ("fixed_low", res.mean_effect_fe - Z95 * res.sd_eff_w_fe),
-        ("fixed_high", res.mean_effect_fe + Z95 * res.sd_eff_w_fe), ("random", res.mean_effect_re),
-        ("random_low", res.mean_effect_re - Z95 * res.sd_eff_w_re),
-        ("random_high", res.mean_effect_re + Z95 * res.sd_eff_w_re),
-        ("hksj_low", res.mean_effect_re - t * hksj_se), ("hksj_high", res.mean_effect_re + t * hksj_se))}
-    return {"k": k, **back, "q": float(res.q), "q_p": float(stats.chi2.sf(res.q, k - 1)),
-            "i2": float(res.i2), "tau2": float(res.tau2)}
+        ("fixed", fixed.mean_effect_fe), ("fixed_low", fixed.mean_effect_fe - Z95 * fixed.sd_eff_w_fe),
+        ("fixed_high", fixed.mean_effect_fe + Z95 * fixed.sd_eff_w_fe), ("random", mu),
+        ("random_low", mu - Z95 * re_se), ("random_high", mu + Z95 * re_se),
+        ("hksj_low", mu - t * hksj_se), ("hksj_high", mu + t * hksj_se))}
+    q = float(fixed.q)
+    return {"k": k, **back, "q": q, "q_p": float(stats.chi2.sf(q, k - 1)),
+            "i2": max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0, "tau2": tau2}
 
 
 #: Where each estimand sits in :func:`mmlu_audit.analyses.central.population_tests`' output:
@@ -491,3 +497,105 @@ def claim_outcomes(table: pd.DataFrame, who: str = COMBINED) -> pd.DataFrame:
                        **{k: row[k] for k in ("outcome", "estimate", "low", "high", "paper", "paper_low",
                                               "paper_high", "power", "in_pi")}}
     return pd.DataFrame(rows).T.rename_axis("claim")
+
+
+def forest_table(table: pd.DataFrame, names: dict, estimands=None) -> pd.DataFrame:
+    """The rows a forest plot of the estimands draws, each on its own natural scale.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`outcome_rows` of the populations and the pool, and :func:`combined_rows`.
+    names : dict
+        Population → words for the axis ("HELM (20 models)"); rows of populations not named are left out.
+    estimands : sequence of str, optional
+        Default: each claim's (:data:`CLAIM_ESTIMAND`).
+
+    Returns
+    -------
+    DataFrame
+        ``claim``, ``estimand``, ``label``, ``who``, ``kind`` (``"paper"``, ``"population"``,
+        ``"pool"`` or ``"combined"``), ``estimate``, ``low``, ``high``, ``null``, ``scale``; per
+        estimand the paper first, then the populations, the pool, the fixed- and random-effects
+        combinations.
+    """
+    rows = []
+    for key in estimands or CLAIM_ESTIMAND.values():
+        e = ESTIMANDS[key]
+        common = {"claim": e.claim, "estimand": key, "label": e.label, "null": e.null, "scale": e.scale}
+        low, high = e.paper_interval
+        rows.append(common | {"who": "paper (1,000 leaderboard models)", "kind": "paper", "estimate": e.paper,
+                              "low": low, "high": high})
+        part = table[table["estimand"] == key]
+        for row in part.itertuples():
+            if row.population == COMBINED:
+                rows.append(common | {"who": "combined, fixed effect", "kind": "combined",
+                                      "estimate": row.fixed, "low": row.fixed_low, "high": row.fixed_high})
+                rows.append(common | {"who": "combined, random effects (HKSJ)", "kind": "combined",
+                                      "estimate": row.estimate, "low": row.low, "high": row.high})
+            elif row.population in names:
+                kind = "pool" if "pool" in names[row.population] else "population"
+                rows.append(common | {"who": names[row.population], "kind": kind, "estimate": row.estimate,
+                                      "low": row.low, "high": row.high})
+    return pd.DataFrame(rows)
+
+
+#: One sentence per outcome, filled by :func:`claim_sentence`.
+OUTCOME_SENTENCES = {
+    "replicated": "the real estimate, {estimate} [{low}, {high}], excludes no effect and holds the paper's "
+                  "{paper}: replicated",
+    "inconsistent (larger)": "the real estimate, {estimate} [{low}, {high}], excludes no effect but lies "
+                             "beyond the paper's {paper}",
+    "inconsistent (smaller)": "the real estimate, {estimate} [{low}, {high}], excludes no effect but is "
+                              "smaller than the paper's {paper}",
+    "inconsistent (opposite sign)": "the real estimate, {estimate} [{low}, {high}], has the opposite sign to "
+                                    "the paper's {paper}",
+    "inconclusive": "the real estimate, {estimate} [{low}, {high}], holds both no effect and the paper's "
+                    "{paper}: too little data to tell",
+    "not replicated": "the real estimate, {estimate} [{low}, {high}], holds no effect and excludes the "
+                      "paper's {paper}: not replicated",
+    "not estimable": "no real population here can estimate it",
+}
+
+
+def claim_sentence(outcome: str, estimate: float, low: float, high: float, paper: float) -> str:
+    """The outcome of one claim in words, its numbers formatted to three significant digits."""
+    if outcome not in OUTCOME_SENTENCES:
+        raise ParameterError("outcome", f"unknown outcome {outcome!r}; choose one of {OUTCOMES}")
+    def fmt(v):
+        return "—" if v is None or not np.isfinite(v) else f"{v:.3g}"
+    return OUTCOME_SENTENCES[outcome].format(estimate=fmt(estimate), low=fmt(low), high=fmt(high),
+                                             paper=fmt(paper))
+
+
+def claims_download(table: pd.DataFrame, names: dict, fragility: dict) -> pd.DataFrame:
+    """The claims CSV: the paper's own row under the rule, then every population and the combination.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`outcome_rows` and :func:`combined_rows`.
+    names : dict
+        Population → words.
+    fragility : dict
+        Estimand → :func:`mmlu_audit.analyses.multiverse.fragility` sentence (absent: not varied).
+    """
+    rows = pd.concat([calibration_table().assign(population="paper (its own numbers under the rule)"),
+                      table.assign(population=table["population"].map(lambda p: names.get(p, p)))],
+                     ignore_index=True)
+    rows["estimand_label"] = rows["estimand"].map(lambda k: ESTIMANDS[k].label)
+    rows["paper"] = rows["estimand"].map(lambda k: ESTIMANDS[k].paper)
+    rows["paper_low"] = rows["estimand"].map(lambda k: ESTIMANDS[k].paper_interval[0])
+    rows["paper_high"] = rows["estimand"].map(lambda k: ESTIMANDS[k].paper_interval[1])
+    not_varied = "not varied (needs a 3PL fit per cell)"
+    rows["fragility"] = rows["estimand"].map(lambda k: fragility.get(k, not_varied))
+    columns = ["claim", "estimand_label", "population", "paper", "paper_low", "paper_high", "estimate", "low",
+               "high", "outcome", "in_pi", "power", "fragility", "k", "q", "i2", "tau2"]
+    return rows.reindex(columns=columns)
+
+
+def sources_table() -> pd.DataFrame:
+    """Each estimand with the paper's sentence it comes from and how its value and error follow."""
+    return pd.DataFrame({"estimand": [e.label for e in ESTIMANDS.values()],
+                         "the paper's sentence": [e.quote for e in ESTIMANDS.values()],
+                         "how the estimate and its error follow": [e.derivation for e in ESTIMANDS.values()]})

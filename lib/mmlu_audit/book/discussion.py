@@ -12,12 +12,12 @@ it. Each piece of evidence is one of three kinds:
   responses (the pipeline :data:`~mmlu_audit.core.paper.RECOVERS`, or not).
 - ``"context"``: a real-data value shown beside the claim that does not test it.
 
-:func:`verdict` turns a claim's real-data tests into one of :data:`VERDICTS`: supported when
-every readable real test supports it, not supported when at least one does not and the test had
-power of at least 0.5 at the paper's effect on the real design (the claim's ``power`` glue, from
-the real-verdicts chapter), inconclusive when it does not but that power is lower, and not
-testable with the data here when no test was computed on real responses (with the reason).
-Simulation never supports a claim about MMLU.
+:func:`verdict` reads a claim's replication outcome (one of :data:`VERDICTS`, the words of
+:mod:`mmlu_audit.analyses.replication`) as the real-verdicts chapter glued it: judged there, once,
+by interval against the paper's estimate across the disjoint real populations. A claim without a
+registered estimand is "not estimable" with the reason. Evidence rows only show values: a test
+"rejects at 5 %" or not, which is never by itself an outcome. Simulation never decides a claim
+about MMLU.
 
 An evidence's p-value is the p of the test its value belongs to (:func:`mmlu_audit.book.results.paired`;
 :class:`Evidence` refuses any other pairing), and its interval is the one its chapter declares
@@ -34,24 +34,22 @@ import pandas as pd
 from mmlu_audit.book.scorecard import Collection, declared_interval, format_p, lookup
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.book.results import REAL_RESULTS, paired, registered_test
+from mmlu_audit.analyses.replication import OUTCOMES as REPLICATION_OUTCOMES
 from mmlu_audit.core.paper import RECOVERS
 
-__all__ = ["CLAIMS", "KINDS", "OUTCOMES", "POWER_FLOOR", "SIMULATED", "VERDICTS", "Claim", "Condition",
+__all__ = ["CLAIMS", "KINDS", "OUTCOMES", "SIMULATED", "VERDICTS", "Claim", "Condition",
            "Evidence", "claim_chapters", "claim_power", "claims_table", "evidence_display",
            "evidence_summary", "evidence_table", "glue_names", "verdict"]
 
-#: A claim's verdict, on real data.
-VERDICTS = ("supported", "not supported", "not testable with the data here",
-            "inconclusive (power below 0.5 at the paper's effect)")
-#: Below this power at the paper's effect a real test that does not support a claim is inconclusive.
-POWER_FLOOR = 0.5
+#: A claim's outcome on real data: the replication outcomes of :mod:`mmlu_audit.analyses.replication`.
+VERDICTS = REPLICATION_OUTCOMES
 #: What the simulated world says about a claim.
 SIMULATED = (RECOVERS, "does not recover the planted truth", "no planted truth", "not in this build")
 #: Kinds of evidence (see the module docstring).
 KINDS = ("test", "planted", "context")
 #: Outcome of one piece of evidence.
-OUTCOMES = ("supports", "does not support", RECOVERS, "does not recover the planted truth", "shown",
-            "missing", "not applicable")
+OUTCOMES = ("rejects at 5 %", "does not reject at 5 %", RECOVERS, "does not recover the planted truth",
+            "shown", "missing", "not applicable")
 _ALPHA = 0.05
 _OPS = ("<", ">", "contains")
 _REAL_POPULATION = {result.glue: result.population for result in REAL_RESULTS}
@@ -157,7 +155,9 @@ class Claim:
     scope : str
         What the data staged here can and cannot say about it (stated with a "not testable").
     power : tuple of (str, str), optional
-        ``(chapter, glue)`` of the real test's power at the paper's effect on the real design.
+        ``(chapter, glue)`` of the power the real populations had to detect the paper's estimate.
+    outcome : tuple of (str, str, str), optional
+        ``(chapter, outcome glue, sentence glue)`` of the claim's replication outcome.
     """
 
     key: str
@@ -166,6 +166,7 @@ class Claim:
     evidence: tuple
     scope: str
     power: tuple | None = None
+    outcome: tuple | None = None
 
 
 def _p_below(glue: str, chapter: str | None = None) -> Condition:
@@ -176,12 +177,12 @@ def _p_below(glue: str, chapter: str | None = None) -> Condition:
 CLAIMS: tuple[Claim, ...] = (
     Claim("homogeneity", "Structural homogeneity is rejected: the nine indicators map onto "
           "difficulty differently in STEM and non-STEM (joint Wald W(9), cluster-robust).", "§4.3",
-          (Evidence("chap-real-verdicts", "pool_w9_htz_F",
-                    "W(9) under CR2 in its HTZ F form, real pool (HTZ p)",
-                    conditions=(_p_below("pool_w9_htz_p"),), p="pool_w9_htz_p"),
+          (Evidence("chap-real-verdicts", "pool_interaction_share",
+                    "share of variance the nine interactions add, pooled real matrix (subject bootstrap)",
+                    kind="context", low="pool_interaction_share_low", high="pool_interaction_share_high"),
            Evidence("chap-real-verdicts", "pool_wcb_stat",
-                    "W(9) under CR2, real pool, wild cluster bootstrap (p)",
-                    conditions=(_p_below("pool_wcb_p"),), p="pool_wcb_p"),
+                    "W(9) under CR2, pooled real matrix, wild cluster bootstrap (p; grows with the sample)",
+                    kind="context", p="pool_wcb_p"),
            Evidence("chap-homogeneity", "w9_htz_F", "W(9) under CR2 in its HTZ F form (HTZ p)",
                     conditions=(_p_below("w9_htz_p"),), p="w9_htz_p"),
            Evidence("chap-homogeneity", "wcb_stat", "W(9) under CR2, wild cluster bootstrap (p)",
@@ -191,13 +192,12 @@ CLAIMS: tuple[Claim, ...] = (
                     given=(Condition("n_planted", ">", 0),), conditions=(_p_below("w9_cr2_p"),),
                     p="w9_cr2_p")),
           "tested on the real MMLU pool by the real-verdicts chapter in every build, and by §4.3's "
-          "chapter when it runs on a real source", power=("chap-real-verdicts", "power_homogeneity")),
+          "chapter when it runs on a real source", power=("chap-real-verdicts", "power_homogeneity"),
+          outcome=("chap-real-verdicts", "outcome_homogeneity", "sentence_homogeneity")),
     Claim("d_ner", "The STEM × entity-density (D_ner) contrast survives CR2, Holm over the nine "
           "contrasts, and the wild cluster bootstrap.", "§4.2",
           (Evidence("chap-real-verdicts", "pool_d_ner_estimate",
-                    "D_ner contrast, real pool, CR2 95 % interval (Holm p); "
-                    "bootstrap Holm p < 0.05 too",
-                    conditions=(_p_below("pool_holm_p_cr2_d_ner"), _p_below("pool_boot_holm_p_d_ner")),
+                    "D_ner contrast, pooled real matrix, CR2 95 % interval (Holm p)", kind="context",
                     low="pool_d_ner_low", high="pool_d_ner_high", p="pool_holm_p_cr2_d_ner"),
            Evidence("chap-stratified", "t_cr2_d_ner", "D_ner contrast, CR2 t (Holm p; bootstrap p)",
                     conditions=(_p_below("holm_p_cr2_d_ner"), _p_below("boot_p_d_ner")),
@@ -210,15 +210,13 @@ CLAIMS: tuple[Claim, ...] = (
                     conditions=(Condition("found_cr2_names", "contains", "d_ner"),
                                                 Condition("found_boot_names", "contains", "d_ner")))),
           "tested on the real MMLU pool by the real-verdicts chapter in every build, and by §4.2's "
-          "chapter when it runs on a real source", power=("chap-real-verdicts", "power_d_ner")),
+          "chapter when it runs on a real source", power=("chap-real-verdicts", "power_d_ner"),
+          outcome=("chap-real-verdicts", "outcome_d_ner", "sentence_d_ner")),
     Claim("stem_r2", "The indicators explain more of difficulty in STEM than in non-STEM "
           "(cross-validated R², and the ratio of logit R² with its bootstrap interval above 1).", "§4.2",
           (Evidence("chap-real-verdicts", "pool_logit2_ratio",
-                    "logit² ratio, real pool, STEM over non-STEM (subject "
-                    "bootstrap interval)",
-                    conditions=(Condition("pool_cv_r2_stem", ">", "pool_cv_r2_nonstem"),
-                                Condition("pool_logit2_ratio_ci_low", ">", 1.0)),
-                    low="pool_logit2_ratio_ci_low", high="pool_logit2_ratio_ci_high"),
+                    "logit² ratio, pooled real matrix, STEM over non-STEM (subject bootstrap interval)",
+                    kind="context", low="pool_logit2_ratio_ci_low", high="pool_logit2_ratio_ci_high"),
            Evidence("chap-stratified", "logit2_ratio", "logit R² ratio, STEM over non-STEM",
                     conditions=(Condition("cv_r2_stem", ">", "cv_r2_nonstem"),
                                 Condition("logit2_ratio_ci_low", ">", 1.0)),
@@ -227,16 +225,15 @@ CLAIMS: tuple[Claim, ...] = (
                     kind="planted", given=(Condition("true_r2_stem", ">", "true_r2_nonstem", "chap-pooled"),),
                     conditions=(Condition("cv_r2_stem", ">", "cv_r2_nonstem"),))),
           "tested on the real MMLU pool by the real-verdicts chapter in every build, and by §4.2's "
-          "chapter when it runs on a real source", power=("chap-real-verdicts", "power_stem_r2")),
+          "chapter when it runs on a real source", power=("chap-real-verdicts", "power_stem_r2"),
+          outcome=("chap-real-verdicts", "outcome_stem_r2", "sentence_stem_r2")),
     Claim("guessing_floor", "The apparent reasoning sensitivity (r(β, θ̂) < 0) is confounded by the "
           "guessing floor: a 3PL null with no ability × depth term reproduces most of it.", "§5.1",
-          (Evidence("chap-real-verdicts", "pool_null_share_all",
-                    "real pool: share of the observed r(β, θ̂) the 3PL null "
-                    "reproduces (observed r below 0 too)",
-                    conditions=(Condition("pool_rs_r_all", "<", 0.0),
-                                Condition("pool_null_share_all", ">", 0.5))),
-           Evidence("chap-real-verdicts", "pool_rs_r_all", "real pool: r(β, θ̂), Fisher 95 % interval",
-                    kind="context",
+          (Evidence("chap-real-verdicts", "pool_null_r_all",
+                    "pooled real matrix: the 3PL null's mean r(β, θ̂) and its 95 % predictive band",
+                    kind="context", low="pool_null_low_all", high="pool_null_high_all"),
+           Evidence("chap-real-verdicts", "pool_rs_r_all",
+                    "pooled real matrix: r(β, θ̂), Fisher 95 % interval", kind="context",
                     low="pool_rs_r_low", high="pool_rs_r_high"),
            Evidence("chap-reasoning-sensitivity", "null_share_all",
                     "share of the observed r the guessing-floor null reproduces",
@@ -254,7 +251,8 @@ CLAIMS: tuple[Claim, ...] = (
                     low="gamma1_boot_low", high="gamma1_boot_high")),
           "the guessing-floor null is fitted to the real MMLU pool by the real-verdicts chapter in every "
           "build; §5.1's interaction model only to the matrix it runs on",
-          power=("chap-real-verdicts", "power_guessing_floor")),
+          power=("chap-real-verdicts", "power_guessing_floor"),
+          outcome=("chap-real-verdicts", "outcome_guessing_floor", "sentence_guessing_floor")),
     Claim("rank_stability", "STEM subscore rankings are less stable than non-STEM ones, beyond what "
           "a length-matched non-STEM subsample or subject blocks give.", "§5.2",
           (Evidence("chap-rank-stability", "tau_stem", "τ_w STEM vs aggregate, below length-matched non-STEM",
@@ -462,29 +460,22 @@ def evidence_table(collection: Collection) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def verdict(claim: Claim, evidence: pd.DataFrame, power: float | None = None) -> tuple[str, str]:
-    """The verdict on ``claim`` (one of :data:`VERDICTS`) and why, from its rows of ``evidence``.
+def verdict(claim: Claim, collection: Collection) -> tuple[str, str]:
+    """The claim's replication outcome (one of :data:`VERDICTS`) and why, as its chapter glued it.
 
-    Only tests computed on real responses count; a claim with none is not testable with the
-    data here, and the reason says what each test lacked. A claim a real test does not support
-    is inconclusive when ``power`` (that test's rejection rate at the paper's effect on the real
-    design) is below :data:`POWER_FLOOR`.
+    The outcome is judged once, in :mod:`mmlu_audit.analyses.replication`, by the chapter that
+    computes it; this page only reads it. A claim with no registered estimand, or whose chapter is
+    not in the build, is "not estimable" with the reason.
     """
-    tests = evidence[(evidence["claim"] == claim.key) & (evidence["kind"] == "test")]
-    real = tests[(tests["provenance"] == "real responses") & tests["outcome"].isin(OUTCOMES[:2])]
-    if real.empty:
-        lacking = "; ".join(f"{row.label}: "
-                            + (f"on {row.provenance}" if row.outcome != "missing" else row.why)
-                            for row in tests.itertuples())
-        return VERDICTS[2], f"{claim.scope}; in this build: {lacking}"
-    support = real["outcome"] == OUTCOMES[0]
-    listing = "; ".join(f"{row.label} ({row.population}): {row.outcome}" for row in real.itertuples())
-    if support.all():
-        return VERDICTS[0], listing
-    why = f"{int(support.sum())} of {len(real)} real-data tests support it: {listing}"
-    if power is not None and not math.isnan(power) and power < POWER_FLOOR:
-        return VERDICTS[3], f"{why}; power at the paper's effect {power:.2f}"
-    return VERDICTS[1], why + ("" if power is None or math.isnan(power) else f"; power {power:.2f}")
+    if claim.outcome is None:
+        return VERDICTS[6], (f"no replication estimand with the paper's interval is registered for it; "
+                             f"{claim.scope}")
+    chapter, outcome_glue, sentence_glue = claim.outcome
+    outcome, sentence = (_glued(collection, chapter, name) for name in (outcome_glue, sentence_glue))
+    if outcome is None or outcome.value not in VERDICTS:
+        return VERDICTS[6], f"{chapter}:{outcome_glue} is not in this build"
+    why = sentence.value if sentence is not None else outcome.value
+    return outcome.value, f"across the disjoint real populations combined, {why}"
 
 
 def _simulated(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
@@ -522,7 +513,7 @@ def claims_table(collection: Collection) -> pd.DataFrame:
     rows = []
     for claim in CLAIMS:
         power = claim_power(collection, claim)
-        outcome, why = verdict(claim, evidence, power)
+        outcome, why = verdict(claim, collection)
         sim, sim_why = _simulated(claim, evidence)
         mine = evidence[(evidence["claim"] == claim.key) & (evidence["kind"] == "test")]
         rows.append({"key": claim.key, "claim": claim.text, "section": claim.section, "verdict": outcome,

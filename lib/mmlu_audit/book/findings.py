@@ -39,7 +39,7 @@ from mmlu_audit.book.scorecard import (CHAPTER_SHORT_NAMES, VERDICTS, Collection
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.book.chapters import chapter_label, chapter_stem, in_book_order, reader_stems
 from mmlu_audit.book.results import REAL_RESULTS, RESULT_KEYS
-from mmlu_audit.core.paper import BLOG_POST, PAPER, RECOVERS, REPRODUCES, reproduces
+from mmlu_audit.core.paper import BLOG_POST, RECOVERS, REPRODUCES, reproduces
 from mmlu_audit.core.paths import project_root
 from mmlu_audit.core.seeds import check_seed
 
@@ -47,7 +47,7 @@ __all__ = ["CLAIMS_CSV", "FINDINGS_PATH", "FOREST_PATH", "GENERATED_MARK", "REAL
            "VERDICT_CHAPTER", "WRITER", "claims_frame", "download_files", "ensure_findings",
            "findings_markdown", "forest_from_build", "forest_png", "main", "missing_chapters",
            "placeholder_markdown", "read_build", "real_results_frame", "registry_chapters",
-           "replication_from_build", "verdict_glue_names", "verdict_lines", "write_box",
+           "verdict_glue_names", "verdict_lines", "write_box",
            "write_downloads", "write_findings", "write_generated"]
 
 #: First line of every file this module writes (a MyST comment); a file without it is not ours.
@@ -160,10 +160,10 @@ def _number(value) -> str:
 
 def verdict_glue_names() -> tuple[str, ...]:
     """Every glue name this module reads from the real-verdicts chapter (:data:`VERDICT_CHAPTER`)."""
-    from mmlu_audit.analyses.verdicts import CLAIM_TITLES
+    from mmlu_audit.analyses.replication import CLAIM_TITLES
 
-    return ("forest_rows_json", "replication_json",
-            *(f"{name}_{claim}" for claim in CLAIM_TITLES for name in ("verdict", "power", "supporting")))
+    return ("forest_rows_json", "claims_json",
+            *(f"{name}_{claim}" for claim in CLAIM_TITLES for name in ("outcome", "sentence", "power")))
 
 
 def _glued_json(collection: Collection, name: str):
@@ -172,7 +172,7 @@ def _glued_json(collection: Collection, name: str):
 
 
 def forest_from_build(collection: Collection) -> pd.DataFrame | None:
-    """The real-verdicts chapter's forest rows (:func:`mmlu_audit.analyses.verdicts.forest_rows`), as saved.
+    """The real-verdicts chapter's forest rows (:func:`~mmlu_audit.analyses.replication.forest_table`).
 
     Returns None when that chapter is not in the build.
     """
@@ -182,61 +182,67 @@ def forest_from_build(collection: Collection) -> pd.DataFrame | None:
     return None if text is None else pd.read_json(io.StringIO(text), orient="records")
 
 
-def replication_from_build(collection: Collection) -> pd.DataFrame | None:
-    """The real-verdicts chapter's per-population decisions (claim × population, "yes"/"no"), as saved."""
+def claims_frame(collection: Collection) -> pd.DataFrame | None:
+    """The landing page's claims table, as the real-verdicts chapter judged each claim.
+
+    One row per claim: the claim, its estimand, the paper's estimate [interval], the combined real
+    estimate [interval], the replication outcome, whether it lies in the paper's prediction interval,
+    and the power to detect the paper's estimate (context). Returns None when the real-verdicts
+    chapter is not in the build.
+    """
     import io
 
-    text = _glued_json(collection, "replication_json")
-    return None if text is None else pd.read_json(io.StringIO(text), orient="split").rename_axis("claim")
-
-
-def claims_frame(collection: Collection) -> pd.DataFrame | None:
-    """The landing page's claims table: claim, paper, real verdict, power, populations supporting.
-
-    Returns None when the real-verdicts chapter is not in the build.
-    """
-    from mmlu_audit.analyses.verdicts import CLAIM_TITLES, PAPER_FIGURES, PAPER_INTERVALS
-
-    if VERDICT_CHAPTER not in _stems(collection):
+    text = _glued_json(collection, "claims_json")
+    if VERDICT_CHAPTER not in _stems(collection) or text is None:
         return None
-    replication = replication_from_build(collection)
-    rows = []
+    claims = pd.read_json(io.StringIO(text), orient="records")
+
+    def interval(row, prefix: str = "") -> str:
+        low, high = row[f"{prefix}low"], row[f"{prefix}high"]
+        shown = format_number(row["paper" if prefix else "estimate"])
+        return shown if pd.isna(low) else f"{shown} [{format_number(low)}, {format_number(high)}]"
+
+    return pd.DataFrame({"claim": claims["title"], "estimand": claims["label"],
+                         "paper": [interval(r, "paper_") for _, r in claims.iterrows()],
+                         "real populations combined": [interval(r) for _, r in claims.iterrows()],
+                         "outcome": claims["outcome"],
+                         "in the paper's prediction interval": claims["in_pi"].map(
+                             {True: "yes", False: "no"}).fillna("not computable"),
+                         "power to detect the paper's estimate": claims["power"]})
+
+
+def verdict_lines(collection: Collection) -> list[str]:
+    """The landing page's first screen: one sentence per claim with its outcome and a link, then the table."""
+    from mmlu_audit.analyses.replication import CLAIM_TITLES
+
+    claims = claims_frame(collection)
+    if claims is None:
+        return ["The real-verdicts chapter is not in this build, so no claim has a real-data outcome here.",
+                ""]
+    link = _chapter_link(_stems(collection)[VERDICT_CHAPTER], VERDICT_CHAPTER)
+    lines = []
     for claim, title in CLAIM_TITLES.items():
-        value = {name: getattr(lookup(collection, VERDICT_CHAPTER, f"{name}_{claim}"), "value", None)
-                 for name in ("verdict", "power", "supporting")}
-        if replication is not None and claim in replication.index:
-            row = replication.loc[claim]
-            value["supporting"] = f"{(row == 'yes').sum()} of {len(row)}: {value['supporting']}"
-        figures = [f"{label} {_plain(PAPER[key][0], key)}" for label, key in PAPER_FIGURES[claim]]
-        if claim in PAPER_INTERVALS:
-            low, high = (format_number(PAPER[key][0]) for key in PAPER_INTERVALS[claim])
-            figures[0] += f" [{low}, {high}]"
-        rows.append({"claim": title, "paper": "; ".join(figures), "real verdict (pool)": value["verdict"],
-                     "power at the paper's effect": value["power"],
-                     "populations supporting": value["supporting"]})
-    return pd.DataFrame(rows)
+        sentence = getattr(lookup(collection, VERDICT_CHAPTER, f"sentence_{claim}"), "value", None)
+        glued = lookup(collection, VERDICT_CHAPTER, f"outcome_{claim}")
+        outcome = getattr(glued, "value", "not in this build")
+        lines.append(f"- **{_escape(title)} — {_escape(outcome)}.** Across the real populations combined, "
+                     f"{_escape(sentence or 'no estimate')} ({link}).")
+    lines += ["", ":::{container} table-scroll", "",
+              "| " + " | ".join(claims.columns) + " |", "|" + " --- |" * len(claims.columns)]
+    for row in claims.itertuples(index=False):
+        cells = [_escape(v) if isinstance(v, str) else _number(v) for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    figure = ("```{figure} _generated/claims_forest.png\n:alt: each claim's estimand, the paper against the "
+              "real populations\n\nEach claim's estimand on its own scale: the paper's estimate with its "
+              "interval (hollow diamond, grey band), each disjoint real population, their pooled matrix and "
+              "their combinations with 95 % intervals; a row clear of the dotted line (no effect) that "
+              "reaches into the grey band is replicated.\n```")
+    return lines + ["", ":::", "", _download_link("the claims table", CLAIMS_CSV), "", figure, ""]
 
 
 def _plain(value, key: str) -> str:
     """A reported value as printed: a p-value by :func:`format_p`, anything else by ``format_number``."""
     return format_p(value) if key.endswith("_p") or "_p_" in key else format_number(value)
-
-
-def verdict_lines(collection: Collection) -> list[str]:
-    """The verdict table the landing page opens with: claim, paper, real verdict, power, agreement, link."""
-    claims = claims_frame(collection)
-    if claims is None:
-        return ["The real-verdicts chapter is not in this build, so no claim has a real-data verdict here.",
-                ""]
-    link = _chapter_link(_stems(collection)[VERDICT_CHAPTER], VERDICT_CHAPTER)
-    lines = [":::{container} table-scroll", "",
-             "| claim | paper | real verdict (pool) | power at the paper's effect | populations supporting | "
-             "chapter |", "| --- | --- | --- | --- | --- | --- |"]
-    for row in claims.itertuples(index=False):
-        lines.append(f"| {_escape(row[0])} | {_escape(row[1])} | **{_escape(row[2])}** | "
-                     f"{_number(row[3])} | {_escape(row[4])} | {link} |")
-    figure = "![The central claims on real responses](_generated/claims_forest.png)"
-    return lines + ["", ":::", "", _download_link("the claims table", CLAIMS_CSV), "", figure, ""]
 
 
 def _download_link(what: str, name: str) -> str:
@@ -247,15 +253,15 @@ def forest_png(collection: Collection) -> bytes | None:
     """The claims' forest plot from the build, as PNG bytes; None when not in the build."""
     import io
 
-    from mmlu_audit.analyses.verdicts import CLAIM_TITLES
-    from mmlu_audit.book.plots import claims_forest, use_style
+    from mmlu_audit.analyses.replication import CLAIM_TITLES
+    from mmlu_audit.book.plots import estimand_forest, use_style
 
     rows = forest_from_build(collection)
     if rows is None:
         return None
     use_style()
     buffer = io.BytesIO()
-    claims_forest(rows, titles=CLAIM_TITLES).savefig(buffer, format="png", dpi=110)
+    estimand_forest(rows, titles=CLAIM_TITLES).savefig(buffer, format="png", dpi=110)
     return buffer.getvalue()
 
 
@@ -399,10 +405,9 @@ def findings_markdown(collection: Collection, expect: dict) -> str:
         lines += ["No chapter's values are available: execute the chapters "
                   "(`python -m mmlu_audit.book.build`), then build the site with `make html`.", "::::", ""]
         return "\n".join(lines)
-    lines += ["**The paper's central claims on real responses**: the real pool's verdict, the power of the "
-              "same test at the paper's effect on the pool's design, and how many real model populations "
-              "support the claim on their own (a verdict is *inconclusive* when the test did not support "
-              "the claim and its power was below 0.5):", ""]
+    lines += ["**The paper's central claims on real responses**, judged as a replication: each claim's "
+              "estimate across the disjoint real model populations combined, read by its 95 % interval "
+              "against no effect and against the paper's estimate ({ref}`page-glossary`):", ""]
     lines += verdict_lines(collection)
     table = scorecard(collection)
     computed = table[table["verdict"] != VERDICTS[4]]

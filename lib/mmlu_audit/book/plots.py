@@ -13,7 +13,8 @@ import matplotlib as mpl
 
 from mmlu_audit.core.formatting import collapse_whitespace
 
-__all__ = ["KIND_STYLES", "PARTITION_COLORS", "SOURCE_COLORS", "axes_extent", "claims_forest",
+__all__ = ["FOREST_STYLES", "KIND_STYLES", "PARTITION_COLORS", "SOURCE_COLORS", "axes_extent",
+           "estimand_forest",
            "describe_figure", "describe_figures", "figure_title", "legend_outside", "note_figure",
            "paper_beside_ours", "partition_legend", "reference_lines", "stamp_source", "use_style"]
 
@@ -139,50 +140,63 @@ def partition_legend(ax, loc: str = "lower right") -> None:
     ax.legend(handles=[Patch(color=c, label=p) for p, c in PARTITION_COLORS.items()], loc=loc)
 
 
-def claims_forest(rows, titles: dict | None = None):
-    """A forest plot of the central claims, one panel per claim on its own scale.
+#: How the estimand forest plot marks each kind of row.
+FOREST_STYLES = {"paper": {"marker": "D", "color": "#000000", "mfc": "white"},
+                 "population": {"marker": "o", "color": "#0072B2", "mfc": "#0072B2"},
+                 "pool": {"marker": "s", "color": "#009E73", "mfc": "#009E73"},
+                 "combined": {"marker": "D", "color": "#D55E00", "mfc": "#D55E00"}}
+
+
+def estimand_forest(rows, titles: dict | None = None):
+    """A forest plot of the claims' estimands, one panel per estimand on its own scale.
 
     Parameters
     ----------
     rows : DataFrame
-        :func:`mmlu_audit.analyses.verdicts.forest_rows`.
+        :func:`mmlu_audit.analyses.replication.forest_table`.
     titles : dict, optional
         Claim → panel title (default: the claim key).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Real populations filled circles, the simulated world hollow squares, the paper's value
-        hollow diamonds (:data:`KIND_STYLES`); each panel's dotted line is its no-effect value.
+        Each row with its 95 % interval; the paper (hollow diamond) with its own interval where it
+        reports one; a dotted line at no effect, and a grey band over the paper's interval so that a
+        reader sees which rows hold the paper's value (inside the band) and which exclude no effect
+        (clear of the dotted line).
     """
     import textwrap
 
     import matplotlib.pyplot as plt
     import numpy as np
 
-    claims = list(dict.fromkeys(rows["claim"]))
-    height = 0.32 * rows.groupby("claim").size().max() + 2.2
-    fig, axes = plt.subplots(1, len(claims), figsize=(3.1 * len(claims), height), sharey=True)
-    for ax, claim in zip(np.atleast_1d(axes), claims, strict=True):
-        panel = rows[rows["claim"] == claim].reset_index(drop=True)
+    keys = list(dict.fromkeys(rows["estimand"]))
+    n_rows = rows.groupby("estimand").size().max()
+    fig, axes = plt.subplots(len(keys), 1, figsize=(9.5, (0.36 * n_rows + 1.1) * len(keys)), squeeze=False)
+    for ax, key in zip(axes[:, 0], keys, strict=True):
+        panel = rows[rows["estimand"] == key].reset_index(drop=True)
+        paper = panel[panel["kind"] == "paper"].iloc[0]
+        if np.isfinite(paper["low"]):
+            ax.axvspan(paper["low"], paper["high"], color="#dddddd", zorder=0)
         for y, row in panel.iterrows():
-            style = KIND_STYLES[row["kind"]]
-            err = None if np.isnan(row["low"]) else [[row["estimate"] - row["low"]],
-                                                     [row["high"] - row["estimate"]]]
-            ax.errorbar(row["estimate"], y, xerr=err, fmt=style["marker"], color=style["color"],
-                        mfc=style["mfc"], ms=6, capsize=2, lw=1.2)
-        ax.axvline(panel["reference"].iloc[0], color="k", lw=0.8, ls=":")
-        ax.set_yticks(range(len(panel)), panel["who"])
-        ax.set_xlabel(textwrap.fill(panel["scale"].iloc[0], 30), fontsize=8)
-        ax.set_title(textwrap.fill((titles or {}).get(claim, claim), 26), fontsize=9.5)
-        if claim == "stem_r2":
+            style = FOREST_STYLES[row["kind"]]
+            finite = np.isfinite(row["low"]) and np.isfinite(row["estimate"])
+            err = [[row["estimate"] - row["low"]], [row["high"] - row["estimate"]]] if finite else None
+            if np.isfinite(row["estimate"]):
+                ax.errorbar(row["estimate"], y, xerr=err, fmt=style["marker"], color=style["color"],
+                            mfc=style["mfc"], ms=7, capsize=3, lw=1.4)
+            else:
+                ax.text(0.5, y, "not estimable", transform=ax.get_yaxis_transform(), va="center",
+                        ha="center", fontsize=10, color="#555555")
+        ax.axvline(panel["null"].iloc[0], color="k", lw=0.9, ls=":")
+        ax.set_yticks(range(len(panel)), panel["who"], fontsize=11)
+        ax.invert_yaxis()
+        ax.set_xlabel(panel["label"].iloc[0], fontsize=11)
+        ax.set_title(textwrap.fill((titles or {}).get(panel["claim"].iloc[0], key), 80), fontsize=12,
+                     loc="left")
+        if panel["scale"].iloc[0] == "log":
             ax.set_xscale("log")
-    np.atleast_1d(axes)[0].invert_yaxis()
-    handles = [plt.Line2D([], [], ls="", marker=s["marker"], color=s["color"], mfc=s["mfc"], label=k)
-               for k, s in KIND_STYLES.items()]
-    fig.legend(handles=handles, labels=["paper (1,000 leaderboard models)", "real population",
-                                        "simulated world (not MMLU)"],
-               loc="upper center", ncol=3, bbox_to_anchor=(0.5, 0.0), fontsize=8)
+        ax.tick_params(axis="x", labelsize=10)
     fig.tight_layout()
     return fig
 

@@ -128,7 +128,6 @@ def construct_consistency(theta_null, theta_2pl, b_null, b_2pl) -> dict[str, flo
     return {"theta": r(theta_null, theta_2pl), "b": r(b_null, b_2pl)}
 
 
-@seeded
 def predictive_band(observed: float, replicates: np.ndarray, level: float = 0.95) -> dict:
     """Where the null puts r at this design: its ``level`` band and the observed r's tail probability.
 
@@ -158,6 +157,7 @@ def predictive_band(observed: float, replicates: np.ndarray, level: float = 0.95
             "null_tail_p_all": float(min(1.0, 2 * min(below, above)))}
 
 
+@seeded
 def two_stage_headline(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fast: bool = False,
                        replicates: int = 100) -> dict:
     """§5.1's headline figures on one response matrix: r(β, θ̂), its exclusions and the 3PL null.
