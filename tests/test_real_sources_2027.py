@@ -1,5 +1,5 @@
 """The staged sources of issue 46: lm-eval's 7 open models (RouterDC release) and RouteLLM's 2,
-their populations, the four-population pool and the disjointness check on replications."""
+their populations, the four-population pool and the disjoint-population check on replications."""
 
 from __future__ import annotations
 

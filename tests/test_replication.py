@@ -169,7 +169,7 @@ def test_combined_rows_meta_analyse_the_named_populations_only():
 
 
 def claims_json() -> str:
-    """The ``claims_json`` the real-verdicts chapter glues, for two synthetic populations (other tests use it)."""
+    """The ``claims_json`` the real-verdicts chapter glues, for two synthetic populations."""
     outcomes = pd.concat([outcome_rows("a", _result(0.0)), outcome_rows("b", _result(0.01))])
     table = pd.concat([outcomes, combined_rows(outcomes, ["a", "b"])])
     return claim_outcomes(table, COMBINED).reset_index().to_json(orient="records")

@@ -69,14 +69,7 @@ def partition_effects(y, X, stem, clusters, *, seed, n_boot: int = 2000, level: 
         ``explained_var_ratio`` (STEM / non-STEM).
     """
     n_boot, level = count(n_boot, "n_boot"), probability(level, "level")
-    y, X = as_vector(y), as_matrix(X)
-    s = as_vector(np.asarray(stem, dtype=float), "stem")
-    check_rows(y.size, X=X, stem=s)
-    codes, labels = as_clusters(clusters, y.size)
-    member = np.bincount(codes, weights=s, minlength=labels.size) / np.bincount(codes, minlength=labels.size)
-    if not np.all((member == 0) | (member == 1)):
-        raise DataError("stem", "must be constant within each cluster")
-    _check_partitions(s, member, X.shape[1] + 1)
+    y, X, s, codes, labels, member = _clustered_partitions(y, X, stem, clusters)
     stats = block_stats(y, np.column_stack([np.ones(y.size), X]), codes, labels.size)
     observed = _effects(stats, member[None, :], 1.0 - member[None, :])
     boot_stem, boot_non = _resample_within(member, n_boot, rng_from(seed))
@@ -85,6 +78,25 @@ def partition_effects(y, X, stem, clusters, *, seed, n_boot: int = 2000, level: 
     low, high = np.nanquantile(boot, [tail, 1.0 - tail], axis=0)
     return pd.DataFrame({"effect": list(_EFFECTS), "estimate": observed[0], "ci_low": low,
                          "ci_high": high, "n_boot": n_boot})
+
+
+def _clustered_partitions(y, X, stem, clusters):
+    """Checked ``y``, ``X``, the STEM flag as float, cluster codes and labels, and each cluster's partition.
+
+    Raises
+    ------
+    DataError
+        If a cluster mixes partitions, or a partition has too few items to fit (:func:`_check_partitions`).
+    """
+    y, X = as_vector(y), as_matrix(X)
+    s = as_vector(np.asarray(stem, dtype=float), "stem")
+    check_rows(y.size, X=X, stem=s)
+    codes, labels = as_clusters(clusters, y.size)
+    member = np.bincount(codes, weights=s, minlength=labels.size) / np.bincount(codes, minlength=labels.size)
+    if not np.all((member == 0) | (member == 1)):
+        raise DataError("stem", "must be constant within each cluster")
+    _check_partitions(s, member, X.shape[1] + 1)
+    return y, X, s, codes, labels, member
 
 
 def _check_partitions(s: np.ndarray, member: np.ndarray, n_coef: int) -> None:
@@ -147,15 +159,8 @@ def interaction_share(y, X, stem, clusters, *, seed, n_boot: int = 999, level: f
         ``estimate``, ``low``, ``high``, ``f2`` (uncorrected), ``n_boot``.
     """
     n_boot, level = count(n_boot, "n_boot"), probability(level, "level")
-    y, X = as_vector(y), as_matrix(X)
-    s = as_vector(np.asarray(stem, dtype=float), "stem")
-    check_rows(y.size, X=X, stem=s)
-    codes, labels = as_clusters(clusters, y.size)
-    member = np.bincount(codes, weights=s, minlength=labels.size) / np.bincount(codes, minlength=labels.size)
-    if not np.all((member == 0) | (member == 1)):
-        raise DataError("stem", "must be constant within each cluster")
+    y, X, s, codes, labels, member = _clustered_partitions(y, X, stem, clusters)
     k = X.shape[1]
-    _check_partitions(s, member, k + 1)
     ones = np.ones(y.size)
     within = block_stats(y, np.column_stack([ones, X]), codes, labels.size)
     common = block_stats(y, np.column_stack([ones, X, s]), codes, labels.size)
