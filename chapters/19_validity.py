@@ -47,6 +47,7 @@ from IPython.display import Markdown, display
 from mmlu_audit.book.plots import stamp_source, use_style
 from mmlu_audit.book.report import finding_checks, glue_values, simulation_banner
 from mmlu_audit.analyses.modelside import null_spec
+from mmlu_audit.analyses.seed_study import load_seed_study, seed_study_summary
 from mmlu_audit.analyses.seed_study_fits import FIT_STUDY_INTERVALS, fit_study_summary, load_fit_study
 from mmlu_audit.analyses.validity import recovery_value
 from mmlu_audit.worlds.simulated import WorldSpec
@@ -223,13 +224,14 @@ else:
 
 # %% tags=["hide-input"]
 seed_meta = json.loads((results / "seed_study.json").read_text())
-seed_summary = pd.DataFrame(seed_meta["summary"])
+seed_table = load_seed_study(results)  # checked at load; rates and seed counts recomputed from the rows
+seed_summary = seed_study_summary(seed_table, alpha=seed_meta["alpha"])
 seed_rates = seed_summary.pivot(index="quantity", columns="world", values="rate")[["planted", "null"]]
 seed_rates = seed_rates.rename(columns={"planted": "planted world", "null": "null world"})
 seed_rates["Monte Carlo SE (planted)"] = seed_summary[seed_summary["world"] == "planted"].set_index("quantity")["mc_se"]
 seed_rates["reads as (planted / null)"] = (seed_summary.groupby("quantity", sort=False)["reads_as"]
                                            .agg(" / ".join))
-glue_values({"seed_study_n": seed_meta["n_seeds"], "seed_study_boot": seed_meta["n_boot"],
+glue_values({"seed_study_n": seed_table["seed"].nunique(), "seed_study_boot": seed_meta["n_boot"],
              "seed_study_created": seed_meta["created"][:10]})
 seed_rates.round(3)
 
@@ -266,7 +268,7 @@ fit_meta = json.loads((results / "seed_study_fits.json").read_text())
 fit_table = load_fit_study(results)
 fit_summary = fit_study_summary(fit_table).set_index("quantity")
 fit_rows = {key: fit_summary.loc[label] for key, (label, _) in FIT_STUDY_INTERVALS.items()}
-glue_values({"fit_study_n": fit_meta["n_seeds"], "fit_study_models": fit_meta["n_models"],
+glue_values({"fit_study_n": len(fit_table), "fit_study_models": fit_meta["n_models"],
              "fit_study_per_subject": fit_meta["per_subject"], "fit_study_items": fit_meta["n_items"],
              "fit_study_stem_items": fit_meta["n_stem_items"], "fit_study_boot": fit_meta["n_boot"],
              "fit_study_created": fit_meta["created"][:10], "fit_study_guessing": null_spec(fast, seed).guessing,

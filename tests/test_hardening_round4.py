@@ -6,11 +6,14 @@ Each test names the finding it covers and fails on 04591a9.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from test_scorecard import write_chapter
+from test_replication import claims_json
 
 # ------------------------------------------------------------ 1: findings never touches a user's files
 
@@ -21,7 +24,7 @@ USER_FILES = {"findings.md": b"my notes\n", "claims.csv": b"mine,1\n", "real_res
 def _verdicts(folder: Path) -> None:
     """An executed real-verdicts chapter, whose claims table the box links as a CSV."""
     folder.mkdir()
-    write_chapter(folder, "12_real_verdicts", {"verdict_homogeneity": "supported"}, banner="real-banner")
+    write_chapter(folder, "12_real_verdicts", {"claims_json": claims_json()}, banner="real-banner")
 
 
 def _user_folder(tmp_path: Path) -> Path:
@@ -179,3 +182,112 @@ def test_finding9_book_build_refuses_an_out_that_is_a_file(tmp_path, capsys, mon
     assert bookbuild.main(["06", "--fast", "--out", str(tmp_path / "x")]) == 1
     err = capsys.readouterr().err
     assert "no notebook kept" in err and "kept as" not in err, "a notebook is named only when it exists"
+
+
+# ------------------------------------------- 3, 4: committed study results are checked, not believed
+
+RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
+
+
+def _power_file(tmp_path: Path, plant) -> Path:
+    import json
+
+    result = json.loads((RESULTS / "real_power.json").read_text())
+    plant(result)
+    path = tmp_path / "power.json"
+    path.write_text(json.dumps(result))
+    return path
+
+
+def _set_all(name, value):
+    return lambda result: [record.__setitem__(name, value) for record in result["rates"]]
+
+
+@pytest.mark.parametrize("plant, message", [
+    (_set_all("target_reached", "no"), "'target_reached' as written disagrees"),
+    (lambda r: r["rates"][0].update(mc_se=0.2, target_reached=False), "'mc_se' as written disagrees"),
+    (lambda r: r["rates"][0].update(rate=0.5, mc_se=float(np.sqrt(0.25 / 10)), n_seeds=10),
+     "'target_reached' as written disagrees"),  # its SE 0.158 misses the 0.03 target the row says it met
+    (lambda r: r.update(settings={}), "settings['n_boot'] is not a count"),
+    (lambda r: r["rates"].append(dict(r["rates"][0])), "not unique on ['design', 'world', 'test']"),
+    (lambda r: r["rates"][1].pop("rate"), "row 2 has no value for ['rate']"),
+    (lambda r: r["rates"][1].update(n_seeds="many"), "'n_seeds' holds a value that is not a finite number"),
+    (lambda r: r["rates"][1].update(n_seeds=10.5), "'n_seeds' holds a value that is not a whole number"),
+], ids=["target-no", "se", "target-not-met", "empty-settings", "repeated", "missing", "not-finite",
+        "not-whole"])
+def test_finding3_load_power_recomputes_derived_fields_and_refuses_defects(tmp_path, plant, message):
+    """Before: ``target_reached: "no"`` in every row loaded and read "met" (a non-empty string is
+    true), and an empty ``settings`` passed, then the chapter died with ``KeyError: 'n_boot'``."""
+    from mmlu_audit.analyses.power import load_power
+    from mmlu_audit.core.errors import DataError
+
+    with pytest.raises(DataError, match=re.escape(message)):
+        load_power(_power_file(tmp_path, plant))
+
+
+def test_finding3_the_committed_power_result_loads_with_recomputed_fields(tmp_path):
+    from mmlu_audit.analyses.power import load_power, mc_se
+
+    table = load_power(RESULTS / "real_power.json")
+    assert table["target_reached"].dtype == bool
+    assert np.allclose(table["mc_se"], mc_se(table["rate"], table["n_seeds"]))
+
+
+def _study_file(tmp_path: Path, name: str, plant) -> Path:
+    lines = (RESULTS / name).read_text().splitlines(keepends=True)
+    (tmp_path / name).write_text("".join(plant(lines)))
+    return tmp_path
+
+
+def _set_field(row: int, column: int, value: str):
+    def plant(lines):
+        cells = lines[row].rstrip("\n").split(",")
+        cells[column] = value
+        return [*lines[:row], ",".join(cells) + "\n", *lines[row + 1:]]
+    return plant
+
+
+STUDY_DEFECTS = {
+    "truncated": (lambda lines: [*lines[:-1], lines[-1][:len(lines[-1]) // 2]], "a truncated or damaged row"),
+    "repeated": (lambda lines: [*lines, *lines[1:]], "appears more than once"),
+    "not-finite": (_set_field(3, 3, "inf"), "is not a finite number"),
+    "p-outside": (_set_field(3, -1, "1.5"), "outside [0.0, 1.0]"),
+    "not-whole-seed": (_set_field(3, 0, "1.5"), "'seed' holds a value that is not a whole number"),
+}
+
+
+@pytest.mark.parametrize("defect", STUDY_DEFECTS)
+def test_finding4_load_seed_study_refuses_each_planted_defect(tmp_path, defect):
+    """Before: a truncated last row loaded (its p-values NaN, counted "not rejected", the seed kept
+    in ``n_seeds``) and repeated (world, seed) rows doubled ``n_seeds`` 200 → 400."""
+    from mmlu_audit.analyses.seed_study import load_seed_study
+    from mmlu_audit.core.errors import DataError
+
+    plant, message = STUDY_DEFECTS[defect]
+    if defect == "not-whole-seed":  # the seed is the second column of the seed study
+        plant = _set_field(3, 1, "1.5")
+    with pytest.raises(DataError, match=re.escape(message)):
+        load_seed_study(_study_file(tmp_path, "seed_study.csv", plant))
+
+
+def test_finding4_load_seed_study_refuses_a_seed_run_in_one_world_only(tmp_path):
+    from mmlu_audit.analyses.seed_study import load_seed_study, rejection_rate
+    from mmlu_audit.core.errors import DataError
+
+    assert rejection_rate(load_seed_study(RESULTS), "planted", "wcb_p")["n_seeds"] == 200
+    with pytest.raises(DataError, match="each with the same seeds"):
+        load_seed_study(_study_file(tmp_path, "seed_study.csv", lambda lines: lines[:-1]))
+
+
+@pytest.mark.parametrize("defect", STUDY_DEFECTS)
+def test_schema_load_fit_study_refuses_each_planted_defect(tmp_path, defect):
+    """The fit study shares the seed study's schema check (issue 47, "what to deliver")."""
+    from mmlu_audit.analyses.seed_study_fits import load_fit_study
+    from mmlu_audit.core.errors import DataError
+
+    plant, message = STUDY_DEFECTS[defect]
+    if defect == "p-outside":  # lambda_2pl_p_wcb is the eleventh column of the fit study
+        plant = _set_field(3, 10, "1.5")
+    with pytest.raises(DataError, match=re.escape(message)):
+        load_fit_study(_study_file(tmp_path, "seed_study_fits.csv", plant))
+    assert len(load_fit_study(RESULTS)) == 200

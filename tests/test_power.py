@@ -99,8 +99,8 @@ def test_stop_rule_ends_the_run_once_every_se_is_small(tmp_path):
 
 def _result_file(path, **changes):
     record = {"design": "mmlu_real", "world": "null", "test": "homogeneity", "rate": 0.05,
-              "mc_se": float(mc_se(0.05, 40)), "n_seeds": 40, "target_reached": True}
-    result = {"rates": [record | changes], "settings": {"n_boot": 999}, "target_se": 0.03,
+              "mc_se": float(mc_se(0.05, 40)), "n_seeds": 40, "target_reached": False}  # SE 0.034
+    result = {"rates": [record | changes], "settings": {"n_boot": 999, "replicates": 20}, "target_se": 0.03,
               "designs": {"mmlu_real": {"models": 31}}}
     path.write_text(json.dumps(result))
     return path
@@ -115,7 +115,8 @@ def test_load_power_reads_and_validates(tmp_path):
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(DataError, match="readable"):
         load_power(tmp_path / "broken.json")
-    bad = (({"rate": 1.2}, "outside"), ({"mc_se": 0.2}, "SE"), ({"n_seeds": 0}, "seed count"))
+    bad = (({"rate": 1.2}, "'rate' holds a value outside"), ({"mc_se": 0.2}, "'mc_se' as written disagrees"),
+           ({"n_seeds": 0}, "'n_seeds' holds a value outside"))
     for changes, problem in bad:
         with pytest.raises(DataError, match=problem):
             load_power(_result_file(tmp_path / "bad.json", **changes))

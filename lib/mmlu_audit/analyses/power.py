@@ -42,13 +42,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mmlu_audit.analyses.study_schema import StudySchema, check_study
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import CACHE_ENV, project_root
 from mmlu_audit.core.seeds import check_seed, seeded
 
-__all__ = ["POWER_TESTS", "RATE_COLUMNS", "WORLDS", "RunResult", "StopRule", "load_power", "mc_se",
-           "one_seed_at_design", "power_path", "power_table", "rates", "read_rows", "run_seeds",
-           "world_frame"]
+__all__ = ["POWER_SETTINGS", "POWER_TESTS", "RATE_COLUMNS", "WORLDS", "RunResult", "StopRule", "load_power",
+           "mc_se", "one_seed_at_design", "power_path", "power_schema", "power_table", "rates", "read_rows",
+           "run_seeds", "world_frame"]
 
 #: The worlds of the study: name → :class:`~mmlu_audit.worlds.simulated.WorldSpec` changes.
 WORLDS = {"paper": {}, "null": {"null_world": True}}
@@ -502,8 +503,11 @@ def load_power(path: str | Path | None = None) -> pd.DataFrame:
     Raises
     ------
     DataError
-        If the file is missing, not JSON, or its rates are malformed (missing columns, a rate
-        outside [0, 1], an SE that is not √(p(1 − p)/n), a seed count below 1).
+        If the file is missing, not JSON, lacks a setting of :data:`POWER_SETTINGS`, or its rates
+        break :func:`power_schema` (a missing or non-finite field, a rate outside [0, 1], a seed
+        count below 1, a repeated design, world and test, an SE that is not √(p(1 − p)/n), a
+        ``target_reached`` that is not ``mc_se`` ≤ ``target_se``). ``mc_se`` and
+        ``target_reached`` are returned as recomputed.
     """
     path = Path(path) if path is not None else power_path()
     if not path.exists():
@@ -515,36 +519,52 @@ def load_power(path: str | Path | None = None) -> pd.DataFrame:
     problem = _power_problem(result)
     if problem:
         raise DataError(path, f"not a valid power-study result: {problem}")
-    table = pd.DataFrame(result["rates"])
+    table = check_study(pd.DataFrame(result["rates"]), power_schema(result["target_se"]), path)
     table = table[[*RATE_COLUMNS, "target_reached"]]
     table.attrs.update(settings=result["settings"], target_se=result["target_se"], designs=result["designs"])
     return table
 
 
+#: The settings a power-study result must record (the chapter reports them), each a count ≥ 1.
+POWER_SETTINGS = ("n_boot", "replicates")
+
+
+def power_schema(target_se: float) -> StudySchema:
+    """The rules of the power study's ``rates`` records, for :func:`~.study_schema.check_study`.
+
+    Unique on design, world and test; rate in [0, 1], ``n_seeds`` a count ≥ 1; ``mc_se`` and
+    ``target_reached`` (``mc_se`` ≤ ``target_se``) recomputed, never believed.
+    """
+    return StudySchema(
+        what="power-study result", key=("design", "world", "test"),
+        required=(*RATE_COLUMNS, "target_reached"),
+        numeric=("rate", "mc_se", "n_seeds"), integer=("n_seeds",),
+        bounds={"rate": (0.0, 1.0), "n_seeds": (1, np.inf)},
+        derived={"mc_se": lambda t: mc_se(t["rate"], t["n_seeds"]),
+                 "target_reached": lambda t: mc_se(t["rate"], t["n_seeds"]) <= target_se + 1e-9})
+
+
 def _power_problem(result) -> str | None:
-    """What is wrong with a parsed results file, or None."""
+    """What is wrong with a parsed results file's structure and settings, or None."""
     if not isinstance(result, dict):
         return "not a JSON object"
     for name in ("rates", "settings", "target_se", "designs"):
         if name not in result:
             return f"no {name!r}"
-    records = result["rates"]
-    if not isinstance(records, list) or not records:
-        return "'rates' is not a non-empty list"
-    table = pd.DataFrame(records)
-    missing = [c for c in (*RATE_COLUMNS, "target_reached") if c not in table.columns]
-    if missing:
-        return f"rates lack {missing}"
-    try:
-        rate, se, n = (table[c].to_numpy(float) for c in ("rate", "mc_se", "n_seeds"))
-    except (TypeError, ValueError):
-        return "a rate, SE or seed count is not a number"
-    if not (np.isfinite(rate).all() and ((rate >= 0) & (rate <= 1)).all()):
-        return "a rate outside [0, 1]"
-    if not ((n >= 1) & (n == np.round(n))).all():
-        return "a seed count is not a positive integer"
-    if not np.allclose(se, mc_se(rate, n), atol=1e-6):
-        return "an SE is not √(p(1 − p)/n)"
-    if table.duplicated(["design", "world", "test"]).any():
-        return "a design, world and test appear twice"
+    if not isinstance(result["rates"], list) or not result["rates"] \
+            or not all(isinstance(r, dict) for r in result["rates"]):
+        return "'rates' is not a non-empty list of records"
+    target = result["target_se"]
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target < 0.5:
+        return f"'target_se' is not a number in (0, 0.5): {target!r}"
+    settings = result["settings"]
+    if not isinstance(settings, dict):
+        return "'settings' is not an object"
+    for name in POWER_SETTINGS:
+        value = settings.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            return f"settings[{name!r}] is not a count ≥ 1: {value!r}"
+    designs = {r.get("design") for r in result["rates"]}
+    if not isinstance(result["designs"], dict) or not designs <= set(result["designs"]):
+        return "'designs' does not describe every design of the rates"
     return None

@@ -16,16 +16,19 @@ read the recorded table.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import ParameterError
+from mmlu_audit.analyses.study_schema import StudySchema, check_study
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.features import INDICATORS
 
-__all__ = ["SEED_STUDY_COLUMNS", "SEED_STUDY_TESTS", "load_seed_study", "monte_carlo_share",
-           "placed_in_study", "planted_difficulties", "rejection_rate", "seed_replicate", "seed_study",
-           "seed_study_summary", "where_in_study"]
+__all__ = ["SEED_STUDY_COLUMNS", "SEED_STUDY_SCHEMA", "SEED_STUDY_TESTS", "load_seed_study",
+           "monte_carlo_share", "placed_in_study", "planted_difficulties", "rejection_rate", "seed_replicate",
+           "seed_study", "seed_study_summary", "where_in_study"]
 
 #: The decisions the study records: column of :func:`seed_replicate` → what rejects.
 SEED_STUDY_TESTS = {
@@ -41,26 +44,33 @@ SEED_STUDY_COLUMNS = ("world", "seed", "d_ner_planted", "d_ner_estimate", "d_ner
                       *SEED_STUDY_TESTS)
 
 
+#: The rules of a recorded study (:func:`~mmlu_audit.analyses.study_schema.check_study`): one row per
+#: world and seed, every p in [0, 1], the contrast's estimate and interval finite.
+SEED_STUDY_SCHEMA = StudySchema(
+    what="seed study", key=("world", "seed"), required=SEED_STUDY_COLUMNS,
+    numeric=SEED_STUDY_COLUMNS[1:], integer=("seed",),
+    bounds={"seed": (0, np.inf), **{key: (0.0, 1.0) for key in SEED_STUDY_TESTS}})
+
+
 def load_seed_study(folder) -> pd.DataFrame:
     """The recorded study in ``folder`` (``seed_study.csv``), checked to be one this module wrote.
 
     Raises
     ------
     DataError
-        If the file is missing (run ``make bench``) or lacks a column or a world.
+        If the file is missing (run ``make bench``), breaks :data:`SEED_STUDY_SCHEMA` (a missing
+        column or field, a truncated row, a repeated world and seed, a p outside [0, 1]), or
+        does not hold the same seeds in the planted and the null world.
     """
-    from pathlib import Path
-
-    from mmlu_audit.core.errors import DataError
-
     path = Path(folder) / "seed_study.csv"
     if not path.is_file():
         raise DataError(str(path), "no recorded seed study: run `make bench` (bench/bench_seed_study.py)")
     table = pd.read_csv(path, keep_default_na=False, na_values=[""])  # "null" names a world, not NaN
-    missing = [c for c in SEED_STUDY_COLUMNS if c not in table.columns]
-    if missing or set(table["world"]) != {"planted", "null"}:
-        raise DataError(str(path), f"not a seed study: columns missing {missing} or worlds "
-                                   f"{sorted(set(table['world']))} instead of planted and null")
+    table = check_study(table, SEED_STUDY_SCHEMA, path)
+    seeds = {world: set(part["seed"]) for world, part in table.groupby("world")}
+    if set(seeds) != {"planted", "null"} or seeds["planted"] != seeds["null"]:
+        raise DataError(str(path), f"not a valid seed study: worlds {sorted(seeds)} instead of planted and "
+                                   "null, each with the same seeds")
     return table
 
 

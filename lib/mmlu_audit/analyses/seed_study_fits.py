@@ -23,11 +23,12 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.analyses.seed_study import monte_carlo_share
+from mmlu_audit.analyses.study_schema import StudySchema, check_study
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import check_seed, seeded
 
-__all__ = ["FIT_STUDY_COLUMNS", "FIT_STUDY_INTERVALS", "fit_replicate", "fit_study_summary", "load_fit_study",
-           "placed_in_fit_study", "reduced_items"]
+__all__ = ["FIT_STUDY_COLUMNS", "FIT_STUDY_INTERVALS", "FIT_STUDY_SCHEMA", "fit_replicate",
+           "fit_study_summary", "load_fit_study", "placed_in_fit_study", "reduced_items"]
 
 #: The intervals the study judges: key → (what it estimates, where its planted value is).
 FIT_STUDY_INTERVALS = {
@@ -130,13 +131,21 @@ def fit_replicate(spec, items: pd.DataFrame, covariates: pd.DataFrame, depth, se
             | _interval("rho_working", rho["median"], rho["low"], rho["high"]))
 
 
+#: The rules of a recorded study (:func:`~mmlu_audit.analyses.study_schema.check_study`): one row per
+#: seed, every field finite, the wild bootstrap p in [0, 1].
+FIT_STUDY_SCHEMA = StudySchema(
+    what="fit study", key=("seed",), required=FIT_STUDY_COLUMNS, numeric=FIT_STUDY_COLUMNS, integer=("seed",),
+    bounds={"seed": (0, np.inf), "lambda_3pl_p_wcb": (0.0, 1.0), "lambda_2pl_p_wcb": (0.0, 1.0)})
+
+
 def load_fit_study(folder) -> pd.DataFrame:
     """The recorded study in ``folder`` (``seed_study_fits.csv``), checked to be one this module wrote.
 
     Raises
     ------
     DataError
-        If the file is missing (run ``make bench``) or lacks a column.
+        If the file is missing (run ``make bench``) or breaks :data:`FIT_STUDY_SCHEMA` (a missing
+        column or field, a truncated row, a repeated seed, a p outside [0, 1]).
     """
     from pathlib import Path
 
@@ -144,11 +153,7 @@ def load_fit_study(folder) -> pd.DataFrame:
     if not path.is_file():
         raise DataError(str(path),
                         "no recorded fit study: run `make bench` (bench/bench_seed_study_fits.py)")
-    table = pd.read_csv(path)
-    missing = [c for c in FIT_STUDY_COLUMNS if c not in table.columns]
-    if missing:
-        raise DataError(str(path), f"not a fit study: columns missing {missing}")
-    return table
+    return check_study(pd.read_csv(path), FIT_STUDY_SCHEMA, path)
 
 
 def _interval_columns(table: pd.DataFrame, key: str):
