@@ -53,7 +53,6 @@ from scipy import stats
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import wald_test, wild_cluster_bootstrap
 from mmlu_audit.core.paper import PAPER, paper_table
-from mmlu_audit.core.paths import project_root
 from mmlu_audit.worlds.homogeneity import size_power_rates, size_power_summary
 from mmlu_audit.analyses.central import ALPHA  # the decision rules below are identities at this level
 from mmlu_audit.analyses.pipeline import analysis_inputs
@@ -69,6 +68,7 @@ from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
                                     source_banner, three_way_table)
 from mmlu_audit.core.formatting import names_where
+from mmlu_audit.analyses.power import load_size_power
 from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rejection_rate
 
 use_style()
@@ -91,7 +91,7 @@ glue_values({"population_note": population_note(inputs.matrix), "recovery": reco
 # %% [markdown]
 # ## Which test can be trusted with few clusters
 #
-# The inference engine's size and power study (`bench/results/size_power.csv`,
+# The inference engine's size and power study (`size_power.csv` in `results_dir`,
 # {glue:text}`sp_reps` simulated data sets per world with MMLU's subject sizes and STEM
 # partition) rejected a true homogeneity null at the 5 % level in {glue:text}`sp_hc3:.1%` of data
 # sets with HC3, {glue:text}`sp_cr1:.1%` with CR1 against χ², and {glue:text}`sp_cr2:.1%` with
@@ -103,7 +103,7 @@ glue_values({"population_note": population_note(inputs.matrix), "recovery": reco
 # conclusions rest on HTZ and the bootstrap.
 
 # %%
-size_power = pd.read_csv(project_root() / "bench" / "results" / "size_power.csv", keep_default_na=False)  # "null" is a world
+size_power = load_size_power(results_dir)  # checked at load; "run `make bench`" when not recorded
 rates = size_power_rates(size_power)
 glue_values(size_power_summary(size_power, boot_kind))
 rates.rename(columns={"null": "size (null world)", "planted": "power (planted world)"})

@@ -291,3 +291,25 @@ def test_schema_load_fit_study_refuses_each_planted_defect(tmp_path, defect):
     with pytest.raises(DataError, match=re.escape(message)):
         load_fit_study(_study_file(tmp_path, "seed_study_fits.csv", plant))
     assert len(load_fit_study(RESULTS)) == 200
+
+
+# ---------------------------------------------- 10: chapter 07 reads size_power.csv from results_dir
+
+
+def test_finding10_chapter_07_reads_the_size_study_from_its_results_dir(tmp_path):
+    """Before: chapter 07 read ``bench/results/size_power.csv`` whatever its ``results_dir`` said
+    (the seed study beside it honoured it), and a missing file was a raw ``FileNotFoundError``."""
+    import shutil
+
+    from mmlu_audit.analyses.power import load_size_power
+    from mmlu_audit.core.errors import DataError
+
+    source = (Path(__file__).resolve().parents[1] / "chapters" / "07_homogeneity.py").read_text()
+    assert "load_size_power(results_dir)" in source and '"size_power.csv"' not in source
+    with pytest.raises(DataError, match=re.escape("run `make bench`")):
+        load_size_power(tmp_path)
+    shutil.copy(RESULTS / "size_power.csv", tmp_path)
+    assert load_size_power(tmp_path).equals(load_size_power(RESULTS))
+    _study_file(tmp_path, "size_power.csv", lambda lines: [*lines, lines[1]])
+    with pytest.raises(DataError, match="appears more than once"):
+        load_size_power(tmp_path)

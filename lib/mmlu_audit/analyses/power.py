@@ -47,9 +47,9 @@ from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import CACHE_ENV, project_root
 from mmlu_audit.core.seeds import check_seed, seeded
 
-__all__ = ["POWER_SETTINGS", "POWER_TESTS", "RATE_COLUMNS", "WORLDS", "RunResult", "StopRule", "load_power",
-           "mc_se", "one_seed_at_design", "power_path", "power_schema", "power_table", "rates", "read_rows",
-           "run_seeds", "world_frame"]
+__all__ = ["POWER_SETTINGS", "POWER_TESTS", "RATE_COLUMNS", "SIZE_POWER_COLUMNS", "WORLDS", "RunResult",
+           "StopRule", "load_power", "load_size_power", "mc_se", "one_seed_at_design", "power_path",
+           "power_schema", "power_table", "rates", "read_rows", "run_seeds", "world_frame"]
 
 #: The worlds of the study: name → :class:`~mmlu_audit.worlds.simulated.WorldSpec` changes.
 WORLDS = {"paper": {}, "null": {"null_world": True}}
@@ -523,6 +523,44 @@ def load_power(path: str | Path | None = None) -> pd.DataFrame:
     table = table[[*RATE_COLUMNS, "target_reached"]]
     table.attrs.update(settings=result["settings"], target_se=result["target_se"], designs=result["designs"])
     return table
+
+
+#: The columns of the inference engine's size and power study (``bench/results/size_power.csv``).
+SIZE_POWER_COLUMNS = ("world", "method", "rejection_rate", "mc_se", "n_reps", "n_draws", "alpha", "planted")
+
+
+def load_size_power(folder) -> pd.DataFrame:
+    """The recorded size and power study in ``folder`` (``size_power.csv``), checked at load.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The results folder a chapter reads (its ``results_dir`` parameter).
+
+    Returns
+    -------
+    DataFrame
+        One row per world and method (:func:`mmlu_audit.worlds.homogeneity.size_power_table`),
+        ``mc_se`` recomputed as √(r(1 − r)/n) over the replicates the test was defined in.
+
+    Raises
+    ------
+    DataError
+        If the file is missing (run ``make bench``) or breaks the shared schema check
+        (:func:`~mmlu_audit.analyses.study_schema.check_study`).
+    """
+    path = Path(folder) / "size_power.csv"
+    if not path.is_file():
+        raise DataError(path, "no recorded size and power study: run `make bench` (bench/bench_inference.py)")
+    table = pd.read_csv(path, keep_default_na=False, na_values=[""])  # "null" names a world, not NaN
+    counted = "n_defined" if "n_defined" in table.columns else "n_reps"
+    schema = StudySchema(
+        what="size and power study", key=("world", "method"), required=(*SIZE_POWER_COLUMNS, counted),
+        numeric=(*SIZE_POWER_COLUMNS[2:], counted), integer=("n_reps", "n_draws", counted),
+        bounds={"rejection_rate": (0.0, 1.0), "alpha": (0.0, 1.0), "n_reps": (1, np.inf),
+                counted: (1, np.inf)},
+        derived={"mc_se": lambda t: mc_se(t["rejection_rate"], t[counted])})
+    return check_study(table, schema, path)
 
 
 #: The settings a power-study result must record (the chapter reports them), each a count ≥ 1.
