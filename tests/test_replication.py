@@ -45,6 +45,15 @@ def test_outcomes_cover_the_replication_words_and_no_old_verdicts():
     assert not any("supported" in word for word in OUTCOMES)
 
 
+def test_the_glossary_block_defines_every_outcome_word_once():
+    from mmlu_audit.analyses.replication import OUTCOME_MEANINGS, outcome_glossary
+
+    text = outcome_glossary()
+    assert text.startswith("```{glossary}\n") and text.endswith("```\n")
+    terms = [line for line in text.splitlines()[1:-1] if line and not line.startswith(" ")]
+    assert terms == list(OUTCOMES) and set(OUTCOME_MEANINGS) == set(OUTCOMES)
+
+
 def test_prediction_interval_is_the_patil_formula():
     low, high = prediction_interval(0.14, 0.04, 0.03)
     assert (low, high) == pytest.approx((0.14 - 1.959964 * 0.05, 0.14 + 1.959964 * 0.05), abs=1e-6)

@@ -36,8 +36,8 @@ from mmlu_audit.core.paper import PAPER
 __all__ = ["CLAIM_ESTIMAND", "CLAIM_TITLES", "COMBINED", "ESTIMANDS", "OUTCOMES", "OUTCOME_MEANINGS",
            "OUTCOME_SENTENCES", "POWER_CONVENTION", "RESULT_KEYS", "SCALES", "Estimand", "calibration_table",
            "claim_outcomes", "claim_sentence", "claims_download", "classify", "combined_rows", "forest_table",
-           "from_scale", "judge", "meta_analysis", "outcome_rows", "power_to_detect", "prediction_interval",
-           "se_from_interval", "small_telescopes", "sources_table", "to_scale"]
+           "from_scale", "judge", "meta_analysis", "outcome_glossary", "outcome_rows", "power_to_detect",
+           "prediction_interval", "se_from_interval", "small_telescopes", "sources_table", "to_scale"]
 
 Z95 = float(stats.norm.ppf(0.975))
 #: The power a replication is conventionally expected to have; shown as context, never a rule.
@@ -599,3 +599,10 @@ def sources_table() -> pd.DataFrame:
     return pd.DataFrame({"estimand": [e.label for e in ESTIMANDS.values()],
                          "the paper's sentence": [e.quote for e in ESTIMANDS.values()],
                          "how the estimate and its error follow": [e.derivation for e in ESTIMANDS.values()]})
+
+
+def outcome_glossary() -> str:
+    """The outcome words and their meanings as a MyST ``{glossary}`` block (the Glossary page includes it)."""
+    entries = [f"{word}\n  {OUTCOME_MEANINGS[word][0].upper()}{OUTCOME_MEANINGS[word][1:]}."
+               for word in OUTCOMES]
+    return "```{glossary}\n" + "\n\n".join(entries) + "\n```\n"
