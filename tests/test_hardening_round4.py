@@ -313,3 +313,68 @@ def test_finding10_chapter_07_reads_the_size_study_from_its_results_dir(tmp_path
     _study_file(tmp_path, "size_power.csv", lambda lines: [*lines, lines[1]])
     with pytest.raises(DataError, match="appears more than once"):
         load_size_power(tmp_path)
+
+
+# ------------------------------------------------ 5: audit --partition speaks in the user's level names
+
+
+def _small_benchmark(folder: Path, answered) -> tuple[Path, Path]:
+    """Three subjects per level ("STEM" / "non-STEM"), four items each; ``answered(subject)`` says
+    whether the three models answered that subject's items."""
+    import json
+
+    import pandas as pd
+
+    subjects = {f"s{k}": "STEM" if k < 3 else "non-STEM" for k in range(6)}
+    rows = [{"id": f"{s}-{i}", "question": f"Question {i} about {s}?", "options": ["w", "x", "y", "z"],
+             "answer": "A", "subject": s, "domain": level} for s, level in subjects.items() for i in range(4)]
+    (folder / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    answers = pd.DataFrame([{"model": f"m{j}", "id": r["id"], "choice": "AB"[(j + len(r["id"])) % 2]}
+                            for j in range(3) for r in rows if answered(r["subject"])])
+    answers.to_csv(folder / "answers.csv", index=False)
+    return folder / "items.jsonl", folder / "answers.csv"
+
+
+def test_finding5_a_level_without_two_answered_subjects_is_refused_before_parsing(tmp_path, monkeypatch):
+    """Before: refused only after parsing and fitting (20–40 s) with advice ("an HC kind") the
+    command has no option for, or, with no answered item in a level, "design is singular"."""
+    from mmlu_audit import audit
+
+    monkeypatch.setattr(audit, "benchmark_features", lambda *a, **k: pytest.fail("parsed before the check"))
+    for answered, count in ((lambda s: s != "s1" and s != "s2", 1), (lambda s: s >= "s3", 0)):
+        items, answers = _small_benchmark(tmp_path, answered)
+        with pytest.raises(audit.ParameterError, match=re.escape(
+                f"level 'STEM' of column 'domain' holds answered items of {count} subject(s)")
+                ) as caught:
+            audit.run_audit(items, tmp_path / "out", answers, k=3, m=2, progress=False, partition="domain",
+                            n_boot=99)
+        assert "leave out --partition" in str(caught.value) and "HC kind" not in str(caught.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_finding5_library_warnings_name_the_users_levels(monkeypatch):
+    """Before: levels "STEM" / "non-STEM" sort with "non-STEM" second, coded 1, so the library's
+    "STEM" was the user's "non-STEM": a run warned "8 STEM and 6 non-STEM clusters" where
+    ``audit.json`` had 6 and 8."""
+    import warnings
+
+    import pandas as pd
+
+    from mmlu_audit import audit
+    from mmlu_audit.features import INDICATORS
+
+    rng = np.random.default_rng(0)
+    subjects = [f"s{k}" for k in range(14)]
+    frame = pd.DataFrame({"subject": np.repeat(subjects, 12),
+                          "partition": np.repeat(["STEM"] * 6 + ["non-STEM"] * 8, 12),
+                          "b_hat": rng.normal(size=168)})
+    frame = frame.join(pd.DataFrame(rng.normal(size=(168, len(INDICATORS))), columns=list(INDICATORS)))
+    levels = audit.check_partition(frame.assign(item_id=frame.index.astype(str)), "domain")
+    assert levels == ("STEM", "non-STEM")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        block = audit._homogeneity(frame, levels, "domain", seed=1, n_boot=99)
+    shown = [str(w.message) for w in caught if "clusters" in str(w.message)]
+    assert block["counts"]["STEM"]["subjects"] == 6 and block["counts"]["non-STEM"]["subjects"] == 8
+    assert shown and all("6 'STEM' and 8 'non-STEM' clusters" in m or "8 'non-STEM' and 6 'STEM' clusters"
+                         in m for m in shown), shown

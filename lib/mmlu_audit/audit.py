@@ -55,7 +55,9 @@ benchmark's own difficulties: the joint test of structural homogeneity, W(9), of
 indicator × partition interactions in the regression of b̂ on the indicators, clustered by
 subject (:func:`mmlu_audit.analyses.regression.joint.joint_homogeneity`). COLUMN names a field of
 ITEMS with exactly two levels (e.g. STEM / non-STEM); every item needs a value and a subject, and
-each level at least :data:`MIN_SUBJECTS_PER_LEVEL` subjects. ``audit.json`` then holds a
+each level at least :data:`MIN_SUBJECTS_PER_LEVEL` subjects among the items some model answered
+(checked as soon as the answers are read, before any parsing or fitting). Messages name the levels
+by the file's own names (:func:`in_level_names`). ``audit.json`` then holds a
 ``homogeneity`` block: the levels and their item and subject counts, W(9) under HC3, CR1 and
 CR2, CR2's HTZ test and the null-imposed wild cluster bootstrap.
 
@@ -102,7 +104,8 @@ from mmlu_audit.features.table import FLAGS
 
 __all__ = ["AUDIT_STOPPING", "HOMOGENEITY_DRAWS", "MANIFEST", "MAX_OPTION_CHARS", "MAX_PUNCTUATION_RUN",
            "MAX_STEM_CHARS", "MIN_PANEL", "MIN_SUBJECTS_PER_LEVEL", "OUTPUT_FILES", "canonical_id_key",
-           "check_partition", "read_answers", "read_benchmark", "run_audit", "write_benchmark"]
+           "check_partition", "in_level_names", "read_answers", "read_benchmark", "run_audit",
+           "write_benchmark"]
 
 OUTPUT_FILES = ("items.csv", "audit.json")
 BENCHMARK_FILES = ("items.parquet", "answers.parquet")
@@ -369,7 +372,7 @@ def read_benchmark(path: str | Path, partition: str | None = None) -> pd.DataFra
     return items
 
 
-def check_partition(items: pd.DataFrame, column: str) -> tuple[str, str]:
+def check_partition(items: pd.DataFrame, column: str, answered=None) -> tuple[str, str]:
     """Check that ``items["partition"]`` can carry the homogeneity test; return its two levels.
 
     Parameters
@@ -378,17 +381,22 @@ def check_partition(items: pd.DataFrame, column: str) -> tuple[str, str]:
         From :func:`read_benchmark` with ``partition``.
     column : str
         The partition column's name in the user's file (for the messages).
+    answered : array of bool, optional
+        Which items some model answered (only those get a difficulty and enter the test); the
+        subjects of each level are counted among them. Default: every item.
 
     Returns
     -------
     (str, str)
-        The levels in code-point order; the second is coded 1 in the regression.
+        The levels in code-point order; the second is coded 1 in the regression (the library's
+        "STEM" side), and the audit's messages name both by these names.
 
     Raises
     ------
     ParameterError
         The column has not exactly two levels, an item has no subject, or a level holds
-        fewer than :data:`MIN_SUBJECTS_PER_LEVEL` subjects.
+        fewer than :data:`MIN_SUBJECTS_PER_LEVEL` subjects among the answered items; the
+        message says what to change (the column's levels, or leave out ``--partition``).
     """
     levels = sorted(items["partition"].unique())
     if len(levels) != 2:
@@ -399,13 +407,29 @@ def check_partition(items: pd.DataFrame, column: str) -> tuple[str, str]:
     if blank.any():
         raise ParameterError("partition", f"item {items.loc[blank, 'item_id'].iat[0]!r} has no subject; the "
                              "homogeneity test clusters by subject, so every item needs one")
-    subjects = items.groupby("partition")["subject"].nunique()
+    tested = items if answered is None else items[np.asarray(answered, bool)]
+    subjects = tested.groupby("partition")["subject"].nunique().reindex(levels, fill_value=0)
     for level in levels:
         if subjects[level] < MIN_SUBJECTS_PER_LEVEL:
-            raise ParameterError("partition", f"level {level!r} of column {column!r} holds items of "
+            what = "items" if answered is None else "answered items"
+            raise ParameterError("partition", f"level {level!r} of column {column!r} holds {what} of "
                                  f"{subjects[level]} subject(s); the test clusters by subject and needs "
-                                 f"at least {MIN_SUBJECTS_PER_LEVEL} per level")
+                                 f"at least {MIN_SUBJECTS_PER_LEVEL} per level: give {column!r} levels "
+                                 "that each span more subjects, or leave out --partition")
     return levels[0], levels[1]
+
+
+def in_level_names(message: str, levels: tuple[str, str]) -> str:
+    """``message`` from the library, whose "STEM" is the level coded 1, in the user's level names.
+
+    Parameters
+    ----------
+    message : str
+    levels : (str, str)
+        From :func:`check_partition`: the second is coded 1 (the library's "STEM").
+    """
+    names = {"non-STEM": repr(levels[0]), "STEM": repr(levels[1])}
+    return re.sub(r"\bnon-STEM\b|\bSTEM\b", lambda match: names[match.group(0)], message)
 
 
 def _homogeneity(table: pd.DataFrame, levels: tuple[str, str], column: str, seed: int,
@@ -418,10 +442,14 @@ def _homogeneity(table: pd.DataFrame, levels: tuple[str, str], column: str, seed
     counts = {level: {"items": int((tested["partition"] == level).sum()),
                       "subjects": int(tested.loc[tested["partition"] == level, "subject"].nunique())}
               for level in levels}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        statistics = joint_homogeneity(frame, seed=seed, n_boot=n_boot)
+    for warning in caught:  # the library calls the level coded 1 "STEM": say the user's names
+        warnings.warn(in_level_names(str(warning.message), levels), warning.category, stacklevel=2)
     return {"partition": column, "levels": list(levels), "coded_one": levels[1], "counts": counts,
             "n_items_without_b_hat": int(len(frame) - len(tested)), "bootstrap_draws": int(n_boot),
-            "seed": seed, "statistics": joint_homogeneity(frame, seed=seed, n_boot=n_boot),
-            "note": HOMOGENEITY_NOTE}
+            "seed": seed, "statistics": statistics, "note": HOMOGENEITY_NOTE}
 
 
 def read_answers(path: str | Path, items: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
@@ -829,6 +857,8 @@ def _audit(items_path: Path, responses_path, k, m, seed, progress, max_steps, tq
         if len(models) < MIN_PANEL or k > len(models):
             raise ParameterError("k", f"{Path(responses_path).name} holds {len(models)} model(s); "
                                  f"the audit needs at least {MIN_PANEL} and k = {k} at most that many")
+        if levels:  # only answered items get a difficulty: check the levels on them, before the parse
+            check_partition(items, partition, answered=(pred != NO_RECORD).any(axis=0))
     bar.update()
     features = benchmark_features(items, progress=progress)
     bar.update()
