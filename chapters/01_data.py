@@ -72,12 +72,12 @@ paper_table(
 # %%
 per_subject = items.groupby(["subject", "partition"]).size().rename("items").reset_index()
 per_subject = per_subject.sort_values("items")
-fig, ax = plt.subplots(figsize=(7.5, 9))
+fig, ax = plt.subplots(figsize=(7.5, 10.5))
 ax.barh(per_subject["subject"], per_subject["items"],
         color=per_subject["partition"].map(PARTITION_COLORS))
 ax.set_xscale("log")
 ax.set_xlabel("items (log scale)")
-ax.tick_params(axis="y", labelsize=7)
+ax.tick_params(axis="y", labelsize=8.5)
 partition_legend(ax)
 ax.set_title("Items per subject")
 glue_figure("fig_items_per_subject", fig)
@@ -114,11 +114,11 @@ redux_stats = {
 }
 glue_values(redux_stats)
 
-fig, ax = plt.subplots(figsize=(7.5, 9))
+fig, ax = plt.subplots(figsize=(7.5, 10.5))
 ax.barh(error_by_subject["subject"], error_by_subject["error_rate"],
         color=error_by_subject["partition"].map(PARTITION_COLORS))
 ax.set_xlabel("share of annotated items flagged by MMLU-Redux")
-ax.tick_params(axis="y", labelsize=7)
+ax.tick_params(axis="y", labelsize=8.5)
 partition_legend(ax)
 ax.set_title("MMLU-Redux error rate by subject")
 glue_figure("fig_redux_error_rate", fig)

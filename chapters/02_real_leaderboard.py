@@ -465,7 +465,7 @@ full_versus.round(3)
 # make them, while on the full MMLU the new world's median score is within tolerance.
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+fig, axes = plt.subplots(1, 3, figsize=(7.5, 3.8))
 axes[0].hist((y == 1).mean(axis=1), bins=40, density=True, alpha=0.5, label="real")
 for name, w in worlds.items():
     axes[0].hist(w.matrix.responses.mean(axis=1), bins=40, density=True, alpha=0.4, label=label(name))
@@ -549,7 +549,7 @@ pd.DataFrame({"real (this matrix)": [counts["n_models"], counts["n_distinct"], c
 # changes are to be read.
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+fig, axes = plt.subplots(1, 3, figsize=(7.5, 3.8))
 axes[0].scatter(models["theta"], fits[best].theta, s=3, alpha=0.3)
 axes[0].set(xlabel="mirt θ (metabench)", ylabel=f"θ, {best}", title="θ against mirt")
 axes[1].scatter(score, fits[best].theta, s=3, alpha=0.3, label=best)

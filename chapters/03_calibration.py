@@ -90,7 +90,7 @@ glue_values(ranges | {"steps": meta["steps"], "backend": meta["backend"],
 paper_table({k: round(v, 3) for k, v in ranges.items()})
 
 # %%
-fig, (left, mid, right) = plt.subplots(1, 3, figsize=(10, 3.2))
+fig, (left, mid, right) = plt.subplots(1, 3, figsize=(7.5, 3.4))
 skip = min(10, len(fit.elbo) // 10)  # the first steps dwarf the rest of the trace
 left.plot(np.arange(skip, len(fit.elbo)), fit.elbo[skip:], lw=0.8, color="#333")
 left.set(xlabel="SVI step", ylabel="ELBO (nats)", title="ELBO trace")
@@ -134,13 +134,14 @@ glue_values({"calibration_export_draws": export_draws, "calibration_export_mb": 
 picks = items_at_quantiles(b_hat, [0.05, 0.35, 0.65, 0.95])
 grid = np.linspace(theta.min() - 0.5, theta.max() + 0.5, 200)
 binned = {i: icc_bins(theta, matrix.responses[:, i], matrix.observed[:, i], n_bins=10) for i in picks}
-fig, axes = plt.subplots(1, 4, figsize=(11, 2.8), sharey=True)
-for ax, i in zip(axes, picks, strict=True):
+fig, axes = plt.subplots(2, 2, figsize=(7.5, 5.4), sharey=True)
+for ax, i in zip(axes.flat, picks, strict=True):
     ax.plot(grid, 1 / (1 + np.exp(-a_hat[i] * (grid - b_hat[i]))), color=SOURCE_COLORS["ours"])
     ax.scatter(binned[i]["centre"], binned[i]["share"], s=12, color="#333")
     ax.set(title=f"{frame.index[i]}\nb={b_hat[i]:.2f}, a={a_hat[i]:.2f}", xlabel=r"$\theta$")
-    ax.title.set_fontsize(7.5)
-axes[0].set_ylabel("P(correct)")
+    ax.title.set_fontsize(9)
+for ax in axes[:, 0]:
+    ax.set_ylabel("P(correct)")
 stamp_source(fig, matrix)
 glue_figure("fig_icc", fig)
 

@@ -136,7 +136,7 @@ tier_table
 
 # %%
 names = dict(zip(table1["column"], table1["name"], strict=True))
-fig, axes = plt.subplots(3, 3, figsize=(10, 7.5))
+fig, axes = plt.subplots(3, 3, figsize=(7.5, 7.5))
 for ax, column in zip(axes.flat, INDICATORS, strict=True):
     low, high = frame[column].quantile([0.005, 0.995])
     bins = np.linspace(low, high, 40)
@@ -199,7 +199,7 @@ drawn = {}
 for role, item_id in picks.items():
     graph = graphs[position[item_id]]
     drawn[role] = graph
-    fig, (text_ax, graph_ax) = plt.subplots(1, 2, figsize=(11, 3.6), width_ratios=[1, 2.6])
+    fig, (text_ax, graph_ax) = plt.subplots(1, 2, figsize=(7.5, 3.6), width_ratios=[1, 2.6])
     draw_text_panel(text_ax, f"{item_id} ({frame.loc[item_id, 'partition']})", frame.loc[item_id, "question"])
     draw_wscg(graph, tiers, ax=graph_ax)
     graph_ax.set_title(f"Depth {graph.depth(tiers):.1f} · Nodes {graph.n_nodes}", fontsize=9)
@@ -270,7 +270,7 @@ glue_values(sensitivity)
 clamp_table.round(3)
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), sharex=True)
+fig, axes = plt.subplots(1, 3, figsize=(7.5, 3.4), sharex=True)
 panels = [("WSCG Nodes", frame["wscg_nodes"].to_numpy()), ("WSCG Depth", depth_default),
           ("WSCG Depth, T1 = 0", depth_clamped)]
 shown = tokens <= np.quantile(tokens, 0.995)  # r uses every item; the plot drops the longest 0.5 %

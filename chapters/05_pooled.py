@@ -232,7 +232,7 @@ if inputs.truth is not None:
 ratio_table.round(4)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(6.5, 3.8), sharey=True)
 for ax, scheme in zip(axes, ["item", "subject"], strict=True):
     values = table2[scheme][["STEM", "non-STEM"]]
     positions = np.arange(len(values))

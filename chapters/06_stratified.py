@@ -155,7 +155,7 @@ paper_table({"holm_survivors_hc3": survivors["HC3"], "holm_survivors_cr1": survi
              "holm_survivors_boot": survivors["boot"], **contrast_keys}).round(4)
 
 # %%
-fig, (ax, t_ax) = plt.subplots(1, 2, figsize=(9.5, 3.8), sharey=True, gridspec_kw={"width_ratios": [3, 2]})
+fig, (ax, t_ax) = plt.subplots(1, 2, figsize=(6.5, 3.8), sharey=True, gridspec_kw={"width_ratios": [3, 2]})
 positions = np.arange(len(terms))
 crit = stats.t.ppf(0.975, contrasts["df_CR2"])
 ax.errorbar(contrasts["estimate"], positions, xerr=crit * contrasts["se_CR2"], fmt="o",
@@ -176,7 +176,7 @@ t_ax.scatter(list(paper_t.values()), list(paper_t), marker="D", facecolor="none"
              s=40, zorder=4, label="paper, t (CR2)")
 t_ax.axvline(0, color="k", lw=0.8)
 t_ax.set(xlabel="t (CR2, Satterthwaite df)", title="contrast t statistic")
-legend_outside(t_ax, handles=ax.get_legend_handles_labels()[0] + t_ax.get_legend_handles_labels()[0], fontsize=8)
+legend_outside(t_ax, handles=ax.get_legend_handles_labels()[0] + t_ax.get_legend_handles_labels()[0], fontsize=8.5)
 figure_title(fig, f"Slope contrasts · source {inputs.matrix.source}")
 stamp_source(fig, inputs.matrix)
 glue_figure("fig_slope_contrasts", fig)

@@ -151,7 +151,7 @@ display(paper_table({"wcb_q95": boot_stats["wcb_q95"], "wcb_p": boot_stats["wcb_
 paper_key = f"w9_{boot_kind.lower()}"  # the paper reports W(9) under HC3, CR1 and CR2, its bootstrap under CR2
 paper_w9 = ({f"observed W(9), {boot_kind}": (PAPER[paper_key][0], "-")} if paper_key in PAPER else {}) | {
     "bootstrap 95th pct, CR2": (PAPER["wcb_q95"][0], "--")}
-fig, ax = plt.subplots()
+fig, ax = plt.subplots(figsize=(6, 3.6))  # the legend sits to its right
 upper = max(np.quantile(joint.draws, 0.995), joint.stat, *(v for v, _ in paper_w9.values())) * 1.05
 ax.hist(joint.draws[joint.draws <= upper], bins=60, density=True, color="#bbb", label=f"WCR bootstrap ({boot_kind})")
 grid = np.linspace(0, upper, 400)
@@ -163,7 +163,7 @@ reference_lines(ax, [(boot_stats["chi2_q95"], "χ²(9) 95th pct", {"color": "k",
                 + [(value, f"paper: {what}", {"color": SOURCE_COLORS["paper"], "ls": style, "lw": 1.5, "alpha": 0.8})
                    for what, (value, style) in paper_w9.items()])
 ax.set(xlabel="W(9)", ylabel="density", title=f"Null reference distribution of W(9) · source {inputs.matrix.source}")
-legend_outside(ax, fontsize=8)
+legend_outside(ax, fontsize=8.5)
 stamp_source(fig, inputs.matrix)
 glue_figure("fig_wcb_null", fig)
 

@@ -130,7 +130,7 @@ null_table.round(3)
 example = simulate_3pl(fit_3pl.theta, fit_3pl.a, fit_3pl.b, fit_3pl.spec.guessing, observed_cells,
                        np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]))
 example_beta = reasoning_sensitivity(example, depth)["beta"]
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.8), sharey=True)
 panels = [(theta_hat, betas["beta"], f"observed: r = {observed_r['all']:.3f}\n(paper: {PAPER['rs_r_all'][0]:.3f})",
            SOURCE_COLORS["ours"]),
           (fit_3pl.theta, example_beta, f"3PL null replicate: r = {null['all'].iloc[0]:.3f}\n"

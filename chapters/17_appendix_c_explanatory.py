@@ -127,15 +127,15 @@ if planted is not None:
     contrasts.insert(0, "planted γ (simulated)", (planted["STEM"] - planted["non-STEM"]).reindex(contrasts.index))
 display(contrasts.round(3))
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
+fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 for fit in restarts:
     skip = min(20, fit.elbo.size // 10)
     left.plot(np.arange(skip, fit.elbo.size), fit.elbo[skip:], lw=0.7, label=f"seed {fit.seed}")
 left.set(xlabel="SVI step", ylabel="ELBO (nats)", title="Explanatory model: ELBO per restart")
-left.legend(fontsize=7)
+left.legend(fontsize=8.5)
 right.bar(np.arange(len(identification)), identification["ratio"], color=np.where(identification["identified"], "#4a4", "#c44"))
 right.axhline(REPLICATE_SD_RATIO, color="k", ls=":", lw=1)
-right.set_xticks(np.arange(len(identification)), identification.index, rotation=90, fontsize=6)
+right.set_xticks(np.arange(len(identification)), identification.index, rotation=90, fontsize=8.5)
 right.set(ylabel="restart SD / posterior SD", yscale="log", title="Identification by restarts")
 stamp_source(fig, matrix)
 glue_figure("fig_explanatory", fig)

@@ -182,7 +182,7 @@ else:
 
 # %%
 if dif:
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.4), sharey=True)
     for ax, (label, table) in zip(axes, dif.items(), strict=True):
         delta = np.asarray(table["delta"], float)
         shown = pd.DataFrame({"MH D-DIF": np.where(np.isfinite(delta), delta, np.nan).clip(-4, 4),
@@ -258,7 +258,7 @@ display(comparison.round(4))
 by_type
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.4))
 shown = stats_by_item.assign(**{"Redux label": np.where(redux["is_error"].to_numpy(), "Redux-flagged", "clean")})
 words = {"accuracy": "accuracy (share of the models correct)", "item-rest r": "item–rest correlation"}
 for ax, column in zip(axes, words, strict=True):

@@ -105,7 +105,7 @@ calibration_stats = {
 }
 glue_values(calibration_stats | {"validity_b_sd": WorldSpec().b_sd, "validity_guessing": WorldSpec().guessing})
 
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.4), sharey=True)
 for ax, column in zip(axes, ("r", "slope"), strict=False):
     table = b_rows.pivot(index="world", columns="prior", values=column)
     table.plot.barh(ax=ax, width=0.8, legend=column == "slope")

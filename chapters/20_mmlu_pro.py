@@ -148,7 +148,7 @@ display(depth_table.round(3))
 profile.rename(columns={"flag_top_tier": "top-tier share"}).round(3)
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.2))
+fig, axes = plt.subplots(1, 3, figsize=(7.5, 3.4))
 for ax, column in zip(axes, ("wscg_depth", "d_logic", "zipf_rarity"), strict=True):
     groups = [parsed.loc[parsed["origin"] == o, column] for o in ("ori_mmlu", "stemez", "theoremQA", "scibench")]
     ax.boxplot(groups, showfliers=False)

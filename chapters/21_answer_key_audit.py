@@ -210,7 +210,7 @@ glue_values({"n_flagged_unanimous": int(unanimous["n_flagged"]), "hits_unanimous
              "recall_unanimous": unanimous["recall"],
              "share_flagged_error_unanimous": unanimous["flagged_any_error"] / unanimous["flagged_reviewed"]})
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.6))
 for panel_k, part in curve.groupby("k"):
     style = dict(lw=2.2, color=SOURCE_COLORS["ours"]) if panel_k == k else dict(lw=1, alpha=0.7)
     left.plot(part["m"], part["n_flagged"], marker=".", label=f"k = {panel_k}", **style)
@@ -219,7 +219,7 @@ left.set(xlabel="m (votes on one non-key option)", ylabel="questions flagged", y
 right.set(xlabel="recall of Redux wrong keys", ylabel="precision on reviewed questions")
 right.scatter([MMLU_PRO_SOURCES["flag_rate_wrong_key"][0]], [MMLU_PRO_SOURCES["precision_wrong_key"][0]],
               color=SOURCE_COLORS["paper"], marker="s", zorder=5, label="source, k = 10, m = 6")
-right.legend(fontsize=7, ncol=2)
+right.legend(fontsize=8.5, ncol=2)
 figure_title(fig, f"Consensus flags by threshold · source {panel.matrix.source}")
 stamp_source(fig, panel.matrix)
 glue_figure("fig_consensus_curve", fig)

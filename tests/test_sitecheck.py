@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from mmlu_audit.book.sitecheck import VIEWPORT, check_pages, main
+from mmlu_audit.book.sitecheck import MIN_SHOWN_SHARE, VIEWPORT, check_pages, main
 
 PNG = base64.b64decode(  # a valid 1×1 transparent PNG
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
@@ -242,3 +242,46 @@ def test_a_chapter_figure_without_a_description_is_caught(figure_reports, page):
 
 def test_a_figure_in_words_passes(figure_reports):
     assert figure_reports["worded.html"].problems == []
+
+
+def _png_of_width(pixels: int) -> bytes:
+    """A PNG ``pixels`` wide (and 40 high), drawn by matplotlib as a chapter's figure is."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(pixels / 100, 0.4), dpi=100)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def width_reports(tmp_path_factory):
+    """A figure drawn twice as wide as the 700-px column it is shown in, and one drawn to fit it."""
+    site = tmp_path_factory.mktemp("widths")
+    (site / "_images").mkdir()
+    pages = {}
+    for page, pixels in (("shrunk.html", 1400), ("fitting.html", 680), ("near.html", 980)):
+        png = _png_of_width(pixels)
+        name = f"_images/{hashlib.sha256(png).hexdigest()}.png"
+        (site / name).write_bytes(png)
+        pages[page] = name
+        (site / page).write_text(  # the theme's rule: an image is at most as wide as its column
+            "<html><head><meta charset='utf-8'><style>img { max-width: 100%; }</style></head>"
+            f"<body style='margin: 0'><main style='width: 700px'><img src='{name}' alt='Figure: a bar'>"
+            "</main></body></html>")
+    return {r.page: r for r in check_pages(site, list(pages))}
+
+
+def test_a_figure_shrunk_below_the_least_share_of_its_width_is_caught(width_reports):
+    (problem,) = width_reports["shrunk.html"].problems
+    assert problem.startswith("figure shrunk to 50% of its drawn width (1400 px shown at 700 px)")
+
+
+@pytest.mark.parametrize("page", ["fitting.html", "near.html"])  # 100 % and 71 % of their drawn width
+def test_a_figure_shown_at_most_of_its_width_passes(width_reports, page):
+    assert MIN_SHOWN_SHARE == 0.7
+    assert width_reports[page].problems == []

@@ -290,7 +290,7 @@ def engine_figure(result: dict):
 
     from mmlu_audit.book.plots import legend_outside
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), sharex=True)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.5, 3.8), sharex=True)
     for index, run in enumerate(result["runs"]):
         marker = _MARKERS[index % len(_MARKERS)]
         for key, label in ENGINES.items():
@@ -327,7 +327,7 @@ def engine_figure(result: dict):
         ax.set_xlabel("wall time (s, log scale)")
         ax.set_ylabel(ylabel)
     handles, labels = left.get_legend_handles_labels()
-    legend_outside(right, handles=handles, labels=labels, fontsize=8)
+    legend_outside(right, handles=handles, labels=labels, fontsize=9)
     if len(result["runs"]) > 1:
         seeds = ", ".join(f"{_MARKER_GLYPHS[_MARKERS[i % len(_MARKERS)]]} seed {run['world']['world_seed']}"
                           for i, run in enumerate(result["runs"]))

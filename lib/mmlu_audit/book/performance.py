@@ -509,7 +509,7 @@ def cost_curve_figure(result: dict):
 
     fitted = [s for s in result["irt"]["sizes"] if s["status"] == "fitted"]
     stems = result.get("stems", {}).get("sizes", [])
-    fig, axes = plt.subplots(1, 3 if stems else 2, figsize=(10, 3.4))
+    fig, axes = plt.subplots(1, 3 if stems else 2, figsize=(7.5, 3.4))
     cells = pd.Series([s["cells"] for s in fitted], dtype=float)
     fits = result["irt"].get("fits", {})
     for ax, field, ylabel in ((axes[0], "wall_s", "2PL fit wall time (s)"),

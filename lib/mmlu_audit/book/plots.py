@@ -105,7 +105,7 @@ def stamp_source(fig, matrix):
     """
     simulated = matrix.simulated
     label = ("SIMULATED responses — not MMLU findings" if simulated else "real responses")
-    return _beside_axes(fig, f"{label} · source: {matrix.source}", above=False, fontsize=7.5,
+    return _beside_axes(fig, f"{label} · source: {matrix.source}", above=False, fontsize=8.5,
                         color="#c0392b" if simulated else "#2a7f62",
                         fontweight="bold" if simulated else "normal")
 
@@ -172,7 +172,7 @@ def estimand_forest(rows, titles: dict | None = None):
 
     keys = list(dict.fromkeys(rows["estimand"]))
     n_rows = rows.groupby("estimand").size().max()
-    fig, axes = plt.subplots(len(keys), 1, figsize=(9.5, (0.36 * n_rows + 1.1) * len(keys)), squeeze=False)
+    fig, axes = plt.subplots(len(keys), 1, figsize=(7.5, (0.4 * n_rows + 1.2) * len(keys)), squeeze=False)
     for ax, key in zip(axes[:, 0], keys, strict=True):
         panel = rows[rows["estimand"] == key].reset_index(drop=True)
         paper = panel[panel["kind"] == "paper"].iloc[0]
@@ -308,8 +308,8 @@ def reference_lines(ax, lines) -> None:
         ax.axvline(x, **style)
         right_half = x > lo + 0.6 * (hi - lo)  # a label there reads leftwards, inside the axes
         ax.annotate(f"{text} ({x:.3g})", xy=(x, 1), xycoords=("data", "axes fraction"),
-                    xytext=(-3 if right_half else 3, -4 - 11 * row), textcoords="offset points",
-                    ha="right" if right_half else "left", va="top", fontsize=7,
+                    xytext=(-3 if right_half else 3, -4 - 13 * row), textcoords="offset points",
+                    ha="right" if right_half else "left", va="top", fontsize=8.5,
                     color=style.get("color", "k"), annotation_clip=False,
                     bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
 
@@ -346,7 +346,7 @@ def paper_beside_ours(ours, paper, labels: dict, ylabel: str, titles=PAPER_BESID
     looks = ({"marker": "o", "color": SOURCE_COLORS["ours"]}, {"marker": "s", "color": "#888"},
              {"marker": "D", "color": "#b07aa1"})
     styles = dict(zip(series, looks, strict=False))
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.8), sharey=True)
     x = np.arange(len(labels))
     for ax, frame, title in zip(axes, (paper, ours), titles, strict=True):
         for k, name in enumerate(c for c in series if c in frame):
@@ -359,9 +359,9 @@ def paper_beside_ours(ours, paper, labels: dict, ylabel: str, titles=PAPER_BESID
             ax.errorbar(x + (k - 0.5) * 0.12, values, yerr=err, ls="-", lw=1, capsize=3, ms=6,
                         label=name, **styles[name])
         ax.axhline(0, color="k", lw=0.6)
-        ax.set_xticks(x, [textwrap.fill(labels[key], 16) for key in labels], fontsize=8)
+        ax.set_xticks(x, [textwrap.fill(labels[key], 16) for key in labels], fontsize=9)
         ax.set_title(title)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=9)
     axes[0].set_ylabel(ylabel)
     fig.tight_layout()
     return fig

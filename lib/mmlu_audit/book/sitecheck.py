@@ -28,6 +28,9 @@ fails on:
   :func:`mmlu_audit.book.plots.describe_figure` — still shows a code name
   (:func:`mmlu_audit.book.labels.code_names_in`: ``d_ner`` where a reader should see
   "Entity density (D_ner)");
+- a chapter figure shown at less than :data:`MIN_SHOWN_SHARE` (70 %) of its drawn width: the
+  browser shrinks an image wider than the text column to fit it, and its lettering with it
+  (a 1,354-px figure in a 715-px column has 5-px labels); draw it at the size it is shown;
 - a table wider than the column of text it sits in and not inside a box that scrolls
   sideways (its right-hand columns would be cut off); a table of class ``fit-width`` (the
   scorecard, which must be read at a glance) when it is wider than what holds it, even
@@ -61,8 +64,8 @@ from mmlu_audit.core.errors import MissingDependencyError, cli_status
 from mmlu_audit.core.formatting import P_LABEL_SPLIT
 from mmlu_audit.core.store import write_json_atomic
 
-__all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "PAGE_TIMEOUT_S", "VIEWPORT", "PageReport", "check_pages",
-           "check_site", "figure_problems", "main", "serve"]
+__all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "MIN_SHOWN_SHARE", "PAGE_TIMEOUT_S", "VIEWPORT", "PageReport",
+           "check_pages", "check_site", "figure_problems", "main", "serve", "shrink_problem"]
 
 #: The system Chromium (Debian package ``chromium``).
 CHROMIUM = Path("/usr/bin/chromium")
@@ -72,6 +75,9 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 #: The browser window (width, height in px): a laptop screen, where the scorecard must fit.
 VIEWPORT = (1400, 900)
+
+#: The least share of its drawn (intrinsic) width a chapter figure may be shown at in :data:`VIEWPORT`.
+MIN_SHOWN_SHARE = 0.7
 
 #: Seconds any one browser step on a page may take.
 PAGE_TIMEOUT_S = 30
@@ -86,11 +92,12 @@ _MATHJAX_DONE = """(ms) => new Promise((resolve) => {
   ready.then(() => { clearTimeout(timer); resolve(null); },
              (err) => { clearTimeout(timer); resolve({stalled: false, text: `MathJax failed: ${err}`}); });
 })"""
-# The description (alt text) of every chapter figure: MyST-NB names a notebook's images by the
-# SHA-256 of their bytes, which tells them from the theme's logos and icons.
+# The description (alt text) and widths (drawn, shown) of every chapter figure: MyST-NB names a
+# notebook's images by the SHA-256 of their bytes, which tells them from the theme's logos and icons.
 _FIGURE_ALTS = r"""() => [...document.images]
   .filter((img) => /(^|\/)[0-9a-f]{64}\.png$/.test(img.getAttribute('src') || ''))
-  .map((img) => ({src: img.getAttribute('src'), alt: img.getAttribute('alt') || ''}))"""
+  .map((img) => ({src: img.getAttribute('src'), alt: img.getAttribute('alt') || '',
+                  drawn: img.naturalWidth, shown: img.getBoundingClientRect().width}))"""
 _PAGE_PROBLEMS = r"""() => {
   const problems = [];
   for (const img of document.images) {
@@ -296,13 +303,32 @@ def _check_one(context, base: str, page: str, screenshots: Path | None, timeout_
     return report
 
 
+def shrink_problem(figure: dict) -> str | None:
+    """The problem with a figure shown at less than :data:`MIN_SHOWN_SHARE` of its drawn width, if it is.
+
+    Parameters
+    ----------
+    figure : dict
+        ``{"src": …, "drawn": …, "shown": …}``: the PNG's width in pixels and the width the page
+        gives its ``<img>`` (CSS pixels). Without ``drawn`` (an image that did not load) there is
+        nothing to compare, and no problem here (the missing image is reported on its own).
+    """
+    drawn, shown = figure.get("drawn") or 0, figure.get("shown") or 0
+    if drawn <= 0 or shown >= MIN_SHOWN_SHARE * drawn:
+        return None
+    name = figure["src"].rsplit("/", 1)[-1][:12]
+    return (f"figure shrunk to {shown / drawn:.0%} of its drawn width ({drawn} px shown at {shown:.0f} px): "
+            f"{name}… — draw it at the size it is shown (its text shrinks with it)")
+
+
 def figure_problems(figures: list[dict]) -> list[str]:
-    """Problems with chapter figures' descriptions: none at all, or a code name on an axis.
+    """Problems with chapter figures: no description, a code name on an axis, or shrunk to fit.
 
     Parameters
     ----------
     figures : list of dict
-        ``{"src": …, "alt": …}`` per chapter image of the page.
+        ``{"src": …, "alt": …, "drawn": …, "shown": …}`` per chapter image of the page
+        (:func:`shrink_problem` says what the widths are).
     """
     from mmlu_audit.book.labels import code_names_in
 
@@ -318,6 +344,8 @@ def figure_problems(figures: list[dict]) -> list[str]:
         elif found := code_names_in(alt):
             problems.append(f"code name on a figure ({', '.join(found)}): {name}… — give it words in "
                             "mmlu_audit.book.labels")
+        if shrunk := shrink_problem(figure):
+            problems.append(shrunk)
     return problems
 
 
