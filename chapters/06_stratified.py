@@ -53,6 +53,7 @@ from mmlu_audit.analyses.regression.stratified import (HEADLINE_KEYS, contrast_s
                                                        standardised_statistics, stratified_headline)
 from mmlu_audit.core.paper import PAPER, paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.book.labels import label
 from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, legend_outside, stamp_source, use_style
 from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
@@ -143,7 +144,7 @@ contrasts = contrast_tests(fit, subjects, terms, seed=seed, n_boot=n_boot, boot_
 survivors = holm_count(contrasts)
 glue_values({"boot_kind": boot_kind, "n_clusters": len(np.unique(subjects))} | contrast_statistics(contrasts))
 display(contrasts[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "df_CR2", "holm_CR2",
-                   "p_boot", "holm_boot"]].round(4))
+                   "p_boot", "holm_boot"]].rename(columns=label).round(4))
 contrast_keys = {
     "t_cr2_d_ner": contrasts.loc["STEM:d_ner", "t_CR2"], "holm_p_cr2_d_ner": contrasts.loc["STEM:d_ner", "holm_CR2"],
     "boot_p_d_ner": contrasts.loc["STEM:d_ner", "p_boot"],
@@ -259,7 +260,7 @@ y_z, X_z = standardise_within(y, X, stem)
 fit_z = interaction_fit(y_z, pd.DataFrame(X_z, columns=X.columns, index=X.index), stem)
 contrasts_z = contrast_tests(fit_z, subjects, terms)
 glue_values(standardised_statistics(contrasts, contrasts_z))
-contrasts_z[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "holm_CR2"]].round(4)
+contrasts_z[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "holm_CR2"]].rename(columns=label).round(4)
 
 # %% [markdown]
 # (sec-stratified-real)=
@@ -300,8 +301,8 @@ for kind in ("HC3", "CR1", "CR2"):
 for kind in survivors:
     assert (contrasts[f"holm_{kind}"] >= contrasts[f"p_{kind}"]).all()
 # each partition's joint F is referred to F(9, n − 10)
-for label, n in (("stem", stem.sum()), ("nonstem", (~stem).sum())):
-    assert np.isclose(joint[f"F_{label}_p"], stats.f.sf(joint[f"F_{label}"], 9, n - 10), rtol=1e-8, atol=1e-300)
+for part, n in (("stem", stem.sum()), ("nonstem", (~stem).sum())):
+    assert np.isclose(joint[f"F_{part}_p"], stats.f.sf(joint[f"F_{part}"], 9, n - 10), rtol=1e-8, atol=1e-300)
 assert contrasts.shape[0] == 9
 assert np.allclose(contrasts["estimate"], (table3[("STEM", "estimate")] - table3[("non-STEM", "estimate")])
                    .loc[list(INDICATORS)])

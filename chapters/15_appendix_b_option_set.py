@@ -116,7 +116,8 @@ glue_values(option_stats)
 display(paper_table({"contrast_survives_options": option_stats["contrast_survives_options"]},
                     {"contrast_survives_options": "D_ner contrast survives Holm (CR2) with option set"}))
 columns = ["estimate", "t_CR2", "holm_CR2", "holm_boot"]
-pd.concat({"nine indicators": plain[columns], "nine + option set": with_options[columns]}, axis=1).round(4)
+pd.concat({"nine indicators": plain[columns], "nine + option set": with_options[columns]},
+          axis=1).rename(columns=label, level=1).round(4)
 
 # %% [markdown]
 # In the stratified fits the option set raises the in-sample R² from

@@ -117,3 +117,16 @@ def test_three_way_table_columns_and_refuses_a_simulated_real_column():
     assert np.isnan(table.loc["holm_hc3", "real: pool (2 models)"])
     with pytest.raises(ParameterError, match="real responses"):
         three_way_table({"w9_cr2": 1.0}, {}, real_matrix=matrix(True))
+
+
+@pytest.mark.parametrize("column", ["holm_HC3", "holm_CR1", "holm_CR2", "holm_boot", "p_boot"])
+def test_a_holm_column_through_the_label_registry_is_shown_as_a_p(column):
+    """Chapter 06's Table 3 and Appendix B head their Holm columns with the registry's words,
+    which name a p, so a Holm p of 0.0 (after rounding) is shown as "< 1e-4", not 0."""
+    from mmlu_audit.book.labels import label
+    from mmlu_audit.core.formatting import is_p_label
+
+    assert not is_p_label(column) or column == "p_boot"  # the code name alone would print 0
+    frame = pd.DataFrame({column: [0.0, 0.0312], "estimate": [0.41, 0.05]}).rename(columns=label)
+    page = frame_html(frame)
+    assert "<td>0</td>" not in page and "<td>&lt; 1e-4</td>" in page, page

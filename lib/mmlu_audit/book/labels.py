@@ -25,6 +25,18 @@ _OTHER_LABELS = {
     "htz_p": "CR2-HTZ p",
     "wcb_p": "wild cluster bootstrap p",
     "holm_p": "Holm-adjusted p",
+    # the contrast tables (chap-stratified, chap-option-set): a Holm-adjusted p names itself a p
+    # (mmlu_audit.core.formatting.is_p_label), so a table never prints it as 0
+    "estimate": "estimate",
+    "t_HC3": "t, HC3",
+    "t_CR1": "t, CR1",
+    "t_CR2": "t, CR2",
+    "df_CR2": "df, CR2",
+    "p_boot": "bootstrap p",
+    "holm_HC3": "Holm p, HC3",
+    "holm_CR1": "Holm p, CR1",
+    "holm_CR2": "Holm p, CR2",
+    "holm_boot": "Holm p, bootstrap",
     "n_items": "items",
     "n_models": "models",
     # the replication tables (chap-real-verdicts)
