@@ -43,8 +43,7 @@ from mmlu_audit.analyses.modelside import (column_submatrix, depth_trends, null_
                                            planted_gamma_target, recovery_check, simulate_interaction)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.report import finding_checks, glue_values, source_banner
-from mmlu_audit.book.scorecard import format_p
+from mmlu_audit.book.report import finding_checks, format_p, glue_values, source_banner
 from mmlu_audit.worlds.calibration import CHANCE_CUTOFF, above_floor
 
 inputs = analysis_inputs(data_source, seed, fast)

@@ -20,8 +20,9 @@ from mmlu_audit.book.discussion import CLAIMS, OUTCOMES, SIMULATED, Evidence, ev
 from mmlu_audit.book.findings import (CLAIMS_CSV, REAL_RESULTS_CSV, findings_markdown, main, read_build,
                                       real_results_frame, write_downloads)
 from mmlu_audit.book.scorecard import (CHAPTER_SHORT_NAMES, VERDICT_SHORT, VERDICTS, chapters_read, collect,
-                                       declared_interval, format_p, scorecard, scorecard_csv, scorecard_html,
+                                       declared_interval, scorecard, scorecard_csv, scorecard_html,
                                        verdict_words)
+from mmlu_audit.book.report import format_p
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.book.results import REAL_RESULTS, TESTS, RealResult, interval_to_read, paired, registered_test
 from mmlu_audit.core.paper import (CONSENSUS_BLOG_POST, MMLU_PRO_PAPER, PAPER, RECOVERS, REPRODUCES,
@@ -266,6 +267,16 @@ def test_the_scorecard_and_claims_pages_write_the_csv_they_link(label, name):
 
 
 # -- p below display precision ----------------------------------------------------------------------------
+
+def test_a_p_value_is_formatted_in_one_place():
+    from pathlib import Path
+
+    import mmlu_audit
+
+    lib = Path(mmlu_audit.__file__).parent
+    homes = [str(f.relative_to(lib)) for f in sorted(lib.rglob("*.py")) if "def format_p(" in f.read_text()]
+    assert homes == ["book/report.py"]
+
 
 def test_a_p_below_display_precision_prints_as_a_bound_never_0(tmp_path):
     assert [format_p(v) for v in (0.0, 0, 2e-25, 0.0312, None, float("nan"))] == \

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mmlu_audit.book.report import format_number
+from mmlu_audit.book.report import format_number, format_p
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.book.chapters import chapter_stem
 from mmlu_audit.book.results import (INTERVAL_SUFFIX, POPULATION_SHORT, REAL_RESULTS, RESULT_KEYS,
@@ -34,7 +34,6 @@ from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER, REPRODUCES, SOURCE_KI
 
 __all__ = [
     "CHAPTER_SHORT_NAMES",
-    "P_FLOOR",
     "PROVENANCES",
     "PROVENANCE_SHORT",
     "TOLERANCE_RULES",
@@ -48,7 +47,6 @@ __all__ = [
     "chapters_read",
     "collect",
     "declared_interval",
-    "format_p",
     "headline",
     "lookup",
     "published",
@@ -96,22 +94,11 @@ CHAPTER_SHORT_NAMES = {
     "chap-appendix-c-explanatory": "App. C explanatory",
     "chap-real-verdicts": "§6 Real verdicts",
 }
-#: p-values below this print as "< 1e-4" (:func:`format_p`); a bootstrap p of 0 with the full
-#: builds' 9,999 draws is below it too.
-P_FLOOR = 1e-4
-
 _GLUE_PREFIX = "application/papermill.record/"
 _BANNER_SOURCE = {"sim-banner": "simulated", "real-banner": "real"}
 _BASIS_PROVENANCE = {"items": "real items", "real responses": "real responses"}
 _BANNER_PROVENANCE = {"real": "real responses", "simulated": "simulated responses",
                       "not stated": "not stated"}
-
-
-def format_p(value) -> str:
-    """A p-value for a summary table: "—" when missing, "< 1e-4" below :data:`P_FLOOR` (never "0")."""
-    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        return format_number(value)
-    return f"< {P_FLOOR:.0e}".replace("e-0", "e-") if value < P_FLOOR else format_number(value)
 
 
 def verdict_words(verdict: str, reported_by: str | None) -> str:
