@@ -116,6 +116,7 @@ bench: $(VENV)/.installed $(PYIRT) $(GIRTH)  ## benchmarks (long); results land 
 	$(PY) bench/bench_mmlu_pro.py
 	$(PY) bench/bench_modelside.py --chapters 08 11
 	$(PY) bench/bench_real_power.py
+	$(PY) bench/bench_multiverse.py
 
 lock: $(VENV)/.installed  ## re-pin requirements.txt from the current environment
 	$(PY) -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu/torch==\1/' > requirements.txt

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
+import subprocess
+from pathlib import Path
 
 
 def memory_gb() -> float | None:
@@ -35,3 +37,16 @@ def machine(loadavg_at_start) -> dict:
     return {"platform": platform.platform(), "cpus": os.cpu_count(), "memory_gb": memory_gb(),
             "python": platform.python_version(), "loadavg_at_start": list(loadavg_at_start),
             "loadavg_at_end": list(os.getloadavg())}
+
+
+def git_commit() -> str | None:
+    """The checkout's HEAD commit (with ``+dirty`` when the tree has changes), None outside git."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty else "")

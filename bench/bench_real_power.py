@@ -38,9 +38,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
+
+from _machine import git_commit
 
 from mmlu_audit.core.distributed import (add_scheduler_arguments, map_seeds, next_result, pending_seeds,
                                          scheduler_address, seed_client)
@@ -48,18 +49,6 @@ from mmlu_audit.core.store import write_json_atomic
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
-
-
-def git_commit() -> str | None:
-    """The checkout's HEAD commit (with ``+dirty`` when the tree has changes), None outside git."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE,
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return head + ("+dirty" if dirty else "")
 
 
 def seed_rows(seed: int, design, name: str, items, features, n_boot: int, replicates: int,

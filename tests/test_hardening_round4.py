@@ -15,6 +15,8 @@ import pytest
 from test_scorecard import write_chapter
 from test_replication import claims_json
 
+from mmlu_audit.core.errors import ParameterError
+
 # ------------------------------------------------------------ 1: findings never touches a user's files
 
 USER_FILES = {"findings.md": b"my notes\n", "claims.csv": b"mine,1\n", "real_results.csv": b"mine,2\n",
@@ -378,3 +380,41 @@ def test_finding5_library_warnings_name_the_users_levels(monkeypatch):
     assert block["counts"]["STEM"]["subjects"] == 6 and block["counts"]["non-STEM"]["subjects"] == 8
     assert shown and all("6 'STEM' and 8 'non-STEM' clusters" in m or "8 'non-STEM' and 6 'STEM' clusters"
                          in m for m in shown), shown
+
+
+# -- finding 2: a parameter naming a source the chapter cannot honour is refused before any kernel --
+
+def _verdicts_chapter():
+    from mmlu_audit.book.build import chapter_paths
+
+    return chapter_paths(only=["12"])
+
+
+def test_finding2_the_verdicts_chapter_has_no_simulated_column_to_mislabel():
+    from mmlu_audit.book.build import chapter_parameters
+
+    (chapter,) = _verdicts_chapter()
+    assert "data_source" not in chapter_parameters(chapter)  # no simulated world on the page at all
+
+
+@pytest.mark.parametrize(("pairs", "message"), [
+    ([["pool_source", "simulated"]], "must name a real MMLU source"),
+    ([["pool_source", "mmlu_pro_tiger29"]], "must name a real MMLU source"),
+    ([["populations", '["helm10", "helm20"]']], "nested"),
+    ([["populations", '["helm20", "routellm2"]']], "shares models"),
+    ([["populations", "[]"]], "non-empty list"),
+])
+def test_finding2_a_source_the_chapter_cannot_honour_is_refused_before_any_kernel(pairs, message):
+    from mmlu_audit.book.build import run_parameters
+
+    with pytest.raises(ParameterError, match=message):
+        run_parameters(_verdicts_chapter(), {"seed": 1, "fast": True}, pairs)
+
+
+def test_finding2_disjoint_populations_and_a_real_pool_pass():
+    from mmlu_audit.book.build import run_parameters
+
+    (chapter,) = _verdicts_chapter()
+    params = run_parameters([chapter], {"seed": 1, "fast": True},
+                            [["pool_source", "mmlu_real"], ["populations", '["helm20", "opencompass11"]']])
+    assert params[chapter]["pool_source"] == "mmlu_real"

@@ -29,9 +29,10 @@ from mmlu_audit.analyses.replication import ESTIMANDS, judge, meta_analysis
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.seeds import rng_from, seeded
 
-__all__ = ["CHOICES", "DEFAULT", "SPEC_ESTIMANDS", "combined_specifications", "disattenuate",
-           "empirical_difficulty", "fragility", "specification_forest", "specifications",
-           "split_half_reliability"]
+__all__ = ["BENCH_FILES", "CHOICES", "DEFAULT", "SPEC_ESTIMANDS", "THREE_PL", "b_split_halves",
+           "combined_specifications", "disattenuate", "empirical_difficulty", "fragility", "item_estimands",
+           "load_bench", "specification_forest", "specifications", "split_half_reliability",
+           "three_pl_specifications"]
 
 #: The choices and their values; the first value of each is the book's default path.
 CHOICES = {"outcome": ("2PL b̂", "empirical logit"), "models": ("all", "near-chance out"),
@@ -54,8 +55,29 @@ def empirical_difficulty(responses: np.ndarray) -> np.ndarray:
 
 
 @seeded
-def _estimands(frame: pd.DataFrame, outcome: np.ndarray, columns, *, seed, n_boot: int) -> dict:
-    """interaction_share, d_ner_contrast and logit2_ratio of ``outcome`` on ``columns``."""
+def item_estimands(frame: pd.DataFrame, outcome: np.ndarray, columns, *, seed, n_boot: int) -> dict:
+    """The item-side estimands (:data:`SPEC_ESTIMANDS`) of one difficulty outcome, with 95 % intervals.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Items with ``stem``, ``subject`` and ``columns``.
+    outcome : array, shape (len(frame),)
+        The difficulty of each item (NaN rows are left out).
+    columns : sequence of str
+        The indicators (z-scored over the kept rows).
+    seed : int
+        Seed of the subject bootstraps.
+    n_boot : int
+        Their draws.
+
+    Returns
+    -------
+    dict
+        Estimand → (estimate, low, high): the bias-corrected share of variance the interactions
+        add (subject bootstrap), the STEM × D_ner contrast (CR2 interval, Satterthwaite df), and the
+        STEM ÷ non-STEM explained-variance ratio (subject bootstrap).
+    """
     from scipy import stats
 
     from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, indicator_design,
@@ -118,7 +140,7 @@ def specifications(population: str, frame: pd.DataFrame, matrix, *, seed, n_boot
         else:
             y = empirical_difficulty(matrix.responses[working] if dropping else matrix.responses)
         columns = list(INDICATORS) + ([_LENGTH] if indicators == CHOICES["indicators"][1] else [])
-        values = _estimands(frame, y, columns, seed=seed, n_boot=n_boot)
+        values = item_estimands(frame, y, columns, seed=seed, n_boot=n_boot)
         for key, (estimate, low, high) in values.items():
             rows.append({"population": population, "outcome": outcome, "models": models,
                          "indicators": indicators, "estimand": key, "estimate": float(estimate),
@@ -251,3 +273,118 @@ def specification_forest(specs: pd.DataFrame, names: dict) -> pd.DataFrame:
                                   "scale": e.scale, "who": who, "kind": "population",
                                   "estimate": part["estimate"], "low": part["low"], "high": part["high"]}))
     return pd.concat(rows, ignore_index=True)
+
+
+#: The difficulty outcome the benchmark adds (``bench/bench_multiverse.py``): a 3PL with the §5.1 floor.
+THREE_PL = "3PL b̂ (c = 0.25)"
+#: The files ``make bench`` writes for this module (the 3PL cells and the b̂ split halves).
+BENCH_FILES = ("multiverse_3pl.csv", "reliability_b.csv")
+
+
+@seeded
+def three_pl_specifications(population: str, frame: pd.DataFrame, matrix, *, seed, n_boot: int = 499,
+                            fast: bool = False) -> pd.DataFrame:
+    """The item-side estimands with the 3PL's difficulties (c = 0.25) as the outcome, all models.
+
+    One 3PL fit of every answered item (the §5.1 null's specification on all items), then
+    :func:`item_estimands` for both indicator sets. Columns as :func:`specifications` (without the
+    judged fields, which the reader recomputes).
+    """
+    from mmlu_audit.analyses.modelside import null_spec
+    from mmlu_audit.analyses.pipeline import answered_columns
+    from mmlu_audit.features import INDICATORS
+    from mmlu_audit.irt import fit_cached
+
+    answered = matrix.observed.any(axis=0)
+    fit = fit_cached(answered_columns(matrix, answered), null_spec(fast, seed), progress=False)
+    b = np.full(matrix.shape[1], np.nan)
+    b[answered] = fit.b
+    rows = []
+    for indicators in CHOICES["indicators"]:
+        columns = list(INDICATORS) + ([_LENGTH] if indicators == CHOICES["indicators"][1] else [])
+        for key, (estimate, low, high) in item_estimands(frame, b, columns, seed=seed, n_boot=n_boot).items():
+            rows.append({"population": population, "outcome": THREE_PL, "models": CHOICES["models"][0],
+                         "indicators": indicators, "estimand": key, "estimate": float(estimate),
+                         "low": float(low), "high": float(high)})
+    return pd.DataFrame(rows)
+
+
+@seeded
+def b_split_halves(population: str, matrix, stem, *, seed, n_splits: int, fast: bool = False) -> pd.DataFrame:
+    """Split-half reliability of the 2PL b̂ itself: each half of the models calibrated on its own.
+
+    Per split the models are halved at random, each half gets the paper's 2PL calibration, and the
+    two b̂ vectors are correlated over the items both halves answered, in each partition, with
+    Spearman–Brown's ``2r / (1 + r)``.
+
+    Returns
+    -------
+    DataFrame
+        One row per split: ``population``, ``split``, ``r_stem``, ``r_nonstem``, ``reliability_stem``,
+        ``reliability_nonstem``.
+    """
+    from mmlu_audit.analyses.pipeline import answered_columns, calibration_spec
+    from mmlu_audit.irt import fit_cached
+
+    n_models = matrix.shape[0]
+    if n_models < 4:
+        raise DataError(population, f"{n_models} models; a split half needs at least two per half")
+    stem = np.asarray(stem, bool)
+    rng = rng_from(seed)
+    rows = []
+    for split in range(n_splits):
+        order = rng.permutation(n_models)
+        halves = []
+        for half in (order[: n_models // 2], order[n_models // 2:]):
+            sub = matrix.take(rows=np.sort(half))
+            answered = sub.observed.any(axis=0)
+            b = np.full(matrix.shape[1], np.nan)
+            b[answered] = fit_cached(answered_columns(sub, answered), calibration_spec(fast, seed),
+                                     progress=False).b
+            halves.append(b)
+        row = {"population": population, "split": split}
+        for name, part in (("stem", stem), ("nonstem", ~stem)):
+            both = part & np.isfinite(halves[0]) & np.isfinite(halves[1])
+            r = float(np.corrcoef(halves[0][both], halves[1][both])[0, 1])
+            row |= {f"r_{name}": r, f"reliability_{name}": 2 * r / (1 + r)}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def load_bench(folder) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The benchmark's 3PL cells and b̂ split halves in ``folder``, checked, with the cells judged.
+
+    Raises
+    ------
+    DataError
+        If a file is missing (run ``make bench``: ``bench/bench_multiverse.py``) or breaks its
+        schema (a missing column or value, a repeated key, an interval that does not hold its
+        estimate, a correlation outside [−1, 1]).
+    """
+    from pathlib import Path
+
+    from mmlu_audit.analyses.study_schema import StudySchema, check_study
+
+    folder = Path(folder)
+    for name in BENCH_FILES:
+        if not (folder / name).is_file():
+            raise DataError(str(folder / name), "no recorded multiverse benchmark: run `make bench` "
+                            "(bench/bench_multiverse.py)")
+    cells = check_study(pd.read_csv(folder / BENCH_FILES[0]), StudySchema(
+        "multiverse 3PL cells", key=("population", "outcome", "models", "indicators", "estimand"),
+        required=("population", "outcome", "models", "indicators", "estimand", "estimate", "low", "high"),
+        numeric=("estimate", "low", "high")), folder / BENCH_FILES[0])
+    unknown = set(cells["estimand"]) - set(SPEC_ESTIMANDS)
+    if unknown or not ((cells["low"] <= cells["estimate"]) & (cells["estimate"] <= cells["high"])).all():
+        raise DataError(str(folder / BENCH_FILES[0]), "an unknown estimand or an interval that does not "
+                        "hold its estimate")
+    halves = check_study(pd.read_csv(folder / BENCH_FILES[1]), StudySchema(
+        "b̂ split halves", key=("population", "split"),
+        required=("population", "split", "r_stem", "r_nonstem", "reliability_stem", "reliability_nonstem"),
+        numeric=("split", "r_stem", "r_nonstem", "reliability_stem", "reliability_nonstem"),
+        integer=("split",),
+        bounds={"r_stem": (-1.0, 1.0), "r_nonstem": (-1.0, 1.0)},
+        derived={f"reliability_{p}": (lambda t, p=p: 2 * t[f"r_{p}"] / (1 + t[f"r_{p}"]))
+                 for p in ("stem", "nonstem")}), folder / BENCH_FILES[1])
+    judged = [judge(row.estimand, row.estimate, row.low, row.high) for row in cells.itertuples()]
+    return pd.concat([cells.reset_index(drop=True), pd.DataFrame(judged)], axis=1), halves

@@ -52,6 +52,7 @@ from mmlu_audit.irt import recovery_slope
 __all__ = [
     "CONCLUSIONS",
     "ENTITY_TERM",
+    "OUTCOME_ESTIMANDS",
     "PAPER_CALIBRATION",
     "REFITS",
     "active_tiers",
@@ -66,6 +67,7 @@ __all__ = [
     "primary_conclusions",
     "refit_frames",
     "refitted_frame",
+    "replication_outcomes",
     "robustness_headline",
     "section4_statistics",
     "tier_schemes",
@@ -246,7 +248,8 @@ def length_residualised(frame: pd.DataFrame, columns: Sequence[str] = DIMENSION_
 
 @seeded
 def perturbation_study(frame: pd.DataFrame, batch: GraphBatch, item_ids, schemes: pd.DataFrame, *,
-                       seed, n_folds: int = 10, alpha: float = 0.05, progress: bool = False) -> pd.DataFrame:
+                       seed, n_folds: int = 10, alpha: float = 0.05, progress: bool = False,
+                       outcomes: bool = False) -> pd.DataFrame:
     """The three conclusions under every tier scheme and under length residualisation.
 
     Parameters
@@ -263,12 +266,14 @@ def perturbation_study(frame: pd.DataFrame, batch: GraphBatch, item_ids, schemes
         As for :func:`section4_statistics` / :func:`primary_conclusions` (no bootstrap).
     progress : bool
         Show a progress bar over schemes.
+    outcomes : bool
+        Also judge each scheme by §6's replication rule (:func:`replication_outcomes`).
 
     Returns
     -------
     DataFrame
         One row per scheme (the tier schemes, then ``"length-residualised Dimension 1"``):
-        the scheme columns, the statistics and the three conclusions.
+        the scheme columns, the statistics and the three conclusions (and the outcomes).
     """
     seed = check_seed(seed)
     item_ids = pd.Index(item_ids)
@@ -281,15 +286,49 @@ def perturbation_study(frame: pd.DataFrame, batch: GraphBatch, item_ids, schemes
     variants = [(row, depth[i]) for i, row in enumerate(schemes.to_dict("records"))]
     for scheme, values in _progress(variants, progress):
         scored = frame.assign(wscg_depth=values.reindex(frame.index).to_numpy())
-        rows.append(_scheme_row(scheme, scored, seed, n_folds, alpha))
+        rows.append(_scheme_row(scheme, scored, seed, n_folds, alpha, outcomes))
     residual = {"scheme": "length-residualised Dimension 1", "kind": "length-residualised"}
-    rows.append(_scheme_row(residual, length_residualised(frame), seed, n_folds, alpha))
+    rows.append(_scheme_row(residual, length_residualised(frame), seed, n_folds, alpha, outcomes))
     return pd.DataFrame(rows)
 
 
-def _scheme_row(scheme: dict, frame: pd.DataFrame, seed: int, n_folds: int, alpha: float) -> dict:
+def _scheme_row(scheme: dict, frame: pd.DataFrame, seed: int, n_folds: int, alpha: float,
+                outcomes: bool = False) -> dict:
     stats = section4_statistics(frame, seed=seed, n_folds=n_folds)
-    return {**scheme, **stats, **primary_conclusions(stats, alpha)}
+    extra = replication_outcomes(frame, seed=seed) if outcomes else {}
+    return {**scheme, **stats, **primary_conclusions(stats, alpha), **extra}
+
+
+#: The claims :func:`replication_outcomes` judges, with the estimand each is read on.
+OUTCOME_ESTIMANDS = {"homogeneity": "interaction_share", "d_ner": "d_ner_contrast", "stem_r2": "logit2_ratio"}
+
+
+@seeded
+def replication_outcomes(frame: pd.DataFrame, *, seed, n_boot: int = 499) -> dict:
+    """The §6 replication outcome of the three item-side claims on one item frame.
+
+    The same estimands and rule as the real-verdicts chapter
+    (:func:`mmlu_audit.analyses.multiverse.item_estimands`,
+    :func:`mmlu_audit.analyses.replication.judge`), so that a perturbation scheme is read as §6
+    reads the claims.
+
+    Returns
+    -------
+    dict
+        ``outcome_<claim>`` for each claim of :data:`OUTCOME_ESTIMANDS`, with its ``<estimand>``,
+        ``<estimand>_low`` and ``<estimand>_high``.
+    """
+    from mmlu_audit.analyses.multiverse import item_estimands
+    from mmlu_audit.analyses.replication import judge
+
+    frame = estimated_items(frame)
+    values = item_estimands(frame, frame["b_hat"].to_numpy(float), list(INDICATORS), seed=seed, n_boot=n_boot)
+    out = {}
+    for claim, key in OUTCOME_ESTIMANDS.items():
+        estimate, low, high = values[key]
+        out |= {f"outcome_{claim}": judge(key, estimate, low, high)["outcome"], key: float(estimate),
+                f"{key}_low": float(low), f"{key}_high": float(high)}
+    return out
 
 
 def _progress(iterable, show: bool):
@@ -478,7 +517,7 @@ def estimator_statistics(sensitivity: Mapping) -> dict:
 @seeded
 def robustness_headline(inputs, batch: GraphBatch, schemes: pd.DataFrame, *, seed, fast: bool,
                         n_folds: int = 10, n_boot: int = 0, boot_kind: str = "CR2", max_steps: int = 0,
-                        alpha: float = 0.05) -> dict:
+                        alpha: float = 0.05, outcomes: bool = False) -> dict:
     """Appendix A's headline figures on one population, in one call.
 
     The three conclusions under the paper calibration, their survival of the given perturbation
@@ -503,6 +542,10 @@ def robustness_headline(inputs, batch: GraphBatch, schemes: pd.DataFrame, *, see
         SVI step cap of the Rasch refit; 0 keeps the calibration default.
     alpha : float
         Level of the three conclusions.
+    outcomes : bool
+        Also read every scheme by §6's replication rule: adds ``base_outcome_<claim>`` and
+        ``share_schemes_same_outcome_<claim>`` (the share of schemes whose outcome is the
+        default tiers').
 
     Returns
     -------
@@ -518,9 +561,16 @@ def robustness_headline(inputs, batch: GraphBatch, schemes: pd.DataFrame, *, see
     base = section4_statistics(frame, seed=seed, n_folds=n_folds, n_boot=n_boot, boot_kind=boot_kind)
     base_conclusions = primary_conclusions(base, alpha)
     study = perturbation_study(frame, batch, inputs.items["item_id"], schemes, seed=seed, n_folds=n_folds,
-                               alpha=alpha)
+                               alpha=alpha, outcomes=outcomes)
     counts = {k: v for k, v in scheme_statistics(study).items() if k != "count_matches_paper"}
     rasch = refit_frames(inputs, ["rasch"], fast=fast, seed=seed, max_steps=max_steps)["rasch"][1]
     rasch_conclusions = primary_conclusions(section4_statistics(rasch, seed=seed, n_folds=n_folds), alpha)
+    same = {}
+    if outcomes:
+        base_outcomes = replication_outcomes(frame, seed=seed)
+        same = {f"base_{k}": v for k, v in base_outcomes.items()} | {
+            f"share_schemes_same_outcome_{claim}": float((study[f"outcome_{claim}"]
+                                                          == base_outcomes[f"outcome_{claim}"]).mean())
+            for claim in OUTCOME_ESTIMANDS}
     return ({f"base_{k}": v for k, v in {**base, **base_conclusions}.items()} | share_statistics(study)
-            | counts | {"rasch_conclusions_intact": all(rasch_conclusions[c] for c in CONCLUSIONS)})
+            | counts | {"rasch_conclusions_intact": all(rasch_conclusions[c] for c in CONCLUSIONS)} | same)

@@ -388,7 +388,50 @@ def run_parameters(sources: list[Path], common: dict, pairs: list[list[str]] | N
         overlay = fast_values(source) if common.get("fast") else {}
         merged = {**common, **overlay, **given}
         out[source] = {name: value for name, value in merged.items() if name in names}
+        check_source_parameters(source, {name: value for name, value in given.items() if name in names})
     return out
+
+
+#: Parameters that name one real response source, and those that name a list of replications.
+REAL_SOURCE_PARAMETERS = ("pool_source", "real_source")
+POPULATION_PARAMETERS = ("populations",)
+
+
+def check_source_parameters(source: Path, given: dict) -> None:
+    """Refuse, before any kernel starts, a ``-p`` source a chapter cannot honour.
+
+    ``pool_source`` / ``real_source`` must name a real MMLU source; ``populations`` must be a list of
+    real MMLU sources that share no model (nested or overlapping samples are not replications:
+    :func:`mmlu_audit.data.real_pool.check_disjoint`).
+
+    Raises
+    ------
+    ParameterError
+        Naming the chapter, the parameter and why.
+    """
+    from mmlu_audit.data.real_pool import check_disjoint
+    from mmlu_audit.data.registry import REAL_SOURCES
+
+    def real(name, value):
+        if not isinstance(value, str) or value not in REAL_SOURCES or REAL_SOURCES[value].benchmark != "mmlu":
+            known = ", ".join(k for k, v in REAL_SOURCES.items() if v.benchmark == "mmlu")
+            raise ParameterError("-p", f"{name!r} of {source.name} must name a real MMLU source ({known}), "
+                                 f"got {value!r}")
+
+    for name in REAL_SOURCE_PARAMETERS:
+        if name in given:
+            real(name, given[name])
+    for name in POPULATION_PARAMETERS:
+        if name in given:
+            values = given[name]
+            if not isinstance(values, list) or not values:
+                raise ParameterError("-p", f"{name!r} of {source.name} takes a non-empty list of sources")
+            for value in values:
+                real(name, value)
+            try:
+                check_disjoint(values)
+            except ParameterError as exc:
+                raise ParameterError("-p", f"{name!r} of {source.name}: {exc}") from None
 
 
 def default_jobs(device: str = "cpu") -> int:
