@@ -35,7 +35,7 @@ import seaborn as sns
 from mmlu_audit import distinct_checkpoints, family_size_table, load_items, load_redux, load_responses
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.book.plots import PARTITION_COLORS, partition_legend, stamp_source, use_style
-from mmlu_audit.book.report import glue_figure, glue_values, source_banner
+from mmlu_audit.book.report import ITEMS_LABEL, glue_figure, glue_values, source_banner, value_label
 
 use_style()
 items = load_items()
@@ -66,7 +66,7 @@ counts = {
 glue_values(counts)
 paper_table(
     {k: counts[k] for k in ["n_items", "n_stem_items", "n_nonstem_items", "n_stem_subjects", "n_nonstem_subjects"]}
-    | {"share_nonstem_items": round(counts["share_nonstem"], 4)}
+    | {"share_nonstem_items": round(counts["share_nonstem"], 4)}, column=ITEMS_LABEL
 )
 
 # %%
@@ -204,7 +204,7 @@ population = {
     "n_family_size_groups": families.loc[families["group"] != "unknown", "group"].nunique(),
 }
 glue_values({k: v for k, v in population.items() if k != "n_models"})
-display(paper_table(population))
+display(paper_table(population, column=value_label(responses)))
 families.groupby("family").size().rename("models").sort_values(ascending=False).head(10).to_frame()
 
 # %% [markdown]

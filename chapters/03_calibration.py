@@ -61,7 +61,7 @@ from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.analyses.regression import difficulty_reliability, estimated_items
 from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, source_banner, three_way_table,
-                                    write_netcdf_download)
+                                    value_label, write_netcdf_download)
 from mmlu_audit.irt.posterior import to_inference_data
 from mmlu_audit.worlds.simulated import working_models
 
@@ -87,7 +87,7 @@ calibrated = np.isfinite(b_hat)
 ranges = parameter_ranges(b_hat, theta)
 glue_values(ranges | {"steps": meta["steps"], "backend": meta["backend"],
                       "converged": "converged by the ELBO rule" if meta["converged"] else "stopped at the step cap"})
-paper_table({k: round(v, 3) for k, v in ranges.items()})
+paper_table({k: round(v, 3) for k, v in ranges.items()}, column=value_label(matrix))
 
 # %%
 fig, (left, mid, right) = plt.subplots(1, 3, figsize=(7.5, 3.4))
@@ -179,7 +179,7 @@ glue_values({"r_hh": reliability["r"], "split_cohort_r": reliability["r"],  # th
              "spearman_brown": reliability["spearman_brown"],
              "cohort_size": reliability["cohort_size"], "cohort_items": int(reliability["items_used"].sum())})
 paper_table({"split_cohort_r": round(reliability["r"], 4),
-             "spearman_brown": round(reliability["spearman_brown"], 4)})
+             "spearman_brown": round(reliability["spearman_brown"], 4)}, column=value_label(matrix))
 
 # %%
 if matrix.shape[0] < 100:

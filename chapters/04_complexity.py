@@ -54,7 +54,7 @@ from mmlu_audit.analyses.instrument import (clamp_sensitivity, drawn_statistics,
                                             top_tier_coverage)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.book.plots import PARTITION_COLORS, figure_title, use_style
-from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, text_banner
+from mmlu_audit.book.report import ITEMS_LABEL, finding_checks, glue_figure, glue_values, text_banner
 
 use_style()
 pd.set_option("display.max_colwidth", None)
@@ -247,8 +247,7 @@ glue_values(drawn_stats)
 length = length_correlations(frame, n_boot=n_boot, seed=seed)
 glue_values(length | {"n_subjects": frame["subject"].nunique(), "n_boot_used": n_boot})
 paper_table({k: round(length[k], 3) for k in ("r_nodes_tokens", "r_depth_tokens")},
-            labels={"r_nodes_tokens": "r(WSCG Nodes, tokens)", "r_depth_tokens": "r(WSCG Depth, tokens)"}
-            ).assign(**{"ours 95 % CI": [f"{length[f'{k}_lo']:.3f}–{length[f'{k}_hi']:.3f}"
+            labels={"r_nodes_tokens": "r(WSCG Nodes, tokens)", "r_depth_tokens": "r(WSCG Depth, tokens)"}, column=ITEMS_LABEL).assign(**{f"{ITEMS_LABEL}: 95 % CI": [f"{length[f'{k}_lo']:.3f}–{length[f'{k}_hi']:.3f}"
                                           for k in ("r_nodes_tokens", "r_depth_tokens")]})
 
 # %% [markdown]
@@ -308,7 +307,7 @@ vifs = vif(frame[list(INDICATORS)]).set_index("term")["vif"]
 vif_stats = {"vif_min": vifs.min(), "vif_max": vifs.max(),
              "vif_min_name": names[vifs.idxmin()], "vif_max_name": names[vifs.idxmax()]}
 glue_values(vif_stats)
-display(paper_table({"vif_min": round(vifs.min(), 3), "vif_max": round(vifs.max(), 3)}))
+display(paper_table({"vif_min": round(vifs.min(), 3), "vif_max": round(vifs.max(), 3)}, column=ITEMS_LABEL))
 vifs.rename(index=names).round(3).to_frame()
 
 # %% [markdown]

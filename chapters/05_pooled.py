@@ -56,7 +56,7 @@ from mmlu_audit.analyses.regression import (cv_table, difficulty_reliability, es
 from mmlu_audit.analyses.regression.pooled import POOLED_KEYS, disattenuated_r2, pooled_headline
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
-                                    source_banner, three_way_table, write_download)
+                                    source_banner, three_way_table, value_label, write_download)
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -130,7 +130,7 @@ pooled_stats = {
     "pooled_bp": breusch_pagan(pooled)["stat"].iloc[0],
 }
 glue_values(pooled_stats)
-paper_table({k: pooled_stats[k] for k in ["pooled_r2", "pooled_F", "pooled_F_incremental", "vif_min", "vif_max"]})
+paper_table({k: pooled_stats[k] for k in ["pooled_r2", "pooled_F", "pooled_F_incremental", "vif_min", "vif_max"]}, column=value_label(inputs.matrix))
 
 # %% [markdown]
 # The coefficients, in logits of difficulty per standard deviation of each indicator. On a
@@ -217,8 +217,8 @@ ratio_table = paper_table(ratios | {
     "encoder_ceiling_pooled": table2_stats["ceiling_global"],
     "encoder_ceiling_stem": table2_stats["ceiling_stem"],
     "subject_identity_pooled": table2_stats["subject_global"],
-})
-ratio_table.insert(2, "ours (subject folds)", pd.Series(ratios_grouped | {
+}, column=value_label(inputs.matrix))
+ratio_table.insert(2, f"{value_label(inputs.matrix)}, subject folds", pd.Series(ratios_grouped | {
     "encoder_ceiling_pooled": table2.loc["encoder ceiling", ("subject", "global")],
     "encoder_ceiling_stem": table2.loc["encoder ceiling", ("subject", "STEM")],
     "subject_identity_pooled": table2_stats["subject_global_grouped"],

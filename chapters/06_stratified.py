@@ -60,7 +60,7 @@ from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tes
                                    planted_summary, planted_truth_table)
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
-                                    source_banner, three_way_table)
+                                    source_banner, three_way_table, value_label)
 from mmlu_audit.core.formatting import names_where
 from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rejection_rate
 
@@ -119,7 +119,7 @@ effects = partition_effects(y, X, stem, subjects, seed=seed, n_boot=n_boot).set_
 size_stats = {"cv_folds": cv_folds, "n_boot": n_boot} | effect_statistics(cv, effects)
 glue_values(size_stats)
 display(paper_table({k: size_stats[k] for k in ["cv_r2_stem", "cv_r2_nonstem", "logit2_ratio",
-                                                 "logit2_ratio_ci_low", "logit2_ratio_ci_high", "cohens_q"]}))
+                                                 "logit2_ratio_ci_low", "logit2_ratio_ci_high", "cohens_q"]}, column=value_label(inputs.matrix)))
 effects.round(4)
 
 # %% [markdown]
@@ -153,7 +153,7 @@ contrast_keys = {
 }
 glue_values(contrast_keys)
 paper_table({"holm_survivors_hc3": survivors["HC3"], "holm_survivors_cr1": survivors["CR1"],
-             "holm_survivors_boot": survivors["boot"], **contrast_keys}).round(4)
+             "holm_survivors_boot": survivors["boot"], **contrast_keys}, column=value_label(inputs.matrix)).round(4)
 
 # %%
 fig, (ax, t_ax) = plt.subplots(1, 2, figsize=(6.5, 3.8), sharey=True, gridspec_kw={"width_ratios": [3, 2]})
@@ -172,7 +172,7 @@ ax.invert_yaxis()
 ax.set(xlabel="STEM slope − non-STEM slope (logits per SD)", title="contrast estimate")
 paper_t = {i: PAPER[f"t_cr2_{t.removeprefix('STEM:')}"][0] for i, t in enumerate(terms)
            if f"t_cr2_{t.removeprefix('STEM:')}" in PAPER}
-t_ax.scatter(contrasts["t_CR2"], positions, color=SOURCE_COLORS["ours"], zorder=3, label="ours, t (CR2)")
+t_ax.scatter(contrasts["t_CR2"], positions, color=SOURCE_COLORS["ours"], zorder=3, label=f"{value_label(inputs.matrix)}, t (CR2)")
 t_ax.scatter(list(paper_t.values()), list(paper_t), marker="D", facecolor="none", color=SOURCE_COLORS["paper"],
              s=40, zorder=4, label="paper, t (CR2)")
 t_ax.axvline(0, color="k", lw=0.8)

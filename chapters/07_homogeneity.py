@@ -66,7 +66,7 @@ from mmlu_audit.analyses.regression.joint import (HOMOGENEITY_HEADLINE, bootstra
                                                   residual_diagnostics, se_inflation, wald_statistics)
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
-                                    source_banner, three_way_table)
+                                    source_banner, three_way_table, value_label)
 from mmlu_audit.core.formatting import names_where
 from mmlu_audit.analyses.power import load_size_power
 from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rejection_rate
@@ -129,7 +129,7 @@ wald = joint_wald_tests(y, X, stem, subjects, kinds=kinds, forms=forms, w10_kind
 wald_stats = wald_statistics(wald) | se_inflation(fit, subjects, "CR2", "HC3")
 glue_values(wald_stats)
 display(paper_table({k: wald_stats[k] for k in ["w9_hc3", "w10_hc3", "w9_cr1", "w9_cr2", "se_inflation_cr2_hc3"]
-                     if k in wald_stats}))
+                     if k in wald_stats}, column=value_label(inputs.matrix)))
 wald  # four significant digits (the book's table format): a p of 1e-60 is not shown as 0
 
 # %% [markdown]
@@ -146,7 +146,7 @@ wald  # four significant digits (the book's table format): a p of 1e-60 is not s
 joint = wild_cluster_bootstrap(fit, terms, clusters=subjects, seed=seed, kind=boot_kind, n_draws=n_boot)
 boot_stats = bootstrap_statistics(joint)
 glue_values(boot_stats)
-display(paper_table({"wcb_q95": boot_stats["wcb_q95"], "wcb_p": boot_stats["wcb_p"]}))
+display(paper_table({"wcb_q95": boot_stats["wcb_q95"], "wcb_p": boot_stats["wcb_p"]}, column=value_label(inputs.matrix)))
 
 paper_key = f"w9_{boot_kind.lower()}"  # the paper reports W(9) under HC3, CR1 and CR2, its bootstrap under CR2
 paper_w9 = ({f"observed W(9), {boot_kind}": (PAPER[paper_key][0], "-")} if paper_key in PAPER else {}) | {
@@ -157,9 +157,9 @@ ax.hist(joint.draws[joint.draws <= upper], bins=60, density=True, color="#bbb", 
 grid = np.linspace(0, upper, 400)
 ax.plot(grid, stats.chi2.pdf(grid, len(terms)), color="k", lw=1, label="χ²(9)")
 reference_lines(ax, [(boot_stats["chi2_q95"], "χ²(9) 95th pct", {"color": "k", "ls": ":", "lw": 1}),
-                     (boot_stats["wcb_q95"], "ours: bootstrap 95th pct",
+                     (boot_stats["wcb_q95"], f"{value_label(inputs.matrix)}: bootstrap 95th pct",
                       {"color": SOURCE_COLORS["ours"], "ls": "--", "lw": 1.5}),
-                     (joint.stat, f"ours: observed W(9), {boot_kind}", {"color": SOURCE_COLORS["ours"], "lw": 2})]
+                     (joint.stat, f"{value_label(inputs.matrix)}: observed W(9), {boot_kind}", {"color": SOURCE_COLORS["ours"], "lw": 2})]
                 + [(value, f"paper: {what}", {"color": SOURCE_COLORS["paper"], "ls": style, "lw": 1.5, "alpha": 0.8})
                    for what, (value, style) in paper_w9.items()])
 ax.set(xlabel="W(9)", ylabel="density", title=f"Null reference distribution of W(9) · source {inputs.matrix.source}")
@@ -205,7 +205,7 @@ contrasts.round(4)
 # %%
 diag_stats = residual_diagnostics(y, X, stem, fit)
 glue_values(diag_stats)
-paper_table({k: diag_stats[k] for k in ["lr_11", "resid_skew", "breusch_pagan"]})
+paper_table({k: diag_stats[k] for k in ["lr_11", "resid_skew", "breusch_pagan"]}, column=value_label(inputs.matrix))
 
 # %% [markdown]
 # ## Permutation tests: items or whole subjects
@@ -225,7 +225,7 @@ gap_item, gap_block = perm[("item", "r2_gap")], perm[("block", "r2_gap")]
 perm_stats = permutation_statistics(perm, stem, subjects)
 glue_values(perm_stats)
 display(paper_table({k: perm_stats[k] for k in ["observed_r2_gap", "item_perm_max_gap", "block_perm_widening",
-                                                "r2_gap_block_perm_p", "lr_block_perm_p"]}))
+                                                "r2_gap_block_perm_p", "lr_block_perm_p"]}, column=value_label(inputs.matrix)))
 pd.concat([r.to_frame() for r in perm.values()], ignore_index=True).round(4)
 
 # %%

@@ -53,7 +53,7 @@ from mmlu_audit.core.paper import PAPER, paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import SOURCE_COLORS, paper_beside_ours, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, rerun_box, source_banner,
-                                    three_way_table)
+                                    three_way_table, value_label)
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -90,7 +90,7 @@ glue_values(rs_values | {"n_models": len(betas), "n_stem_items": int(stem.sum())
                          "n_stem_unanswered": int((inputs.frame["stem"].to_numpy(bool) & ~stem).sum()),
                          "n_beta_missing": int(betas["beta"].isna().sum()),
                          "beta_median": betas["beta"].median()})
-paper_table(rs_values, {f"rs_r_{k}": f"r(β, θ̂), {v}" for k, v in LABELS.items()}).round(3)
+paper_table(rs_values, {f"rs_r_{k}": f"r(β, θ̂), {v}" for k, v in LABELS.items()}, column=value_label(inputs.matrix)).round(3)
 
 # %% [markdown]
 # ## The 3PL generative null
@@ -123,7 +123,7 @@ glue_values(null_values | {"null_floor": fit_3pl.spec.guessing})
 null_table = paper_table({k: v for k, v in null_values.items() if k != "null_replicates"},
                          {**{f"null_r_{k}": f"null r(β, θ), {v}" for k, v in LABELS.items()},
                           **{f"null_share_{k}": f"null / observed, {v}" for k, v in LABELS.items()},
-                          "null_theta_r_2pl": "r(θ 3PL, θ̂ 2PL)", "null_b_r_2pl": "r(b 3PL, b̂ 2PL), STEM"})
+                          "null_theta_r_2pl": "r(θ 3PL, θ̂ 2PL)", "null_b_r_2pl": "r(b 3PL, b̂ 2PL), STEM"}, column=value_label(inputs.matrix))
 null_table.round(3)
 
 # %%
@@ -165,7 +165,7 @@ null_series = {"null mean": "3PL null", "null 2.5 %": "3PL null 2.5 %", "null 97
 ours_figure = summary.rename(columns=null_series)[["observed", *null_series.values()]]
 paper_figure = pd.DataFrame({"observed": [PAPER[f"rs_r_{k}"][0] for k in EXCLUSIONS],
                              "3PL null": [PAPER[f"null_r_{k}"][0] for k in EXCLUSIONS]}, index=list(EXCLUSIONS))
-fig = paper_beside_ours(ours_figure, paper_figure, LABELS, "r(β, θ)")
+fig = paper_beside_ours(ours_figure, paper_figure, LABELS, "r(β, θ)", value_label(inputs.matrix))
 stamp_source(fig, inputs.matrix)
 glue_figure("fig_rs_paper_beside_ours", fig)
 

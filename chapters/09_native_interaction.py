@@ -43,7 +43,7 @@ from mmlu_audit.analyses.modelside import (column_submatrix, depth_trends, null_
                                            planted_gamma_target, recovery_check, simulate_interaction)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.report import finding_checks, format_p, glue_values, source_banner
+from mmlu_audit.book.report import finding_checks, format_p, glue_values, source_banner, value_label
 from mmlu_audit.worlds.calibration import CHANCE_CUTOFF, above_floor
 
 inputs = analysis_inputs(data_source, seed, fast)
@@ -112,7 +112,7 @@ for name in ("gamma0", "gamma1"):
 glue_values(gamma_values | {"int_min_steps": int_spec.min_steps, "int_average_steps": int_spec.average_steps,
                             "int_guessing": int_spec.guessing})
 gamma_table = paper_table({k: gamma_values[k] for k in ("gamma0", "gamma0_low", "gamma0_high",
-                                                       "gamma1", "gamma1_low", "gamma1_high")})
+                                                       "gamma1", "gamma1_low", "gamma1_high")}, column=value_label(inputs.matrix))
 display(gamma_table.round(3))
 pd.concat({"all models": all_models, "above the floor": above_floor_models},
           names=["fitted on", "parameter"]).rename(columns={"low": "mean-field low", "high": "mean-field high"}).round(3)

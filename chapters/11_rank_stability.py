@@ -64,7 +64,8 @@ from mmlu_audit.book.results import interval_to_read
 from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
-from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, source_banner, text_banner
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, source_banner, text_banner,
+                                    value_label)
 from mmlu_audit.core.taxonomy import is_stem
 from mmlu_audit.worlds.simulated import working_models, working_rho
 
@@ -97,7 +98,7 @@ tau_values = {"tau_stem": tau["STEM"], "tau_nonstem": tau["non-STEM"], "tau_matc
               "tau_matched_low": matched["low"], "tau_matched_high": matched["high"], "tau_matched_p": matched["p"]}
 glue_values(tau_values | {"n_stem_items": int(stem.sum()), "n_nonstem_items": int((~stem).sum()),
                           "matched_draws": matched_draws})
-paper_table(tau_values).round(4)
+paper_table(tau_values, column=value_label(inputs.matrix)).round(4)
 
 # %% [markdown]
 # ## Who stays in the top k
@@ -154,7 +155,7 @@ if simulated and not matrix.meta["spec"]["null_world"]:
         "world put in.")
 glue_values(selection | {"k_main": k_main, "k_small": k_small, "boot_replicates": boot_replicates,
                          "n_distinct": len(distinct), "displacement_planted_note": displacement_planted_note})
-paper_table(selection).round(3)
+paper_table(selection, column=value_label(inputs.matrix)).round(3)
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -205,7 +206,7 @@ noise["noise_note"] = (
     "on the noise floor, not the floor itself.")
 glue_values(noise)
 paper_table({k: noise[k] for k in ("n_duplicate_pairs", "dup_shift_aggregate_median", "dup_shift_stem_median",
-                                   "dup_shift_aggregate_max", "dup_shift_stem_max")})
+                                   "dup_shift_aggregate_max", "dup_shift_stem_max")}, column=value_label(inputs.matrix))
 
 # %% [markdown]
 # ## The two-dimensional ability gap
@@ -245,7 +246,7 @@ if simulated:
         f"across models. The simulator planted a reasoning-tuned tail of {int(tail.sum())} models "
         f"(θ_STEM shifted up); {int(tail.reindex(top).sum())} of them are among the {len(top)} largest gaps.")
 glue_values(gap_values)
-display(paper_table({k: gap_values[k] for k in ("gap_sd", "gap_share_within", "gap_top")}).round(3))
+display(paper_table({k: gap_values[k] for k in ("gap_sd", "gap_share_within", "gap_top")}, column=value_label(inputs.matrix)).round(3))
 tail_table.round(3)
 
 # %% [markdown]

@@ -60,7 +60,7 @@ from mmlu_audit.book.plots import PARTITION_COLORS, figure_title, stamp_source, 
 from mmlu_audit.analyses.regression import design_arrays, estimated_items, partition_fits, planted_slopes
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
-                                    source_banner, three_way_table)
+                                    source_banner, three_way_table, value_label)
 from mmlu_audit.analyses.robustness import ENTITY_TERM, primary_conclusions, section4_statistics
 from mmlu_audit.analyses.splines import nonlinearity_statistics, nonlinearity_tests, spline_curve
 
@@ -114,7 +114,7 @@ option_stats = {
 }
 glue_values(option_stats)
 display(paper_table({"contrast_survives_options": option_stats["contrast_survives_options"]},
-                    {"contrast_survives_options": "D_ner contrast survives Holm (CR2) with option set"}))
+                    {"contrast_survives_options": "D_ner contrast survives Holm (CR2) with option set"}, column=value_label(inputs.matrix)))
 columns = ["estimate", "t_CR2", "holm_CR2", "holm_boot"]
 pd.concat({"nine indicators": plain[columns], "nine + option set": with_options[columns]},
           axis=1).rename(columns=label, level=1).round(4)
@@ -155,7 +155,7 @@ nonlinear = nonlinearity_tests(frame, n_knots=n_knots)
 nonlinear_stats = {"n_knots": n_knots} | nonlinearity_statistics(nonlinear)
 glue_values(nonlinear_stats)
 display(paper_table({"c_bry_nonlinear_nonstem": nonlinear_stats["c_bry_nonlinear_nonstem"]},
-                    {"c_bry_nonlinear_nonstem": "C_bry non-linear outside STEM (p < 0.05)"}))
+                    {"c_bry_nonlinear_nonstem": "C_bry non-linear outside STEM (p < 0.05)"}, column=value_label(inputs.matrix)))
 nonlinear.round(4)
 
 # %% [markdown]
@@ -187,7 +187,7 @@ glue_values({"support_trim": support_trim, "support_top": 1 - support_trim, "sup
              "d_ner_survives_common_support": comparison.loc["d_ner_survives_holm", "common support"],
              "support_htz_p": support_stats["htz_p"], "full_htz_p": full_stats["htz_p"],
              "support_d_ner_holm": support_stats["d_ner_holm_cr2"]})
-display(paper_table({"homogeneity_rejected_common_support": comparison.loc["homogeneity_rejected", "common support"]}))
+display(paper_table({"homogeneity_rejected_common_support": comparison.loc["homogeneity_rejected", "common support"]}, column=value_label(inputs.matrix)))
 display(support.round(4))
 comparison
 

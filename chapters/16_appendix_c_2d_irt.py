@@ -60,7 +60,7 @@ from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
-                                    three_way_table, write_netcdf_download)
+                                    three_way_table, value_label, write_netcdf_download)
 from mmlu_audit.analyses.subscales import (HEADLINE_KEYS, matched_subscale_correlation, summarise_replicates,
                                            two_dimension_headline)
 from mmlu_audit.worlds.calibration import CHANCE_CUTOFF, above_floor
@@ -146,7 +146,7 @@ if truth is not None:  # ρ is planted among the working models
         f"{rho_study['coverage']:.1%} of them (Monte Carlo SE {rho_study['mc_se']:.1%}), and this seed's "
         f"error lies at the {rho_study['percentile']:.0%} point of theirs.")
 glue_values(rho_stats)
-display(paper_table({k: rho_stats[k] for k in ("rho_2d", "rho_2d_mass_above_0_99")}))
+display(paper_table({k: rho_stats[k] for k in ("rho_2d", "rho_2d_mass_above_0_99")}, column=value_label(matrix)))
 
 fig, ax = plt.subplots(figsize=(7, 3.4))
 az.plot_posterior(rho_posterior, var_names=["rho"], hdi_prob=0.95, point_estimate="mean", round_to=3, ax=ax,
@@ -226,7 +226,7 @@ heldout_stats = {"holdout_pct": holdout_fraction, "n_heldout": comparison["n"],
                  "heldout_n_models": by_model["n_clusters"], "heldout_z_by_subject": by_subject["z"],
                  "heldout_n_subjects": by_subject["n_clusters"]}
 glue_values(heldout_stats)
-paper_table({k: heldout_stats[k] for k in ("heldout_gain_nats", "heldout_paired_z")})
+paper_table({k: heldout_stats[k] for k in ("heldout_gain_nats", "heldout_paired_z")}, column=value_label(matrix))
 
 # %% [markdown]
 # ## A model-free check: matched-length subscales
@@ -250,7 +250,7 @@ subscale_stats = {"n_splits": n_splits, "subscale_length": int(min(stem.sum(), (
                   "subscale_raw_r": float(subscales["r"].mean())}
 glue_values(subscale_stats)
 paper_table({k: subscale_stats[k] for k in ("subscale_r", "subscale_r_ci_low", "subscale_r_ci_high",
-                                            "subscale_share_at_least_one")})
+                                            "subscale_share_at_least_one")}, column=value_label(matrix))
 
 # %% [markdown]
 # (sec-2d-real)=

@@ -97,7 +97,8 @@ item_stats = {
 }
 glue_values(item_stats)
 glue_values({f"src_{name}": value for name, (value, _) in MMLU_PRO_SOURCES.items()})
-display(source_table({k: item_stats[k] for k in ("n_pro_items", "mean_options", "share_ten_options")}).round(3))
+display(source_table({k: item_stats[k] for k in ("n_pro_items", "mean_options", "share_ten_options")},
+                     column="MMLU-Pro items (real)").round(3))
 by_origin = pd.crosstab(items["category"], items["origin"], margins=True)
 by_origin["partition"] = by_origin.index.map(dict(zip(items["category"], items["partition"], strict=True)))
 by_origin

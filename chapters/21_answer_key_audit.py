@@ -59,7 +59,8 @@ from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, stamp_source, use
 from mmlu_audit.analyses.pro import (REDUX_GROUPS, added_option_baselines, consensus_frame,
                                      fix_list_detectors, fix_list_validation, flagged_questions,
                                      wrong_way_frame)
-from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, source_banner, write_download
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, source_banner, value_label,
+                                    write_download)
 from mmlu_audit.features import RELATIONS, duplicate_pairs
 
 use_style()
@@ -161,7 +162,7 @@ display(Markdown(f"Source numbers: panel of the {MMLU_PRO_SOURCES['panel_size'][
                  f"{MMLU_PRO_SOURCES['n_archives'][0]:.0f} archives "
                  f"({MMLU_PRO_SOURCES['panel_best_accuracy'][0]:.1%}–{MMLU_PRO_SOURCES['panel_worst_accuracy'][0]:.1%}); "
                  f"ours: the {k} best of {panel.matrix.shape[0]} ({members['accuracy'].iloc[0]:.1%}–{members['accuracy'].iloc[-1]:.1%})."))
-source_table(ours, labels).round(4)
+source_table(ours, labels, column=value_label(panel.matrix)).round(4)
 
 # %% [markdown]
 # ## Precision and recall against the experts' wrong-key label
@@ -186,7 +187,8 @@ glue_values({"pr_n_flagged": pr["n_flagged"], "pr_n_hit": pr["n_hit"], "pr_n_pos
              "share_flagged_any_error": pr_any["precision"]})
 display(source_table({"precision_wrong_key": pr["precision"], "share_flagged_any_error": pr_any["precision"]},
                      {"precision_wrong_key": "wrong keys among flagged reviewed questions",
-                      "share_flagged_any_error": "any expert error label among flagged reviewed"}).round(4))
+                      "share_flagged_any_error": "any expert error label among flagged reviewed"},
+                     column=value_label(panel.matrix)).round(4))
 pd.DataFrame({"wrong key": pr, "any expert error label": pr_any}).round(4)
 
 # %% [markdown]
@@ -264,7 +266,8 @@ follow_up["original_share_wrong_key_flags"] = (follow_up["original_wrong_key"] /
 glue_values(follow_up)
 display(origin)
 source_table({key: follow_up[key] for key in ("original_share_wrong_key_flags", "added_share_fine_flags",
-                                              "added_share_of_distractors", "added_share_scattered")}).round(4)
+                                              "added_share_of_distractors", "added_share_scattered")},
+             column="MMLU-Pro revisions (real)").round(4)
 
 # %% [markdown]
 # ## Every flagged question

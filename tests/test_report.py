@@ -130,3 +130,19 @@ def test_a_holm_column_through_the_label_registry_is_shown_as_a_p(column):
     frame = pd.DataFrame({column: [0.0, 0.0312], "estimate": [0.41, 0.05]}).rename(columns=label)
     page = frame_html(frame)
     assert "<td>0</td>" not in page and "<td>&lt; 1e-4</td>" in page, page
+
+
+def test_a_value_column_says_what_its_values_were_computed_on():
+    """A paper-beside-ours table heads our values with their provenance, never "ours"."""
+    from types import SimpleNamespace
+
+    from mmlu_audit.book.report import value_label
+    from mmlu_audit.core.paper import paper_table
+
+    simulated = SimpleNamespace(simulated=True, source="paper-2024", shape=(1000, 14042))
+    real = SimpleNamespace(simulated=False, source="mmlu_real", shape=(31, 14042))
+    assert value_label(simulated) == "simulated world"
+    assert value_label(real) == "real: mmlu_real (31 models)"
+    table = paper_table({"n_items": 14042}, column=value_label(real))
+    assert list(table.columns) == ["paper", "real: mmlu_real (31 models)", "where"]
+    assert "ours" not in paper_table({"n_items": 14042}).columns

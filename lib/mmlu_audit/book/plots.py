@@ -14,9 +14,9 @@ import matplotlib as mpl
 from mmlu_audit.core.formatting import collapse_whitespace
 
 __all__ = ["FOREST_STYLES", "KIND_STYLES", "PARTITION_COLORS", "SOURCE_COLORS", "axes_extent",
-           "estimand_forest",
-           "describe_figure", "describe_figures", "figure_title", "legend_outside", "note_figure",
-           "paper_beside_ours", "partition_legend", "reference_lines", "stamp_source", "use_style"]
+           "estimand_forest", "describe_figure", "describe_figures", "figure_title", "legend_outside",
+           "note_figure", "PAPER_REDRAWN", "paper_beside_ours", "partition_legend", "reference_lines",
+           "stamp_source", "use_style"]
 
 PARTITION_COLORS = {"STEM": "#1b6ca8", "non-STEM": "#d1495b"}
 SOURCE_COLORS = {"paper": "#6c757d", "ours": "#2a9d8f"}
@@ -314,10 +314,11 @@ def reference_lines(ax, lines) -> None:
                     bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
 
 
-PAPER_BESIDE_OURS = ("the paper (redrawn from its reported values)", "ours")
+#: The left panel's title in :func:`paper_beside_ours`.
+PAPER_REDRAWN = "the paper (redrawn from its reported values)"
 
 
-def paper_beside_ours(ours, paper, labels: dict, ylabel: str, titles=PAPER_BESIDE_OURS):
+def paper_beside_ours(ours, paper, labels: dict, ylabel: str, computed_on: str):
     """Two panels on one scale: a figure of the paper redrawn from the values it reports, and ours.
 
     Parameters
@@ -331,7 +332,9 @@ def paper_beside_ours(ours, paper, labels: dict, ylabel: str, titles=PAPER_BESID
     labels : dict
         Index key → the x tick's words.
     ylabel : str
-    titles : tuple of str
+    computed_on : str
+        The right panel's title: what our values were computed on
+        (:func:`mmlu_audit.book.report.value_label` of the chapter's responses), never "ours".
 
     Returns
     -------
@@ -348,7 +351,7 @@ def paper_beside_ours(ours, paper, labels: dict, ylabel: str, titles=PAPER_BESID
     styles = dict(zip(series, looks, strict=False))
     fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.8), sharey=True)
     x = np.arange(len(labels))
-    for ax, frame, title in zip(axes, (paper, ours), titles, strict=True):
+    for ax, frame, title in zip(axes, (paper, ours), (PAPER_REDRAWN, computed_on), strict=True):
         for k, name in enumerate(c for c in series if c in frame):
             values = frame.loc[list(labels), name].to_numpy(float)
             err = None

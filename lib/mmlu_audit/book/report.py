@@ -14,12 +14,11 @@ from mmlu_audit.core.formatting import is_p_label
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.irt.backend import backend_name
 
-__all__ = ["FEW_MODELS", "MISSING", "P_FLOOR", "SIGNIFICANT_DIGITS", "banner_html",
+__all__ = ["FEW_MODELS", "ITEMS_LABEL", "MISSING", "P_FLOOR", "SIGNIFICANT_DIGITS", "banner_html",
            "finding_checks", "format_number", "format_p", "frame_html", "p_cells_formatted",
            "glue_figure", "glue_ready", "glue_values", "population_note", "real_label", "rerun_box",
-           "simulation_banner",
-           "source_banner", "text_banner", "three_way_table", "use_table_format", "write_download",
-           "write_netcdf_download"]
+           "simulation_banner", "source_banner", "text_banner", "three_way_table", "use_table_format",
+           "value_label", "write_download", "write_netcdf_download"]
 
 #: How a missing value (None, NaN) is shown in a table.
 MISSING = "—"
@@ -258,6 +257,20 @@ def finding_checks(checks: dict):
 def real_label(matrix: ResponseMatrix) -> str:
     """The column header of a real population: ``"real: mmlu_real (31 models)"``."""
     return f"real: {matrix.source} ({matrix.shape[0]:,} models)"
+
+
+#: The header of values computed on the MMLU items alone (counts, text indicators): real whatever
+#: the response source.
+ITEMS_LABEL = "MMLU items (real)"
+
+
+def value_label(matrix: ResponseMatrix) -> str:
+    """The header of a column of values computed on ``matrix``, saying whether they are real.
+
+    ``"simulated world"`` for a simulated source (its estimates, checked against what was
+    planted), :func:`real_label` for real responses; never "ours".
+    """
+    return "simulated world" if matrix.simulated else real_label(matrix)
 
 
 def three_way_table(simulated: dict, real: dict, *, real_matrix: ResponseMatrix,

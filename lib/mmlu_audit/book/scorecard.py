@@ -683,8 +683,8 @@ def scorecard_html(table: pd.DataFrame, titles: dict, provenances: tuple = PROVE
     """
     chosen = table["provenance"].fillna("not stated").isin(provenances) & table["verdict"].isin(verdicts)
     shown = table[chosen]
-    head = ("<thead><tr><th>quantity</th><th>reported</th><th>ours</th><th>real data</th><th>data source</th>"
-            "<th>verdict</th><th>why</th><th>ch.</th></tr></thead>")
+    head = ("<thead><tr><th>quantity</th><th>reported</th><th>computed here</th><th>real data</th>"
+            "<th>data source</th><th>verdict</th><th>why</th><th>ch.</th></tr></thead>")
     body = []
     for group, rows in shown.groupby("group", sort=False, dropna=False):
         label = CHAPTER_SHORT_NAMES.get(group, "not computed by any chapter") if isinstance(group, str) \
@@ -722,4 +722,5 @@ def scorecard_csv(table: pd.DataFrame) -> pd.DataFrame:
                                "high", "interval", "p", "test", "provenance", "data_source", "verdict", "why",
                                "chapter"]]
     words = [verdict_words(v, r) for v, r in zip(out["verdict"], out["reported_by"], strict=True)]
-    return out.assign(verdict=words, p=[None if _given(v) is None else format_p(v) for v in out["p"]])
+    out = out.assign(verdict=words, p=[None if _given(v) is None else format_p(v) for v in out["p"]])
+    return out.rename(columns={"ours": "computed here"})  # its provenance is in data_source

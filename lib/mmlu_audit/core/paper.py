@@ -1,7 +1,7 @@
 """Values the paper reports, for side-by-side display with ours.
 
 These are the published numbers (Section named in each entry), kept in one place
-so every chapter can show "paper | ours" without typing a number into prose.
+so every chapter can show the paper's value beside its own without typing a number into prose.
 They are references to compare against, never inputs to any computation.
 """
 
@@ -172,8 +172,9 @@ def paper_value(key: str) -> float:
     return PAPER[key][0]
 
 
-def paper_table(ours: dict[str, float], labels: dict[str, str] | None = None) -> pd.DataFrame:
-    """A "quantity | paper | ours" table for the keys of ``ours``.
+def paper_table(ours: dict[str, float], labels: dict[str, str] | None = None, *,
+                column: str = "computed here") -> pd.DataFrame:
+    """A "quantity | paper | <what our values were computed on>" table for the keys of ``ours``.
 
     Parameters
     ----------
@@ -181,9 +182,13 @@ def paper_table(ours: dict[str, float], labels: dict[str, str] | None = None) ->
         Key (from :data:`PAPER`) → our value.
     labels : dict, optional
         Key → human-readable quantity name.
+    column : str
+        The header of our values, saying what they were computed on (a chapter passes
+        :func:`mmlu_audit.book.report.value_label` of its response matrix, so the header is
+        right whichever source the chapter ran on).
     """
     labels = labels or {}
-    rows = [{"quantity": labels.get(k, k), "paper": PAPER[k][0], "ours": v, "where": PAPER[k][1]}
+    rows = [{"quantity": labels.get(k, k), "paper": PAPER[k][0], column: v, "where": PAPER[k][1]}
             for k, v in ours.items()]
     return pd.DataFrame(rows).set_index("quantity")
 
@@ -262,9 +267,13 @@ MMLU_PRO_LEADERBOARD: dict[str, tuple[float, str]] = {
 }
 
 
-def source_table(ours: dict[str, float], labels: dict[str, str] | None = None) -> pd.DataFrame:
-    """A "quantity | source | ours" table against :data:`MMLU_PRO_SOURCES`."""
+def source_table(ours: dict[str, float], labels: dict[str, str] | None = None, *,
+                 column: str = "computed here") -> pd.DataFrame:
+    """A "quantity | source | <what our values were computed on>" table against :data:`MMLU_PRO_SOURCES`.
+
+    ``column`` heads our values, as in :func:`paper_table`.
+    """
     labels = labels or {}
-    rows = [{"quantity": labels.get(k, k), "source": MMLU_PRO_SOURCES[k][0], "ours": v,
+    rows = [{"quantity": labels.get(k, k), "source": MMLU_PRO_SOURCES[k][0], column: v,
              "where": MMLU_PRO_SOURCES[k][1]} for k, v in ours.items()]
     return pd.DataFrame(rows).set_index("quantity")
