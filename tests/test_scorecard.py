@@ -156,7 +156,6 @@ def test_every_glue_name_the_summaries_read_is_in_its_chapter_source():
 
     sources = {declared_label(p): p.read_text() for p in chapter_paths()}
     entries = [(e.chapter, e.glue) for e in RESULT_KEYS.values() if e.glue] + \
-        [(e.chapter, e.planted_glue) for e in RESULT_KEYS.values() if e.planted_glue] + \
         [(r.chapter, name) for r in REAL_RESULTS for name in (r.glue, r.low, r.high, r.p) if name] + \
         [(test.chapter, name) for test in TESTS for name in (test.p, *test.values)] + \
         sorted(glue_names()) + [(VERDICT_CHAPTER, name) for name in verdict_glue_names()]
@@ -339,17 +338,27 @@ def test_the_compact_table_is_made_to_fit_with_full_words_in_tooltips(tmp_path):
     assert "“items” for real items" in legend and "not computable" not in legend  # kept whole: no legend
 
 
-def test_a_planted_subpopulation_value_is_read_on_a_simulated_source_only(tmp_path):
-    """ρ is planted among the working models: on a simulated source the scorecard compares the
-    working models' correlation (rho_2d_working), not the all-model fitted ρ, and says so."""
-    write_chapter(tmp_path, "16_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969})
-    row = scorecard(collect(tmp_path)).loc["rho_2d"]
-    assert (row["ours"], row["glue"]) == (0.969, "rho_2d_working")
-    assert row["verdict"] == VERDICTS[1]
-    assert "WorldSpec.rho" in row["why"] and "`rho_2d_working`, where it is planted" in row["why"]
-    real = tmp_path / "real"
-    real.mkdir()
-    write_chapter(real, "16_appendix_c_2d_irt", {"rho_2d": 0.990, "rho_2d_working": 0.969},
-                  banner="real-banner", params={"data_source": "leaderboard", "seed": 1, "fast": True})
-    row = scorecard(collect(real)).loc["rho_2d"]
-    assert (row["ours"], row["glue"], row["verdict"]) == (0.990, "rho_2d", VERDICTS[2])
+def test_the_scorecards_rho_is_the_chapters_glued_rho_and_the_real_rho_comes_with_its_interval(tmp_path):
+    """The row ``rho_2d`` shows what chapter 16 glues as ``rho_2d`` (0.9871), never the working models'
+    ρ (0.9645, glued as ``rho_2d_working``) in its place; the real population's ρ is a row of its own
+    with its Fisher interval."""
+    glued = {"rho_2d": 0.9871, "rho_2d_working": 0.9645, "real_rho_2d": 0.923, "real_rho_2d_low": 0.845,
+             "real_rho_2d_high": 0.962}
+    write_chapter(tmp_path, "16_appendix_c_2d_irt", glued)
+    table = scorecard(collect(tmp_path))
+    row = table.loc["rho_2d"]
+    assert (row["ours"], row["glue"]) == (glued["rho_2d"], "rho_2d")
+    assert "WorldSpec.rho" in row["why"]  # on a simulated source the match is by construction
+    real = table.loc["real_rho_2d"]
+    assert (real["ours"], real["low"], real["high"]) == (0.923, 0.845, 0.962)
+    assert real["paper"] == PAPER["rho_2d"][0] and "31 models" in real["section"]
+
+
+def test_a_summary_never_sets_another_quantity_or_population_size_beside_the_papers():
+    """r(β, STEM accuracy logit) is not the paper's r(β, θ̂), so it has no paper value beside it; the
+    MMLU-Pro panel staged here is 34 models (29 published + 5 recovered), as the chapters read it."""
+    by_glue = {r.glue: r for r in REAL_RESULTS}
+    assert by_glue["helm_r_beta_acc"].compare is None
+    assert by_glue["pro_b_sd"].population.startswith("MMLU-Pro, 34 models")
+    reason = RESULT_KEYS["n_archives"].reason
+    assert "34 models" in reason and "only 29" not in reason

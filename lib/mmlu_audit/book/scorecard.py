@@ -433,8 +433,6 @@ def verdict(key: str, glued: GluedValue | None) -> tuple[str, str]:
         agrees, note = tolerance.holds(ours, paper), f"tolerance {tolerance.label}"
     if simulated and entry.planted:
         note += f"; by construction: the simulation copies the paper's value (WorldSpec.{entry.planted})"
-        if entry.planted_glue and glued.name == entry.planted_glue:
-            note += f", compared with `{entry.planted_glue}`, where it is planted"
     if not agrees:
         return VERDICTS[2], note
     return (VERDICTS[1] if simulated else VERDICTS[0]), note
@@ -503,8 +501,6 @@ def _published_rows(collection: Collection) -> list[dict]:
     for key, entry in RESULT_KEYS.items():
         paper, section = published(key)
         glued = None if entry.glue is None else lookup(collection, entry.chapter, entry.glue)
-        if glued is not None and entry.planted_glue and provenance(key, glued) == "simulated responses":
-            glued = lookup(collection, entry.chapter, entry.planted_glue) or glued
         outcome, why = verdict(key, glued)
         rows.append({"key": key, "label": key, "section": section, "group": entry.chapter,
                      "paper": paper, "reported_by": source_kind(key),
