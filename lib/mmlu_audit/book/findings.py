@@ -400,8 +400,8 @@ def findings_markdown(collection: Collection, expect: dict) -> str:
     """
     missing = missing_chapters(collection, registry_chapters(), expect)
     lines = [GENERATED_MARK, "::::{admonition} What this build finds", ":class: findings", ""]
-    lines += _build_lines(collection, expect, missing)
     if not _stems(collection):
+        lines += _build_lines(collection, expect, missing)
         lines += ["No chapter's values are available: execute the chapters "
                   "(`python -m mmlu_audit.book.build`), then build the site with `make html`.", "::::", ""]
         return "\n".join(lines)
@@ -409,6 +409,7 @@ def findings_markdown(collection: Collection, expect: dict) -> str:
               "estimate across the disjoint real model populations combined, read by its 95 % interval "
               "against no effect and against the paper's estimate ({ref}`page-glossary`):", ""]
     lines += verdict_lines(collection)
+    lines += _build_lines(collection, expect, missing)
     table = scorecard(collection)
     computed = table[table["verdict"] != VERDICTS[4]]
     published = computed[computed.index.isin(list(RESULT_KEYS))]
