@@ -22,9 +22,11 @@
 # bootstrap {cite}`cameron2008bootstrap`, and checks
 # the cluster dependence with item-level and subject-block permutation tests. This chapter
 # recomputes all of them, and reads from the engine's own size study which of these tests can
-# be trusted with MMLU's few subject clusters. The headline figures are also computed on the
-# real item-level MMLU pool, beside the paper's and the simulated world's
-# ({ref}`sec-homogeneity-real`).
+# be trusted with MMLU's few subject clusters. It opens with what the real item-level MMLU
+# responses say ({ref}`sec-homogeneity-real`); then it checks the method on the page's own source,
+# by default a simulated world with planted contrasts ({ref}`sec-homogeneity-check`), and ends with
+# the paper, the real pool and the simulated world side by side
+# ({ref}`sec-homogeneity-side-by-side`).
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | mmlu_real | helm10 | helm20 | opencompass11 | leaderboard
@@ -56,6 +58,7 @@ from mmlu_audit.core.paper import PAPER, paper_table
 from mmlu_audit.worlds.homogeneity import size_power_rates, size_power_summary
 from mmlu_audit.analyses.central import ALPHA  # the decision rules below are identities at this level
 from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.book.labels import label
 from mmlu_audit.book.plots import (PARTITION_COLORS, SOURCE_COLORS, legend_outside, reference_lines, stamp_source,
                                    use_style)
 from mmlu_audit.analyses.regression import (contrast_terms, contrast_tests, declared, design_arrays, estimated_items,
@@ -87,6 +90,68 @@ planted = planted_slopes(inputs.matrix)
 recovery = recovery_slope(frame["b_hat"], frame.get("b_true"))
 glue_values({"population_note": population_note(inputs.matrix), "recovery": recovery,
              "n_clusters": len(np.unique(subjects))})
+
+# %%
+real = analysis_inputs(real_source, seed, fast)
+source_banner(real.matrix)
+
+# %% [markdown]
+# (sec-homogeneity-real)=
+# ## What the real responses say
+#
+# The real item-level responses of {glue:text}`real_n_models` models
+# ({glue:text}`real_source_name`: {glue:text}`real_description`) are this page's evidence about
+# MMLU. W(9) under CR2 is {glue:text}`real_w9_cr2:.2f` (HTZ p = {glue:text}`real_w9_htz_p:.3g`);
+# the wild cluster bootstrap puts its 95th percentile at {glue:text}`real_wcb_q95:.1f` and its p
+# at {glue:text}`real_wcb_p:.3g`; the subject-block permutation p of the R² gap
+# ({glue:text}`real_observed_r2_gap:.4f`) is {glue:text}`real_r2_gap_block_perm_p:.3f`. One
+# contrast at a time ({numref}`fig-real-contrasts`), {glue:text}`real_n_clear` of the nine CR2 95 %
+# intervals exclude zero. Whether a non-rejection here says anything depends on the power of these
+# tests at this design, which {ref}`chap-real-verdicts` measures.
+
+# %%
+real_values = homogeneity_headline(real.frame, seed=seed, n_boot=n_boot, n_perm=n_perm, boot_kind=boot_kind)
+X_real, y_real, stem_real, subjects_real = design_arrays(estimated_items(real.frame))
+real_contrasts = contrast_tests(interaction_fit(y_real, X_real, stem_real), subjects_real,
+                                contrast_terms(X_real.columns), kinds=("CR2",))
+half_width = stats.t.ppf(0.975, real_contrasts["df_CR2"]) * real_contrasts["se_CR2"]
+clear = (real_contrasts["estimate"] - half_width > 0) | (real_contrasts["estimate"] + half_width < 0)
+glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
+               "real_description": real.matrix.description, "real_n_clear": int(clear.sum())})
+
+fig, ax = plt.subplots(figsize=(7, 3.8))
+positions = np.arange(len(real_contrasts))
+ax.errorbar(real_contrasts["estimate"], positions, xerr=half_width, fmt="o", capsize=3,
+            color=SOURCE_COLORS["ours"])
+ax.axvline(0, color="k", lw=0.9, ls=":")
+ax.set_yticks(positions, [label(indicator_names(term)) for term in real_contrasts.index])
+ax.invert_yaxis()
+ax.set(xlabel="STEM slope − non-STEM slope (logits per SD)",
+       title=f"Nine slope contrasts, {real.matrix.shape[0]} real models (CR2 95 % intervals)")
+stamp_source(fig, real.matrix)
+glue_figure("fig_real_contrasts", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_contrasts
+# :name: fig-real-contrasts
+#
+# The nine STEM − non-STEM slope differences on the real responses, each with its CR2 95 % interval
+# (Satterthwaite df). What to see: an interval clear of the dotted zero line is an indicator whose
+# mapping onto difficulty differs between STEM and non-STEM subjects; W(9) tests all nine at once.
+# The source is named under the figure.
+# ```
+
+# %% [markdown]
+# (sec-homogeneity-check)=
+# ## The method's check on this page's source
+#
+# From here on every figure is computed on the page's own source, named in the banner below. On
+# the default simulated world the contrasts are planted, so each test's verdict can be checked
+# against the truth; nothing in this part is a finding about MMLU.
+
+# %%
+source_banner(inputs.matrix)
 
 # %% [markdown]
 # ## Which test can be trusted with few clusters
@@ -295,24 +360,14 @@ glue_values(rates | {"study_n_seeds": placed["w9_htz_p"]["n_seeds"],
                                        "On a real source there is no seed to place among them.")})
 
 # %% [markdown]
-# (sec-homogeneity-real)=
-# ## The headline figures on real responses
+# (sec-homogeneity-side-by-side)=
+# ## The real pool beside the paper and the simulated world
 #
-# The same tests on the real item-level responses of {glue:text}`real_n_models` models
-# ({glue:text}`real_source_name`: {glue:text}`real_description`). W(9) under CR2 is
-# {glue:text}`real_w9_cr2:.2f` (HTZ p = {glue:text}`real_w9_htz_p:.3g`); the wild cluster
-# bootstrap puts its 95th percentile at {glue:text}`real_wcb_q95:.1f` and its p at
-# {glue:text}`real_wcb_p:.3g`; the subject-block permutation p of the R² gap
-# ({glue:text}`real_observed_r2_gap:.4f`) is {glue:text}`real_r2_gap_block_perm_p:.3f`. Whether a
-# non-rejection here says anything depends on the power of these tests at this design, which
-# {ref}`chap-real-verdicts` measures.
+# The headline figures of {ref}`sec-homogeneity-real` beside the paper's and those of this page's
+# own source: the real column is evidence about MMLU; the simulated column is the check of the
+# method, to be read against what was planted.
 
 # %%
-real = analysis_inputs(real_source, seed, fast)
-real_values = homogeneity_headline(real.frame, seed=seed, n_boot=n_boot, n_perm=n_perm, boot_kind=boot_kind)
-glue_values({f"real_{k}": v for k, v in real_values.items()}
-            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
-               "real_description": real.matrix.description})
 simulated_values = wald_stats | boot_stats | perm_stats
 three_way_table({k: simulated_values[k] for k in HOMOGENEITY_HEADLINE}, real_values, real_matrix=real.matrix).round(4)
 
