@@ -20,8 +20,10 @@
 # this with weighted Kendall τ {cite}`shieh1998weighted,vigna2015weighted`, top-k retention and
 # a displacement rate, checks the displacement against size-matched nulls and a
 # duplicate-checkpoint noise floor {cite}`alzahrani2024benchmarks`, and reads the positive tail
-# of the STEM − non-STEM ability gap off the two-dimensional IRT model. This chapter recomputes
-# each on the source selected below, then on two real HELM sources.
+# of the STEM − non-STEM ability gap off the two-dimensional IRT model. This chapter opens with
+# what two real HELM sources say ({ref}`sec-rank-real`), then recomputes each statistic on the
+# page's own source, by default a simulated world with a planted STEM dimension, as the check of
+# the method ({ref}`sec-rank-check`).
 #
 # Throughout, the **aggregate leaderboard is the reference ranking**: τ_w weights each pair of
 # models by the hyperbolic weights 1/(r + 1) of their positions r on the aggregate leaderboard
@@ -45,6 +47,7 @@ noise_tol = 0.001  # "agree within 0.1 % aggregate accuracy"
 
 # %%
 import matplotlib.pyplot as plt
+from matplotlib.ticker import PercentFormatter
 import numpy as np
 import pandas as pd
 from IPython.display import display
@@ -63,7 +66,7 @@ from mmlu_audit.analyses.modelside import (DISPLACEMENT_INTERVAL, ability_gap, d
 from mmlu_audit.book.results import interval_to_read
 from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
-from mmlu_audit.book.plots import PARTITION_COLORS, stamp_source, use_style
+from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, source_banner, text_banner,
                                     value_label)
 from mmlu_audit.core.taxonomy import is_stem
@@ -79,6 +82,141 @@ scores = subscores(blocks)
 k_main, k_small = (min(k, len(scores)) for k in top_k)  # a source with fewer models than k
 simulated = inputs.truth is not None
 working = working_models(inputs.truth) if simulated else None  # the models not planted at chance
+
+# %% [markdown]
+# (sec-rank-real)=
+# ## Real responses: HELM per-subject scores, 79 models
+#
+# The staged HELM table {cite}`liang2023helm` (real; release v1.13.0) gives every model's correct count in each of the
+# 57 subjects, so item-weighted STEM, non-STEM and aggregate subscores are exact. With 79 models
+# the paper's Top 50 would be most of the field, and a top 5 % (its Top 50 of
+# {glue:text}`paper_n_models:,`) would be 4
+# models, moving in 25-point steps; Top {glue:text}`helm_k_main` and Top {glue:text}`helm_k_small`
+# (about the top eighth and quarter) keep 10- and 5-point resolution. Results: τ_w STEM
+# {glue:text}`helm_tau_stem:.4f`, non-STEM {glue:text}`helm_tau_nonstem:.4f`; Top
+# {glue:text}`helm_k_main` displacement {glue:text}`helm_displacement:.0%`. A share of
+# {glue:text}`helm_k_main` models moves in steps of {glue:text}`helm_step:.0%`, and the percentile
+# bootstrap over subjects within partition ([{glue:text}`helm_displacement_low:.0%`,
+# {glue:text}`helm_displacement_high:.0%`]) resamples the subjects, the sampling unit of a subscore,
+# but is a few atoms that can end at the estimate itself; the exact (Clopper–Pearson) interval for
+# that many displaced of {glue:text}`helm_k_main` ([{glue:text}`helm_displacement_exact_low:.0%`,
+# {glue:text}`helm_displacement_exact_high:.0%`]) is honest about the resolution but takes the
+# models as independent trials. Neither alone is the one to read: the interval to read is their
+# hull, [{glue:text}`helm_displacement_read_low:.0%`, {glue:text}`helm_displacement_read_high:.0%`],
+# wide because ten models and a few dozen subjects say little;
+# subject-block matched null {glue:text}`helm_null_blocks:.1%` (p = {glue:text}`helm_null_blocks_p:.3f`).
+# Item-level subsampling (the matched τ and the random-item null) is impossible at subject level:
+# the table holds counts per subject, not per item. These are 79 mostly large or API models scored
+# by HELM's generation harness, not the paper's {glue:text}`paper_n_models:,` open leaderboard
+# models scored by
+# log-likelihood; a difference from the paper's numbers is a difference of population and harness
+# as much as of anything else.
+
+# %%
+text_banner("Real responses: HELM per-subject scores",
+            "79 models × 57 subjects from the staged HELM table: every number in this section is "
+            "computed from real model results (subject level only), not from the simulated world.")
+helm_blocks = subject_blocks(load_helm_subjects(), is_stem)
+helm_scores = subscores(helm_blocks)
+hk_main, hk_small = real_top_k
+helm_tau = rank_agreement(helm_scores)
+helm_retention = retention_table(helm_scores, real_top_k)
+helm_boot = displacement_bootstrap(helm_blocks, hk_main, replicates=boot_replicates, seed=seed)
+helm_null = displacement_null(helm_blocks, subject_block_sets(helm_blocks.subject, int(helm_blocks.n_items[helm_blocks.stem].sum()),
+                                                              n_draws=null_draws, seed=seed,
+                                                              items_per_block=helm_blocks.n_items), hk_main)
+helm_values = {"paper_n_models": paper_value("n_models"),
+               "helm_k_main": hk_main, "helm_k_small": hk_small, "helm_tau_stem": helm_tau["STEM"],
+               "helm_tau_nonstem": helm_tau["non-STEM"], "helm_displacement": helm_boot["estimate"],
+               "helm_displacement_low": helm_boot["low"], "helm_displacement_high": helm_boot["high"],
+               "helm_step": 1 / hk_main,
+               **dict(zip(("helm_displacement_exact_low", "helm_displacement_exact_high"),
+                          displacement_exact_interval(helm_boot["estimate"], hk_main), strict=True)),
+               # the interval the prose above tells the reader to read; the summaries show this one
+               **dict(zip(("helm_displacement_read_low", "helm_displacement_read_high"),
+                          displacement_interval(helm_boot["estimate"], hk_main, helm_boot), strict=True)),
+               **interval_to_read("helm_displacement", *displacement_interval(helm_boot["estimate"], hk_main, helm_boot),
+                                  DISPLACEMENT_INTERVAL),
+               "helm_null_blocks": helm_null.mean(), "helm_null_blocks_p": null_p_at_least(helm_null, helm_boot["estimate"])}
+glue_values(helm_values)
+real_table = pd.DataFrame({
+    f"paper ({paper_value('n_models'):,} leaderboard models)": [paper_value(k) for k in (
+        "tau_stem", "tau_nonstem", "displacement", "null_subject_blocks")],
+    "HELM 79 models (real)": [helm_tau["STEM"], helm_tau["non-STEM"], helm_boot["estimate"], helm_null.mean()],
+}, index=["τ_w STEM", "τ_w non-STEM", f"displacement (paper Top 50, HELM Top {hk_main})",
+          "subject-block null"])
+display(real_table.round(4))
+helm_retention.rename_axis("Top k (HELM)").round(3)
+
+# %%
+shown = pd.DataFrame({
+    "estimate": [helm_boot["estimate"], helm_null.mean(), paper_value("displacement")],
+    "low": [helm_values["helm_displacement_read_low"], np.nan, np.nan],
+    "high": [helm_values["helm_displacement_read_high"], np.nan, np.nan]},
+    index=[f"HELM, 79 models: Top {hk_main}", "HELM, subject-block null (mean)",
+           f"paper, {paper_value('n_models'):,} leaderboard models: Top 50"])
+fig, ax = plt.subplots(figsize=(5.8, 2.6))  # the row labels add about 2 in
+for y, (name, row) in enumerate(shown.iterrows()):
+    err = None if np.isnan(row["low"]) else [[row["estimate"] - row["low"]], [row["high"] - row["estimate"]]]
+    ax.errorbar(row["estimate"], y, xerr=err, fmt="D" if name.startswith("paper") else "o", capsize=4, ms=7,
+                color=SOURCE_COLORS["paper"] if name.startswith("paper") else PARTITION_COLORS["STEM"],
+                mfc="white" if name.startswith("paper") else None)
+ax.set_yticks(range(len(shown)), shown.index)
+ax.invert_yaxis()
+ax.set_xlim(0, 1)
+ax.xaxis.set_major_formatter(PercentFormatter(1))
+ax.set(xlabel="share of the aggregate's top k not in the STEM subscore's top k",
+       title="Top-k displacement on real responses (interval to read)")
+glue_figure("fig_real_displacement", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_displacement
+# :name: fig-real-displacement
+#
+# The Top-k displacement of the 79 HELM models with the interval to read (the hull of the subject
+# bootstrap and the exact interval), the mean displacement of the subject-block null, and the
+# paper's value for its own leaderboard. What to see: whether the null's mean and the paper's value
+# fall inside the HELM interval; a wide interval is what ten models at the top allow.
+# ```
+
+# %% [markdown]
+# ## Real responses: HELM, 20 models, item level
+#
+# The 20-model HELM matrix is item-level, but only {glue:text}`h20_n_full` of its models answered
+# every item (the rest only the 5,691 Redux items), and subscores over different item sets are not
+# comparable, so rank statistics use the {glue:text}`h20_n_full` complete models. With so few models
+# only τ_w and the item-level matched subsample are meaningful (τ_w STEM
+# {glue:text}`h20_tau_stem:.3f`, non-STEM {glue:text}`h20_tau_nonstem:.3f`, matched non-STEM
+# {glue:text}`h20_tau_matched:.3f`, p = {glue:text}`h20_tau_matched_p:.3f`). That p resamples items
+# only, so it is conditional on these {glue:text}`h20_n_full` models: it says their STEM ranking
+# departs from what a same-size random item set gives the same models, not that another
+# {glue:text}`h20_n_full` would show it. A Top-k retention
+# over 10 models moves in steps of one model and is not shown, and the 2D gap needs a population
+# the 20 models are not.
+
+# %%
+helm20 = load_responses("helm20", items=inputs.items)
+source_banner(helm20)
+full = (helm20.responses >= 0).mean(axis=1) > 0.99
+h20_blocks = item_blocks(helm20.responses[full], stem, frame["subject"].to_numpy(str),
+                         helm20.models["model_id"][full])
+h20_blocks = h20_blocks.subset(blocks=np.flatnonzero(h20_blocks.seen.min(axis=0) > 0))  # items all answered
+h20_tau = rank_agreement(subscores(h20_blocks))
+h20_matched = matched_subsample_tau(h20_blocks, n_draws=matched_draws, seed=seed)
+glue_values({"h20_n_full": int(full.sum()), "h20_tau_stem": h20_tau["STEM"], "h20_tau_nonstem": h20_tau["non-STEM"],
+             "h20_tau_matched": h20_matched["mean"], "h20_tau_matched_p": h20_matched["p"]})
+subscores(h20_blocks).sort_values("aggregate", ascending=False).round(3)
+
+# %% [markdown]
+# (sec-rank-check)=
+# ## The method's check on this page's source
+#
+# From here on every statistic is computed on the page's own source, named in the banner below. On
+# the default simulated world a STEM dimension is planted, so each statistic can be read against
+# what was planted; nothing in this part is a finding about MMLU.
+
+# %%
+source_banner(inputs.matrix)
 
 # %% [markdown]
 # ## Agreement with the aggregate
@@ -248,98 +386,6 @@ if simulated:
 glue_values(gap_values)
 display(paper_table({k: gap_values[k] for k in ("gap_sd", "gap_share_within", "gap_top")}, column=value_label(inputs.matrix)).round(3))
 tail_table.round(3)
-
-# %% [markdown]
-# ## Real responses: HELM per-subject scores, 79 models
-#
-# The staged HELM table {cite}`liang2023helm` (real; release v1.13.0) gives every model's correct count in each of the
-# 57 subjects, so item-weighted STEM, non-STEM and aggregate subscores are exact. With 79 models
-# the paper's Top 50 would be most of the field, and a top 5 % (its Top 50 of
-# {glue:text}`paper_n_models:,`) would be 4
-# models, moving in 25-point steps; Top {glue:text}`helm_k_main` and Top {glue:text}`helm_k_small`
-# (about the top eighth and quarter) keep 10- and 5-point resolution. Results: τ_w STEM
-# {glue:text}`helm_tau_stem:.4f`, non-STEM {glue:text}`helm_tau_nonstem:.4f`; Top
-# {glue:text}`helm_k_main` displacement {glue:text}`helm_displacement:.0%`. A share of
-# {glue:text}`helm_k_main` models moves in steps of {glue:text}`helm_step:.0%`, and the percentile
-# bootstrap over subjects within partition ([{glue:text}`helm_displacement_low:.0%`,
-# {glue:text}`helm_displacement_high:.0%`]) resamples the subjects, the sampling unit of a subscore,
-# but is a few atoms that can end at the estimate itself; the exact (Clopper–Pearson) interval for
-# that many displaced of {glue:text}`helm_k_main` ([{glue:text}`helm_displacement_exact_low:.0%`,
-# {glue:text}`helm_displacement_exact_high:.0%`]) is honest about the resolution but takes the
-# models as independent trials. Neither alone is the one to read: the interval to read is their
-# hull, [{glue:text}`helm_displacement_read_low:.0%`, {glue:text}`helm_displacement_read_high:.0%`],
-# wide because ten models and a few dozen subjects say little;
-# subject-block matched null {glue:text}`helm_null_blocks:.1%` (p = {glue:text}`helm_null_blocks_p:.3f`).
-# Item-level subsampling (the matched τ and the random-item null) is impossible at subject level:
-# the table holds counts per subject, not per item. These are 79 mostly large or API models scored
-# by HELM's generation harness, not the paper's {glue:text}`paper_n_models:,` open leaderboard
-# models scored by
-# log-likelihood; a difference from the paper's numbers is a difference of population and harness
-# as much as of anything else.
-
-# %%
-text_banner("Real responses: HELM per-subject scores",
-            "79 models × 57 subjects from the staged HELM table: every number in this section is "
-            "computed from real model results (subject level only), not from the simulated world.")
-helm_blocks = subject_blocks(load_helm_subjects(), is_stem)
-helm_scores = subscores(helm_blocks)
-hk_main, hk_small = real_top_k
-helm_tau = rank_agreement(helm_scores)
-helm_retention = retention_table(helm_scores, real_top_k)
-helm_boot = displacement_bootstrap(helm_blocks, hk_main, replicates=boot_replicates, seed=seed)
-helm_null = displacement_null(helm_blocks, subject_block_sets(helm_blocks.subject, int(helm_blocks.n_items[helm_blocks.stem].sum()),
-                                                              n_draws=null_draws, seed=seed,
-                                                              items_per_block=helm_blocks.n_items), hk_main)
-helm_values = {"paper_n_models": paper_value("n_models"),
-               "helm_k_main": hk_main, "helm_k_small": hk_small, "helm_tau_stem": helm_tau["STEM"],
-               "helm_tau_nonstem": helm_tau["non-STEM"], "helm_displacement": helm_boot["estimate"],
-               "helm_displacement_low": helm_boot["low"], "helm_displacement_high": helm_boot["high"],
-               "helm_step": 1 / hk_main,
-               **dict(zip(("helm_displacement_exact_low", "helm_displacement_exact_high"),
-                          displacement_exact_interval(helm_boot["estimate"], hk_main), strict=True)),
-               # the interval the prose above tells the reader to read; the summaries show this one
-               **dict(zip(("helm_displacement_read_low", "helm_displacement_read_high"),
-                          displacement_interval(helm_boot["estimate"], hk_main, helm_boot), strict=True)),
-               **interval_to_read("helm_displacement", *displacement_interval(helm_boot["estimate"], hk_main, helm_boot),
-                                  DISPLACEMENT_INTERVAL),
-               "helm_null_blocks": helm_null.mean(), "helm_null_blocks_p": null_p_at_least(helm_null, helm_boot["estimate"])}
-glue_values(helm_values)
-real_table = pd.DataFrame({
-    f"paper ({paper_value('n_models'):,} leaderboard models)": [paper_value(k) for k in (
-        "tau_stem", "tau_nonstem", "displacement", "null_subject_blocks")],
-    "HELM 79 models (real)": [helm_tau["STEM"], helm_tau["non-STEM"], helm_boot["estimate"], helm_null.mean()],
-}, index=["τ_w STEM", "τ_w non-STEM", f"displacement (paper Top 50, HELM Top {hk_main})",
-          "subject-block null"])
-display(real_table.round(4))
-helm_retention.rename_axis("Top k (HELM)").round(3)
-
-# %% [markdown]
-# ## Real responses: HELM, 20 models, item level
-#
-# The 20-model HELM matrix is item-level, but only {glue:text}`h20_n_full` of its models answered
-# every item (the rest only the 5,691 Redux items), and subscores over different item sets are not
-# comparable, so rank statistics use the {glue:text}`h20_n_full` complete models. With so few models
-# only τ_w and the item-level matched subsample are meaningful (τ_w STEM
-# {glue:text}`h20_tau_stem:.3f`, non-STEM {glue:text}`h20_tau_nonstem:.3f`, matched non-STEM
-# {glue:text}`h20_tau_matched:.3f`, p = {glue:text}`h20_tau_matched_p:.3f`). That p resamples items
-# only, so it is conditional on these {glue:text}`h20_n_full` models: it says their STEM ranking
-# departs from what a same-size random item set gives the same models, not that another
-# {glue:text}`h20_n_full` would show it. A Top-k retention
-# over 10 models moves in steps of one model and is not shown, and the 2D gap needs a population
-# the 20 models are not.
-
-# %%
-helm20 = load_responses("helm20", items=inputs.items)
-source_banner(helm20)
-full = (helm20.responses >= 0).mean(axis=1) > 0.99
-h20_blocks = item_blocks(helm20.responses[full], stem, frame["subject"].to_numpy(str),
-                         helm20.models["model_id"][full])
-h20_blocks = h20_blocks.subset(blocks=np.flatnonzero(h20_blocks.seen.min(axis=0) > 0))  # items all answered
-h20_tau = rank_agreement(subscores(h20_blocks))
-h20_matched = matched_subsample_tau(h20_blocks, n_draws=matched_draws, seed=seed)
-glue_values({"h20_n_full": int(full.sum()), "h20_tau_stem": h20_tau["STEM"], "h20_tau_nonstem": h20_tau["non-STEM"],
-             "h20_tau_matched": h20_matched["mean"], "h20_tau_matched_p": h20_matched["p"]})
-subscores(h20_blocks).sort_values("aggregate", ascending=False).round(3)
 
 # %% [markdown]
 # ## Checks
