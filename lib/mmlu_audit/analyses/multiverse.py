@@ -30,12 +30,12 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.seeds import rng_from, seeded
 
 __all__ = ["BENCH_FILES", "CHOICES", "DEFAULT", "SPEC_ESTIMANDS", "THREE_PL", "b_split_halves",
-           "combined_specifications", "disattenuate", "empirical_difficulty", "fragility", "item_estimands",
-           "load_bench", "specification_forest", "specifications", "split_half_reliability",
-           "three_pl_specifications"]
+           "combined_specifications", "default_path_rows", "disattenuate", "empirical_difficulty",
+           "fragility", "item_estimands", "load_bench", "specification_forest", "specifications",
+           "split_half_reliability", "three_pl_specifications"]
 
 #: The choices and their values; the first value of each is the book's default path.
-CHOICES = {"outcome": ("2PL b̂", "empirical logit"), "models": ("all", "near-chance out"),
+CHOICES = {"difficulty": ("2PL b̂", "empirical logit"), "models": ("all", "near-chance out"),
            "indicators": ("nine", "ten, with length")}
 DEFAULT = {name: values[0] for name, values in CHOICES.items()}
 #: The estimands the multiverse varies (the model-side r needs a 3PL null per cell: not here).
@@ -120,7 +120,7 @@ def specifications(population: str, frame: pd.DataFrame, matrix, *, seed, n_boot
     Returns
     -------
     DataFrame
-        One row per (outcome, models, indicators, estimand): ``population``, the three choices,
+        One row per (difficulty, models, indicators, estimand): ``population``, the three choices,
         ``estimand``, ``estimate``, ``low``, ``high`` and the :func:`~mmlu_audit.analyses.replication.judge`
         fields; a cell that cannot be computed without a refit is left out.
     """
@@ -131,9 +131,9 @@ def specifications(population: str, frame: pd.DataFrame, matrix, *, seed, n_boot
         raise DataError(population, f"{len(frame)} items but {matrix.shape[1]} response columns")
     working = above_floor(matrix.responses, matrix.observed)
     rows = []
-    for outcome, models, indicators in itertools.product(*CHOICES.values()):
+    for difficulty, models, indicators in itertools.product(*CHOICES.values()):
         dropping = models == CHOICES["models"][1]
-        if outcome == CHOICES["outcome"][0]:
+        if difficulty == CHOICES["difficulty"][0]:
             if dropping and not working.all():
                 continue  # b̂ without them needs a refit
             y = frame["b_hat"].to_numpy(float)
@@ -142,10 +142,20 @@ def specifications(population: str, frame: pd.DataFrame, matrix, *, seed, n_boot
         columns = list(INDICATORS) + ([_LENGTH] if indicators == CHOICES["indicators"][1] else [])
         values = item_estimands(frame, y, columns, seed=seed, n_boot=n_boot)
         for key, (estimate, low, high) in values.items():
-            rows.append({"population": population, "outcome": outcome, "models": models,
+            rows.append({"population": population, "difficulty": difficulty, "models": models,
                          "indicators": indicators, "estimand": key, "estimate": float(estimate),
                          "low": float(low), "high": float(high), **judge(key, estimate, low, high)})
     return pd.DataFrame(rows)
+
+
+def default_path_rows(outcomes: pd.DataFrame, key: str, populations) -> pd.DataFrame:
+    """One estimand's population rows (:func:`~mmlu_audit.analyses.replication.outcome_rows`) as
+    specifications on the default path, so that its population choice (each, combined, leave one
+    out) enters the multiverse where nothing else of it is varied (the guessing floor's r)."""
+    part = outcomes[(outcomes["estimand"] == key) & outcomes["population"].isin(list(populations))]
+    return part.assign(**DEFAULT)[["population", *CHOICES, "estimand", "estimate", "low", "high", "outcome",
+                                   "se", "pi_low", "pi_high", "in_pi", "d33", "telescopes_p",
+                                   "smaller_than_d33", "power"]]
 
 
 def combined_specifications(specs: pd.DataFrame, populations) -> pd.DataFrame:
@@ -160,17 +170,17 @@ def combined_specifications(specs: pd.DataFrame, populations) -> pd.DataFrame:
         groups += [(f"combined without {left}", [p for p in populations if p != left])
                    for left in populations]
     rows = []
-    cells = specs.groupby(["outcome", "models", "indicators", "estimand"], sort=False)
-    for (outcome, models, indicators, key), cell in cells:
+    cells = specs.groupby([*CHOICES, "estimand"], sort=False)
+    for (difficulty, models, indicators, key), cell in cells:
         for name, members in groups:
             part = cell[cell["population"].isin(members) & np.isfinite(cell["se"])]
             if len(part) < 2:
                 continue
             meta = meta_analysis(part["estimate"], part["se"], scale=ESTIMANDS[key].scale)
             values = (meta["random"], meta["hksj_low"], meta["hksj_high"])
-            rows.append({"population": name, "outcome": outcome, "models": models, "indicators": indicators,
-                         "estimand": key, "estimate": values[0], "low": values[1], "high": values[2],
-                         **judge(key, *values)})
+            rows.append({"population": name, "difficulty": difficulty, "models": models,
+                         "indicators": indicators, "estimand": key, "estimate": values[0], "low": values[1],
+                         "high": values[2], **judge(key, *values)})
     return pd.DataFrame(rows)
 
 
@@ -246,7 +256,7 @@ def disattenuate(ratio: float, low: float, high: float, reliability: dict) -> di
     ``reliability["nonstem"] / reliability["stem"]``; its interval is scaled the same way (the
     reliabilities' own uncertainty is not propagated).
     """
-    factor = reliability["nonstem"] / reliability["stem"]
+    factor = reliability["nonstem"] / reliability["stem"] if reliability["stem"] > 0 else math.nan
     if not math.isfinite(factor) or factor <= 0:
         return {"factor": math.nan, "ratio": math.nan, "low": math.nan, "high": math.nan}
     return {"factor": factor, "ratio": ratio * factor, "low": low * factor, "high": high * factor}
@@ -256,18 +266,18 @@ def specification_forest(specs: pd.DataFrame, names: dict) -> pd.DataFrame:
     """:func:`~mmlu_audit.analyses.replication.forest_table`-shaped rows of every specification, sorted.
 
     Per estimand the paper's row first, then the specifications by estimate, each labelled
-    "population — outcome; models; indicators" (``names`` maps populations to words).
+    "population — difficulty; models; indicators" (``names`` maps populations to words).
     """
     from mmlu_audit.analyses.replication import forest_table
 
     rows = []
-    for key in SPEC_ESTIMANDS:
+    for key in [k for k in ESTIMANDS if k in set(specs["estimand"])]:
         e = ESTIMANDS[key]
         part = specs[specs["estimand"] == key].sort_values("estimate")
         if part.empty:
             continue
         rows.append(forest_table(part.iloc[:0].assign(population=[]), {}, [key]))
-        who = (part["population"].map(lambda p: names.get(p, p)) + " — " + part["outcome"] + "; "
+        who = (part["population"].map(lambda p: names.get(p, p)) + " — " + part["difficulty"] + "; "
                + part["models"] + "; " + part["indicators"])
         rows.append(pd.DataFrame({"claim": e.claim, "estimand": key, "label": e.label, "null": e.null,
                                   "scale": e.scale, "who": who, "kind": "population",
@@ -303,7 +313,7 @@ def three_pl_specifications(population: str, frame: pd.DataFrame, matrix, *, see
     for indicators in CHOICES["indicators"]:
         columns = list(INDICATORS) + ([_LENGTH] if indicators == CHOICES["indicators"][1] else [])
         for key, (estimate, low, high) in item_estimands(frame, b, columns, seed=seed, n_boot=n_boot).items():
-            rows.append({"population": population, "outcome": THREE_PL, "models": CHOICES["models"][0],
+            rows.append({"population": population, "difficulty": THREE_PL, "models": CHOICES["models"][0],
                          "indicators": indicators, "estimand": key, "estimate": float(estimate),
                          "low": float(low), "high": float(high)})
     return pd.DataFrame(rows)
@@ -371,8 +381,8 @@ def load_bench(folder) -> tuple[pd.DataFrame, pd.DataFrame]:
             raise DataError(str(folder / name), "no recorded multiverse benchmark: run `make bench` "
                             "(bench/bench_multiverse.py)")
     cells = check_study(pd.read_csv(folder / BENCH_FILES[0]), StudySchema(
-        "multiverse 3PL cells", key=("population", "outcome", "models", "indicators", "estimand"),
-        required=("population", "outcome", "models", "indicators", "estimand", "estimate", "low", "high"),
+        "multiverse 3PL cells", key=("population", *CHOICES, "estimand"),
+        required=("population", *CHOICES, "estimand", "estimate", "low", "high"),
         numeric=("estimate", "low", "high")), folder / BENCH_FILES[0])
     unknown = set(cells["estimand"]) - set(SPEC_ESTIMANDS)
     if unknown or not ((cells["low"] <= cells["estimate"]) & (cells["estimate"] <= cells["high"])).all():
