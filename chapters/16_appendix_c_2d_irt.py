@@ -22,9 +22,10 @@
 # held-out responses better than the one-dimensional 2PL, and a model-free subscale correlation
 # agrees. On the simulated world the claim is **true by construction**: the simulator draws two
 # abilities with a planted correlation (realised {glue:text}`rho_planted:.3f`), plus a small
-# reasoning-tuned tail whose STEM ability is shifted. The last section,
-# {ref}`sec-2d-real`, computes the three headline figures on the real item-level MMLU pool and
-# sets them beside the paper's and the simulated world's. The paper's negative result, the fully
+# reasoning-tuned tail whose STEM ability is shifted. The page opens with the three headline
+# figures on the real item-level MMLU pool ({ref}`sec-2d-real`), then checks the method on the
+# page's own source ({ref}`sec-2d-check`), and ends with the paper's, the real pool's and the
+# simulated world's values side by side. The paper's negative result, the fully
 # explanatory IRT model, continues on the next page ({ref}`chap-appendix-c-explanatory`).
 
 # %% tags=["parameters"]
@@ -49,6 +50,7 @@ executed_dir = "../book/_executed"  # where bookbuild writes this page; the netC
 import arviz as az
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.core.checkpoints import distinct_checkpoints, first_of_each_checkpoint
@@ -74,9 +76,103 @@ stem, subject = inputs.items["stem"].to_numpy()[answered], inputs.items["subject
 steps = {"max_steps": max_steps} if max_steps else {}
 spec_1d = calibration_spec(fast, seed, **steps)
 spec_2d = spec_1d.with_(model="2d")
+rho_working_draws = 2000
 rho_planted = working_rho(truth) if truth is not None else float("nan")  # among the working models
 glue_values({"population_note": population_note(matrix), "rho_planted": rho_planted,
              "paper_rho_2d": paper_value("rho_2d"), "paper_heldout_paired_z": paper_value("heldout_paired_z")})
+source_banner(matrix)
+
+# %%
+real = analysis_inputs(real_source, seed, fast)
+source_banner(real.matrix)
+real_values = two_dimension_headline(real.matrix, real.items["stem"].to_numpy(), real.items["subject"].to_numpy(),
+                                     spec_1d, seed=seed, holdout_fraction=holdout_fraction, n_splits=n_splits,
+                                     n_boot=n_boot, n_draws=rho_working_draws)
+glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
+               "real_description": real.matrix.description, "n_boot": n_boot})
+
+# %% [markdown]
+# (sec-2d-real)=
+# ## What the real responses say
+#
+# The paper's three checks (the latent correlation, held-out prediction and matched subscales, each
+# explained in {ref}`sec-2d-check`) on the real item-level responses of {glue:text}`real_n_models`
+# models ({glue:text}`real_source_name`: {glue:text}`real_description`), with the settings of that
+# check. With a few dozen models the unit of every interval is the model, not the cell.
+#
+# *Latent correlation.* The two-dimensional model puts ρ at {glue:text}`real_rho_2d:.3f`; Fisher's
+# interval over the {glue:text}`real_n_distinct_models` distinct checkpoints (one unit per model) is
+# [{glue:text}`real_rho_2d_low:.3f`, {glue:text}`real_rho_2d_high:.3f`], with
+# {glue:text}`real_rho_2d_mass_above_0_99:.1%` of it above 0.99. Over the
+# {glue:text}`real_n_working_distinct` checkpoints above the guessing floor the abilities correlate
+# at {glue:text}`real_rho_2d_working:.3f`: the posterior interval
+# [{glue:text}`real_rho_working_low:.3f`, {glue:text}`real_rho_working_high:.3f`] treats these
+# models as the whole population (only their abilities' estimation error), while the interval to
+# read, which in each of the same number of posterior draws also resamples the checkpoints with
+# replacement (a bootstrap over models), is [{glue:text}`real_rho_working_boot_low:.3f`,
+# {glue:text}`real_rho_working_boot_high:.3f`].
+#
+# *Held-out prediction.* Of {glue:text}`real_n_heldout:,` masked cells, the two-dimensional model
+# gains {glue:text}`real_heldout_gain_nats:.1f` nats in total over the one-dimensional one. Over
+# cells taken as independent z = {glue:text}`real_heldout_paired_z:.1f`; the cells of one model
+# share its ability estimate, and the cells of one subject its items' fit, so the z to read are
+# the cluster-robust ones: {glue:text}`real_heldout_z_by_model:.1f` clustered by model
+# ({glue:text}`real_heldout_n_models` clusters) and {glue:text}`real_heldout_z_by_subject:.1f`
+# clustered by subject ({glue:text}`real_heldout_n_subjects` clusters). A cluster-robust SE from a
+# few dozen clusters is itself noisy, so neither is more than a rough guide.
+#
+# *Subscales.* The disattenuated subscale correlation averages {glue:text}`real_subscale_r:.3f`
+# over the {glue:text}`n_splits` item draws (95 % of the draws in
+# [{glue:text}`real_subscale_r_ci_low:.3f`, {glue:text}`real_subscale_r_ci_high:.3f`],
+# {glue:text}`real_subscale_share_at_least_one:.1%` at or above 1). That range is the spread over
+# item draws, the paper's reading, and says nothing about the models; resampling the checkpoints
+# ({glue:text}`n_boot:,` resamples, each draw's items kept) gives the interval of the mean over
+# models, [{glue:text}`real_subscale_r_boot_low:.3f`, {glue:text}`real_subscale_r_boot_high:.3f`].
+# The two bootstrap rows of the side-by-side table at the end of the page exist for the real pool
+# only (on the simulated world the chapter reads the posterior interval and the item-draw range).
+# {numref}`fig-real-rho` draws the three correlations with their intervals.
+
+# %%
+shown = pd.DataFrame(
+    [(real_values["rho_2d"], real_values["rho_2d_low"], real_values["rho_2d_high"]),
+     (real_values["rho_2d_working"], real_values["rho_working_boot_low"], real_values["rho_working_boot_high"]),
+     (real_values["subscale_r"], real_values["subscale_r_boot_low"], real_values["subscale_r_boot_high"])],
+    columns=["estimate", "low", "high"],
+    index=["ρ, two-dimensional 2PL,\nall models (Fisher)", "ρ, models above the\nguessing floor (bootstrap)",
+           "subscale r, disattenuated\n(bootstrap over models)"])
+fig, ax = plt.subplots(figsize=(5.6, 3))  # the row labels add about 2 in
+ax.errorbar(shown["estimate"], np.arange(len(shown)), capsize=4, fmt="o", color=SOURCE_COLORS["ours"],
+            xerr=[shown["estimate"] - shown["low"], shown["high"] - shown["estimate"]])
+ax.axvline(paper_value("rho_2d"), color=SOURCE_COLORS["paper"], ls="--", lw=1.2, label="paper's ρ")
+ax.axvline(0.99, color="k", ls=":", lw=1, label="0.99: one ability in effect")
+ax.set_yticks(range(len(shown)), shown.index)
+ax.invert_yaxis()
+ax.set(xlabel="correlation of STEM and non-STEM ability",
+       title=f"{real.matrix.shape[0]} real models: how distinct are the two abilities?")
+ax.legend(loc="upper left")
+stamp_source(fig, real.matrix)
+glue_figure("fig_real_rho", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_rho
+# :name: fig-real-rho
+#
+# The correlation of the STEM and non-STEM abilities on the real responses, three ways, each with
+# its interval over models; the paper's ρ dashed, 0.99 dotted. What to see: an interval that stays
+# left of the dotted line says the two abilities are distinct in this population; whether it holds
+# the paper's ρ says whether the population agrees with the paper's leaderboard.
+# ```
+
+# %% [markdown]
+# (sec-2d-check)=
+# ## The method's check on this page's source
+#
+# From here on every figure is computed on the page's own source, named in the banner below; on the
+# default simulated world the claim is true by construction and each estimate is read against what
+# was planted. Nothing in this part is a finding about MMLU.
+
+# %%
 source_banner(matrix)
 
 # %% [markdown]
@@ -131,7 +227,6 @@ rho_stats = {"rho_2d": rho["mean"], "rho_2d_sd": rho["sd"], "rho_2d_low": rho_lo
              "rho_bias": float("nan"), "chance_cutoff": CHANCE_CUTOFF, "rho_study_note": ""}
 # one row per distinct checkpoint above the floor; the planted flags are used only for the truth
 first_rows = first_of_each_checkpoint(checkpoint)
-rho_working_draws = 2000
 rho_working = ability_correlation(fit_2d, first_rows & above_floor(matrix.responses, matrix.observed), seed=seed,
                                   n_draws=rho_working_draws)
 rho_stats |= {"rho_2d_working": rho_working["median"], "rho_working_low": rho_working["low"],
@@ -253,52 +348,12 @@ paper_table({k: subscale_stats[k] for k in ("subscale_r", "subscale_r_ci_low", "
                                             "subscale_share_at_least_one")}, column=value_label(matrix))
 
 # %% [markdown]
-# (sec-2d-real)=
-# ## The headline figures on real responses
+# ## The real pool beside the paper and the simulated world
 #
-# The same three checks on the real item-level responses of {glue:text}`real_n_models` models
-# ({glue:text}`real_source_name`: {glue:text}`real_description`), with the same settings. With
-# a few dozen models the unit of every interval is the model, not the cell.
-#
-# *Latent correlation.* The two-dimensional model puts ρ at {glue:text}`real_rho_2d:.3f`; Fisher's
-# interval over the {glue:text}`real_n_distinct_models` distinct checkpoints (one unit per model) is
-# [{glue:text}`real_rho_2d_low:.3f`, {glue:text}`real_rho_2d_high:.3f`], with
-# {glue:text}`real_rho_2d_mass_above_0_99:.1%` of it above 0.99. Over the
-# {glue:text}`real_n_working_distinct` checkpoints above the guessing floor the abilities correlate
-# at {glue:text}`real_rho_2d_working:.3f`: the posterior interval
-# [{glue:text}`real_rho_working_low:.3f`, {glue:text}`real_rho_working_high:.3f`] treats these
-# models as the whole population (only their abilities' estimation error), while the interval to
-# read, which in each of the same number of posterior draws also resamples the checkpoints with
-# replacement (a bootstrap over models), is [{glue:text}`real_rho_working_boot_low:.3f`,
-# {glue:text}`real_rho_working_boot_high:.3f`].
-#
-# *Held-out prediction.* Of {glue:text}`real_n_heldout:,` masked cells, the two-dimensional model
-# gains {glue:text}`real_heldout_gain_nats:.1f` nats in total over the one-dimensional one. Over
-# cells taken as independent z = {glue:text}`real_heldout_paired_z:.1f`; the cells of one model
-# share its ability estimate, and the cells of one subject its items' fit, so the z to read are
-# the cluster-robust ones: {glue:text}`real_heldout_z_by_model:.1f` clustered by model
-# ({glue:text}`real_heldout_n_models` clusters) and {glue:text}`real_heldout_z_by_subject:.1f`
-# clustered by subject ({glue:text}`real_heldout_n_subjects` clusters). A cluster-robust SE from a
-# few dozen clusters is itself noisy, so neither is more than a rough guide.
-#
-# *Subscales.* The disattenuated subscale correlation averages {glue:text}`real_subscale_r:.3f`
-# over the {glue:text}`n_splits` item draws (95 % of the draws in
-# [{glue:text}`real_subscale_r_ci_low:.3f`, {glue:text}`real_subscale_r_ci_high:.3f`],
-# {glue:text}`real_subscale_share_at_least_one:.1%` at or above 1). That range is the spread over
-# item draws, the paper's reading, and says nothing about the models; resampling the checkpoints
-# ({glue:text}`n_boot:,` resamples, each draw's items kept) gives the interval of the mean over
-# models, [{glue:text}`real_subscale_r_boot_low:.3f`, {glue:text}`real_subscale_r_boot_high:.3f`].
-# The two bootstrap rows of the table below exist for the real pool only (on the simulated world
-# the chapter reads the posterior interval and the item-draw range above).
+# The headline figures of {ref}`sec-2d-real` beside the paper's and those of this page's own
+# source, with the planted value where the source is simulated.
 
 # %%
-real = analysis_inputs(real_source, seed, fast)
-real_values = two_dimension_headline(real.matrix, real.items["stem"].to_numpy(), real.items["subject"].to_numpy(),
-                                     spec_1d, seed=seed, holdout_fraction=holdout_fraction, n_splits=n_splits,
-                                     n_boot=n_boot, n_draws=rho_working_draws)
-glue_values({f"real_{k}": v for k, v in real_values.items()}
-            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
-               "real_description": real.matrix.description, "n_boot": n_boot})
 simulated_values = rho_stats | heldout_stats | subscale_stats
 bootstrap_only = {"rho_working_boot_low": "ρ working, posterior × model bootstrap, low",
                   "rho_working_boot_high": "ρ working, posterior × model bootstrap, high",
