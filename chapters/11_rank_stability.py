@@ -94,7 +94,8 @@ working = working_models(inputs.truth) if simulated else None  # the models not 
 # models, moving in 25-point steps; Top {glue:text}`helm_k_main` and Top {glue:text}`helm_k_small`
 # (about the top eighth and quarter) keep 10- and 5-point resolution. Results: τ_w STEM
 # {glue:text}`helm_tau_stem:.4f`, non-STEM {glue:text}`helm_tau_nonstem:.4f`; Top
-# {glue:text}`helm_k_main` displacement {glue:text}`helm_displacement:.0%`. A share of
+# {glue:text}`helm_k_main` displacement {glue:text}`helm_displacement:.0%`
+# ({numref}`fig-real-displacement`). A share of
 # {glue:text}`helm_k_main` models moves in steps of {glue:text}`helm_step:.0%`, and the percentile
 # bootstrap over subjects within partition ([{glue:text}`helm_displacement_low:.0%`,
 # {glue:text}`helm_displacement_high:.0%`]) resamples the subjects, the sampling unit of a subscore,
