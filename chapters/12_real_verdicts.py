@@ -44,6 +44,7 @@ cv_folds = 10  # K of the item-fold cross-validation (STEM R²)
 null_replicates = 100  # matrices simulated from each fitted 3PL (guessing floor)
 n_splits = 200  # random model splits of the split-half reliability
 multiverse_boot = 499  # bootstrap draws of each multiverse cell
+results_dir = "../bench/results"  # where `make bench` recorded the 3PL cells and b̂'s split halves (bench_multiverse)
 executed_dir = "../book/_executed"  # where bookbuild writes this page; the claims table's CSV goes beside it
 
 # %% [raw] tags=["fast-parameters"]
@@ -58,8 +59,9 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.analyses.central import population_tests
-from mmlu_audit.analyses.multiverse import (CHOICES, DEFAULT, combined_specifications, disattenuate, fragility,
-                                            specification_forest, specifications, split_half_reliability)
+from mmlu_audit.analyses.multiverse import (CHOICES, DEFAULT, combined_specifications, default_path_rows,
+                                            disattenuate, fragility, load_bench, specification_forest, specifications,
+                                            split_half_reliability)
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.analyses.prompt_effect import prompt_effect
 from mmlu_audit.analyses.replication import (CLAIM_ESTIMAND, CLAIM_TITLES, COMBINED, ESTIMANDS, OUTCOMES,
@@ -67,7 +69,7 @@ from mmlu_audit.analyses.replication import (CLAIM_ESTIMAND, CLAIM_TITLES, COMBI
                                              claims_download, combined_rows, forest_table, judge, outcome_rows,
                                              sources_table)
 from mmlu_audit.book.labels import labels as label_registry
-from mmlu_audit.book.plots import estimand_forest, stamp_source, use_style
+from mmlu_audit.book.plots import estimand_forest, specification_curve, stamp_source, use_style
 from mmlu_audit.book.report import glue_figure, glue_values, source_banner, write_download
 from mmlu_audit.core.paper import PAPER
 from mmlu_audit.data.real_pool import POPULATION_LABELS, check_disjoint
@@ -224,25 +226,30 @@ band.rename(columns=labels)
 #
 # A difficulty estimated from a few models is noisy. Noise in the outcome leaves a slope unbiased but
 # shrinks an R² by the outcome's reliability, so a ratio of R²s compares reliabilities as much as
-# structure. The split-half reliability below splits each population's models at random
-# {glue:text}`n_splits` times, computes each item's difficulty score (the empirical logit of its share
-# wrong, which needs no model fit per half) in each half, and applies Spearman–Brown.
+# structure. Two split-half reliabilities, each with Spearman–Brown: of b̂ itself, each half of the
+# models calibrated on its own ({glue:text}`n_b_splits` random splits per population, recorded by
+# `make bench`, `bench/bench_multiverse.py`), and of the empirical logit of each item's share wrong,
+# which needs no fit and so allows {glue:text}`n_splits` splits. The ratio is corrected with b̂'s.
 
 # %%
+bench_cells, b_halves = load_bench(results_dir)  # checked at load; "run `make bench`" when not recorded
+b_reliability = b_halves.groupby("population")[["reliability_stem", "reliability_nonstem"]].mean()
 reliability = {s: split_half_reliability(load_responses(s).responses, inputs[s].frame["stem"].to_numpy(),
                                          seed=seed, n_splits=n_splits) for s in inputs}
 ratio_rows = {}
 for s, rel in reliability.items():
     row = outcomes[(outcomes["population"] == s) & (outcomes["estimand"] == "logit2_ratio")].iloc[0]
-    dis = disattenuate(row["estimate"], row["low"], row["high"], rel)
-    ratio_rows[names[s]] = {"reliability_stem": rel["stem"], "reliability_nonstem": rel["nonstem"],
+    b_rel = {"stem": b_reliability.loc[s, "reliability_stem"], "nonstem": b_reliability.loc[s, "reliability_nonstem"]}
+    dis = disattenuate(row["estimate"], row["low"], row["high"], b_rel)
+    ratio_rows[names[s]] = {"b_reliability_stem": b_rel["stem"], "b_reliability_nonstem": b_rel["nonstem"],
+                            "reliability_stem": rel["stem"], "reliability_nonstem": rel["nonstem"],
                             "ratio": row["estimate"], "outcome": row["outcome"], "ratio_disattenuated": dis["ratio"],
                             "low_disattenuated": dis["low"], "high_disattenuated": dis["high"],
                             "outcome_disattenuated": judge("logit2_ratio", dis["ratio"], dis["low"],
                                                            dis["high"])["outcome"]}
 reliability_table = pd.DataFrame(ratio_rows).T
 changed = reliability_table[reliability_table["outcome"] != reliability_table["outcome_disattenuated"]]
-glue_values({"n_splits": n_splits,
+glue_values({"n_splits": n_splits, "n_b_splits": int(b_halves.groupby("population").size().min()),
              "disattenuation_changes": ("changes the outcome in " + ", ".join(changed.index)) if len(changed)
              else "changes no population's outcome"})
 reliability_table.rename(columns=labels)
@@ -253,23 +260,26 @@ reliability_table.rename(columns=labels)
 #
 # ## A multiverse: which choices move an outcome?
 #
-# Each item-side estimand again under every combination of the difficulty outcome (the 2PL b̂ or the
-# empirical logit of the share wrong), the models (all, or without those below the near-chance
-# cutoff; the 2PL outcome then needs a refit, so that cell is computed only where no model is near chance),
-# and the indicator set (the nine, or ten with prompt length), in each population, their
-# combination and each leave-one-out combination. The 3PL outcome and the guessing floor's r, which need
-# a 3PL fit per cell, are not varied here.
+# Each item-side estimand again under every combination of the difficulty outcome (the 2PL b̂, the
+# 3PL b̂ with §5.1's guessing floor, or the empirical logit of the share wrong), the models (all, or
+# without those below the near-chance cutoff; a fitted outcome then needs a refit, so that cell is
+# computed only where no model is near chance), and the indicator set (the nine, or ten with prompt
+# length), in each population, their combination and each leave-one-out combination. The 3PL cells
+# need a 3PL fit per population and are recorded by `make bench` (`bench/bench_multiverse.py`). For
+# the guessing floor's r only the population varies (each, combined, leave one out): its other
+# choices would need a 3PL null per cell.
 
 # %%
 specs = pd.concat([specifications(s, inputs[s].frame, load_responses(s), seed=seed, n_boot=multiverse_boot)
-                   for s in inputs], ignore_index=True)
+                   for s in inputs] + [bench_cells[bench_cells["population"].isin(list(inputs))],
+                                       default_path_rows(outcomes, "rs_r_all", list(inputs))],
+                  ignore_index=True)
 estimable = [s for s in populations if s in inputs]
 specs = pd.concat([specs, combined_specifications(specs, estimable)], ignore_index=True)
-fragile = fragility(specs, pool_source)
-glue_values({f"fragility_{c}": fragile.get(CLAIM_ESTIMAND[c], "not varied (needs a 3PL per cell)")
-             for c in CLAIM_ESTIMAND} | {"n_specs": len(specs), "default_path": ", ".join(
+fragile = fragility(specs, pool_source, names)
+glue_values({f"fragility_{c}": fragile[CLAIM_ESTIMAND[c]] for c in CLAIM_ESTIMAND} | {"n_specs": len(specs), "default_path": ", ".join(
                  f"{k} {v}" for k, v in DEFAULT.items())})
-fig = estimand_forest(specification_forest(specs, names), titles=CLAIM_TITLES)
+fig = specification_curve(specification_forest(specs, names), titles=CLAIM_TITLES)
 stamp_source(fig, pool)
 glue_figure("fig_multiverse", fig)
 write_download(specs, "real_verdicts_multiverse.csv", executed_dir)
@@ -285,8 +295,11 @@ write_download(specs, "real_verdicts_multiverse.csv", executed_dir)
 # ```{glue:figure} fig_multiverse
 # :name: fig-multiverse
 #
-# The specification curve: each item-side estimand under every specification, sorted by estimate, with its
-# 95 % interval (blue), the paper's estimate and interval (black diamond, grey band) and no effect (dotted).
+# The specification curve: each claim's estimand under every specification (population or combination,
+# difficulty outcome, models, indicators), sorted by estimate, with its 95 % interval, coloured by its
+# replication outcome; the paper's estimate (dashed) and interval (grey band), and no effect (dotted). A
+# panel of one colour is a robust outcome; several colours name a fragile one (the sentences above say
+# which choices move it; the CSV lists every specification).
 # ```
 #
 # {download}`Download every specification (CSV) <real_verdicts_multiverse.csv>`.

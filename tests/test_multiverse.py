@@ -6,7 +6,7 @@ import pytest
 
 from mmlu_audit.analyses.multiverse import (BENCH_FILES, DEFAULT, THREE_PL, combined_specifications,
                                             default_path_rows, disattenuate, empirical_difficulty, fragility,
-                                            load_bench, split_half_reliability)
+                                            load_bench, population_words, split_half_reliability)
 from mmlu_audit.analyses.replication import ESTIMANDS, judge, outcome_rows
 from mmlu_audit.core.errors import DataError
 
@@ -53,6 +53,9 @@ def test_fragility_names_the_choice_that_changes_an_outcome():
                                             for r in specs.itertuples()])], axis=1)
     sentence = fragility(specs, "pool")["d_ner_contrast"]
     assert sentence.startswith("fragile") and "indicators ten, with length → not replicated" in sentence
+    other = specs.assign(population=["pool", "helm20"])
+    assert "HELM (20 models), indicators" in fragility(other, "pool", {"helm20": "HELM (20 models)"})[
+        "d_ner_contrast"]
     robust = fragility(specs.iloc[:1], "pool")["d_ner_contrast"]
     assert robust.startswith("robust")
 
@@ -124,3 +127,31 @@ def test_load_bench_refuses_each_planted_defect(tmp_path, defect, message):
         _write_bench(tmp_path, cells=cells.assign(high=np.nan))
     with pytest.raises(DataError, match=message):
         load_bench(tmp_path)
+
+
+def test_population_words_name_a_leave_one_out_row_in_words():
+    names = {"helm20": "HELM (20 models)"}
+    assert population_words("combined without helm20", names) == "combined without HELM (20 models)"
+    assert population_words("helm20", names) == "HELM (20 models)" and population_words("x", names) == "x"
+
+
+def test_the_figures_draw_one_panel_per_estimand_labelled_in_words():
+    import matplotlib.pyplot as plt
+
+    from mmlu_audit.analyses.multiverse import specification_forest
+    from mmlu_audit.analyses.replication import COMBINED, combined_rows, forest_table
+    from mmlu_audit.book.plots import estimand_forest, specification_curve
+
+    pairs = (("a", 0.0), ("b", 0.01))
+    outcomes = pd.concat([outcome_rows(name, _population(shift)) for name, shift in pairs], ignore_index=True)
+    table = pd.concat([outcomes, combined_rows(outcomes, ["a", "b"])], ignore_index=True)
+    names = {"a": "HELM (20 models)", "b": "OpenCompass (11 models)", COMBINED: "combined"}
+    fig = estimand_forest(forest_table(table, names))
+    assert len(fig.axes) == 4  # one per claim's estimand
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels[0].startswith("paper") and "HELM (20 models)" in labels
+    assert "combined, fixed effect" in labels
+    specs = default_path_rows(outcomes, "rs_r_all", ["a", "b"])
+    curve = specification_curve(specification_forest(specs, names))
+    assert len(curve.axes) == 1 and curve.axes[0].get_legend() is not None
+    plt.close("all")

@@ -122,12 +122,17 @@ def test_meta_analysis_hksj_interval_is_the_weighted_residual_formula():
     out = meta_analysis(y, se)
     w = 1 / (se ** 2 + out["tau2"])
     mu = np.sum(w * y) / w.sum()
-    var = np.sum(w * (y - mu) ** 2) / ((len(y) - 1) * w.sum())
-    half = stats.t.ppf(0.975, 2) * np.sqrt(var)
+    q = np.sum(w * (y - mu) ** 2) / (len(y) - 1)
+    half = stats.t.ppf(0.975, 2) * np.sqrt(max(1.0, q) / w.sum())
     assert (out["hksj_low"], out["hksj_high"]) == pytest.approx((mu - half, mu + half))
     # hand-computed DerSimonian–Laird: Q = 2.05357, C = 175 − 13125/175 = 100, τ² = (Q − 2)/C
     assert out["q"] == pytest.approx(2.0535714, abs=1e-6)
     assert out["tau2"] == pytest.approx(0.0535714 / 100, abs=1e-9)
+
+
+def test_hksj_interval_never_collapses_when_two_populations_agree():
+    out = meta_analysis([0.2, 0.2], [0.05, 0.05])
+    assert out["hksj_high"] - out["hksj_low"] >= out["random_high"] - out["random_low"]
 
 
 def test_meta_analysis_truncates_a_negative_tau2_at_zero():

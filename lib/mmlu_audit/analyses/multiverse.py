@@ -31,8 +31,8 @@ from mmlu_audit.core.seeds import rng_from, seeded
 
 __all__ = ["BENCH_FILES", "CHOICES", "DEFAULT", "SPEC_ESTIMANDS", "THREE_PL", "b_split_halves",
            "combined_specifications", "default_path_rows", "disattenuate", "empirical_difficulty",
-           "fragility", "item_estimands", "load_bench", "specification_forest", "specifications",
-           "split_half_reliability", "three_pl_specifications"]
+           "fragility", "item_estimands", "load_bench", "population_words", "specification_forest",
+           "specifications", "split_half_reliability", "three_pl_specifications"]
 
 #: The choices and their values; the first value of each is the book's default path.
 CHOICES = {"difficulty": ("2PL b̂", "empirical logit"), "models": ("all", "near-chance out"),
@@ -184,11 +184,22 @@ def combined_specifications(specs: pd.DataFrame, populations) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def fragility(specs: pd.DataFrame, default_population: str) -> dict[str, str]:
+def population_words(population: str, names: dict) -> str:
+    """A population (or a ``"combined without X"`` row) in the reader's words from ``names``."""
+    prefix = "combined without "
+    if population.startswith(prefix):
+        left = population[len(prefix):]
+        return prefix + names.get(left, left)
+    return names.get(population, population)
+
+
+def fragility(specs: pd.DataFrame, default_population: str, names: dict | None = None) -> dict[str, str]:
     """Per estimand, one sentence naming the choices under which its outcome differs from the default path.
 
-    The default path is :data:`DEFAULT` in ``default_population``.
+    The default path is :data:`DEFAULT` in ``default_population``; ``names`` maps populations to the
+    reader's words (:func:`population_words`).
     """
+    names = names or {}
     out = {}
     for key, part in specs.groupby("estimand", sort=False):
         base = part[(part["population"] == default_population)
@@ -204,7 +215,7 @@ def fragility(specs: pd.DataFrame, default_population: str) -> dict[str, str]:
         changes = []
         for row in differ.itertuples():
             choice = [f"{c} {getattr(row, c)}" for c, v in DEFAULT.items() if getattr(row, c) != v]
-            where = [] if row.population == default_population else [row.population]
+            where = [] if row.population == default_population else [population_words(row.population, names)]
             changes.append(", ".join(where + choice) + f" → {row.outcome}")
         out[key] = (f"fragile: “{outcome}” on the default path, but {len(differ)} of {len(part)} "
                     f"specifications differ ({'; '.join(changes[:4])}{'; …' if len(changes) > 4 else ''})")
@@ -277,11 +288,12 @@ def specification_forest(specs: pd.DataFrame, names: dict) -> pd.DataFrame:
         if part.empty:
             continue
         rows.append(forest_table(part.iloc[:0].assign(population=[]), {}, [key]))
-        who = (part["population"].map(lambda p: names.get(p, p)) + " — " + part["difficulty"] + "; "
-               + part["models"] + "; " + part["indicators"])
+        where = part["population"].map(lambda p: population_words(p, names))
+        who = where + " — " + part["difficulty"] + "; " + part["models"] + "; " + part["indicators"]
         rows.append(pd.DataFrame({"claim": e.claim, "estimand": key, "label": e.label, "null": e.null,
                                   "scale": e.scale, "who": who, "kind": "population",
-                                  "estimate": part["estimate"], "low": part["low"], "high": part["high"]}))
+                                  "estimate": part["estimate"], "low": part["low"], "high": part["high"],
+                                  "outcome": part["outcome"]}))
     return pd.concat(rows, ignore_index=True)
 
 

@@ -343,7 +343,8 @@ def meta_analysis(estimates, ses, *, scale: str = "linear", labels=None) -> dict
 
     Fixed effect and Cochran's Q from ``statsmodels.stats.meta_analysis.combine_effects``;
     DerSimonian–Laird τ² truncated at 0 (I² likewise), and the random-effects interval also in its
-    Hartung–Knapp–Sidik–Jonkman form (t with k − 1 df), which keeps its coverage with few studies.
+    Hartung–Knapp–Sidik–Jonkman form (t with k − 1 df), which keeps its coverage with few studies, with
+    the ad hoc variance floor max(1, q) so that it is never narrower than the normal random-effects one.
 
     Parameters
     ----------
@@ -386,7 +387,10 @@ def meta_analysis(estimates, ses, *, scale: str = "linear", labels=None) -> dict
     tau2 = max(0.0, float(fixed.tau2))
     w = 1.0 / (var + tau2)
     mu = float(np.sum(w * y) / w.sum())
-    hksj_se = math.sqrt(float(np.sum(w * (y - mu) ** 2)) / ((k - 1) * float(w.sum())))
+    # Hartung–Knapp with the ad hoc floor q* = max(1, q) (Röver, Knapp and Friede, 2015): without it two
+    # populations that happen to agree get an interval of zero width
+    q_scale = float(np.sum(w * (y - mu) ** 2)) / (k - 1)
+    hksj_se = math.sqrt(max(1.0, q_scale) / float(w.sum()))
     t = float(stats.t.ppf(0.975, k - 1))
     re_se = math.sqrt(1.0 / float(w.sum()))
     back = {name: float(from_scale(value, scale)) for name, value in (

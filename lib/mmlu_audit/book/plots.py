@@ -13,10 +13,10 @@ import matplotlib as mpl
 
 from mmlu_audit.core.formatting import collapse_whitespace
 
-__all__ = ["FOREST_STYLES", "KIND_STYLES", "PARTITION_COLORS", "SOURCE_COLORS", "axes_extent",
-           "estimand_forest", "describe_figure", "describe_figures", "figure_title", "legend_outside",
-           "note_figure", "PAPER_REDRAWN", "paper_beside_ours", "partition_legend", "reference_lines",
-           "stamp_source", "use_style"]
+__all__ = ["FOREST_STYLES", "KIND_STYLES", "OUTCOME_COLORS", "PAPER_REDRAWN", "PARTITION_COLORS",
+           "SOURCE_COLORS", "axes_extent", "describe_figure", "describe_figures", "estimand_forest",
+           "figure_title", "legend_outside", "note_figure", "paper_beside_ours", "partition_legend",
+           "reference_lines", "specification_curve", "stamp_source", "use_style"]
 
 PARTITION_COLORS = {"STEM": "#1b6ca8", "non-STEM": "#d1495b"}
 SOURCE_COLORS = {"paper": "#6c757d", "ours": "#2a9d8f"}
@@ -197,6 +197,59 @@ def estimand_forest(rows, titles: dict | None = None):
         if panel["scale"].iloc[0] == "log":
             ax.set_xscale("log")
         ax.tick_params(axis="x", labelsize=10)
+    fig.tight_layout()
+    return fig
+
+
+#: Colours of the replication outcomes in a specification curve (Okabe–Ito, colour-blind safe).
+OUTCOME_COLORS = {"replicated": "#009E73", "inconsistent (larger)": "#E69F00",
+                  "inconsistent (smaller)": "#56B4E9", "inconsistent (opposite sign)": "#CC79A7",
+                  "inconclusive": "#999999", "not replicated": "#D55E00", "not estimable": "#000000"}
+
+
+def specification_curve(rows, titles: dict | None = None):
+    """Each estimand under every specification, sorted by estimate, coloured by its outcome.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        :func:`mmlu_audit.analyses.multiverse.specification_forest` with an ``outcome`` column for
+        the specifications (the paper's row first per estimand).
+    titles : dict, optional
+        Claim → panel title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per estimand: the specifications left to right by estimate with 95 % intervals,
+        the paper's interval as a grey band and its estimate as a dashed line, no effect dotted.
+    """
+    import textwrap
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    keys = list(dict.fromkeys(rows["estimand"]))
+    fig, axes = plt.subplots(len(keys), 1, figsize=(9.5, 2.6 * len(keys)), squeeze=False)
+    for ax, key in zip(axes[:, 0], keys, strict=True):
+        panel = rows[rows["estimand"] == key]
+        paper = panel[panel["kind"] == "paper"].iloc[0]
+        specs = panel[panel["kind"] != "paper"].sort_values("estimate").reset_index(drop=True)
+        if np.isfinite(paper["low"]):
+            ax.axhspan(paper["low"], paper["high"], color="#dddddd", zorder=0)
+        ax.axhline(paper["estimate"], color="k", lw=1, ls="--")
+        ax.axhline(panel["null"].iloc[0], color="k", lw=0.9, ls=":")
+        for outcome, group in specs.groupby("outcome", sort=False):
+            ax.errorbar(group.index, group["estimate"],
+                        yerr=[group["estimate"] - group["low"], group["high"] - group["estimate"]],
+                        fmt="o", ms=4, lw=1, color=OUTCOME_COLORS.get(outcome, "#000000"), label=outcome)
+        if panel["scale"].iloc[0] == "log":
+            ax.set_yscale("log")
+        ax.set_xticks([])
+        ax.set_xlabel(f"{len(specs)} specifications, sorted by estimate", fontsize=10)
+        ax.set_ylabel(textwrap.fill(panel["label"].iloc[0], 28), fontsize=10)
+        ax.set_title((titles or {}).get(panel["claim"].iloc[0], key), fontsize=12, loc="left")
+        ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     fig.tight_layout()
     return fig
 
