@@ -84,7 +84,9 @@ from mmlu_audit.book.report import (
     rerun_box,
     source_banner,
     three_way_table,
+    value_label,
 )
+from mmlu_audit.book.labels import labels
 from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.features import GraphBatch, default_tiers, depths, item_graphs
 
@@ -176,10 +178,10 @@ by_tier = conclusion_shares(study[study["kind"] == "tier shift"], by="tier")
 share_stats = share_statistics(study)
 glue_values(share_stats)
 display(paper_table({k: share_stats[k] for k in ["w9_residualised_dim1", *(f"share_schemes_{c}" for c in CONCLUSIONS)]}
-                    | {"n_perturbation_schemes": len(study)}))
+                    | {"n_perturbation_schemes": len(study)}, column=value_label(inputs.matrix)))
 display(pd.concat([shares.rename(index={"share holding": "all schemes"}), by_kind, by_tier]).round(3))
 study[study["kind"] != "tier shift"][["scheme", "w9_hc3", "htz_p", "d_ner_holm_cr2", "cv_r2_stem",
-                                       "cv_r2_nonstem", *CONCLUSIONS]].round(4)
+                                       "cv_r2_nonstem", *CONCLUSIONS]].round(4).rename(columns=labels())
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
@@ -233,7 +235,8 @@ sensitivity = estimator_sensitivity(calibrations, seed=seed, n_folds=cv_folds, n
 estimator_stats = estimator_statistics(sensitivity)
 glue_values(estimator_stats)
 if "rasch" in refits:
-    display(paper_table({"rasch_conclusions_intact": estimator_stats["rasch_conclusions_intact"]}))
+    display(paper_table({"rasch_conclusions_intact": estimator_stats["rasch_conclusions_intact"]},
+                        column=value_label(inputs.matrix)))
 display(sensitivity["estimators"])
 display(sensitivity["holm"].round(4))
 sensitivity["table3"].round(4)

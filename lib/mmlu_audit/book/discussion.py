@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from mmlu_audit.book.scorecard import Collection, declared_interval, format_p, lookup
+from mmlu_audit.book.report import format_p
+from mmlu_audit.book.scorecard import Collection, declared_interval, lookup
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.book.results import REAL_RESULTS, paired, registered_test
 from mmlu_audit.analyses.replication import OUTCOMES as REPLICATION_OUTCOMES
@@ -275,7 +276,7 @@ CLAIMS: tuple[Claim, ...] = (
           (Evidence("chap-mmlu-pro", "pro_wcr_stat", "W(9) under CR2 on MMLU-Pro (wild cluster bootstrap p)",
                     conditions=(_p_below("pro_wcr_p"),), p="pro_wcr_p"),
            Evidence("chap-mmlu-pro", "pro_b_sd", "SD of b̂ on MMLU-Pro", kind="context")),
-          "the MMLU-Pro chapter tests it on the real MMLU-Pro responses (29 models) whatever its "
+          "the MMLU-Pro chapter tests it on the real MMLU-Pro responses (TIGER-Lab's models) whatever its "
           "data_source"),
 )
 
@@ -379,7 +380,7 @@ def _bounds(collection: Collection, evidence: Evidence) -> dict:
 
 
 def evidence_display(evidence: pd.DataFrame) -> pd.DataFrame:
-    """The evidence table as the page shows it: p printed by :func:`~mmlu_audit.book.scorecard.format_p`."""
+    """The evidence table as the page shows it: p printed by :func:`~mmlu_audit.book.report.format_p`."""
     return evidence.assign(p=[None if v is None or (isinstance(v, float) and math.isnan(v)) else format_p(v)
                               for v in evidence["p"]])
 

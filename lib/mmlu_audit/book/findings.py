@@ -33,8 +33,8 @@ from pathlib import Path
 import pandas as pd
 
 from mmlu_audit.book.generated import check_out, write_generated, write_owned
-from mmlu_audit.book.report import format_number
-from mmlu_audit.book.scorecard import (CHAPTER_SHORT_NAMES, VERDICTS, Collection, collect, format_p, lookup,
+from mmlu_audit.book.report import format_number, format_p
+from mmlu_audit.book.scorecard import (CHAPTER_SHORT_NAMES, VERDICTS, Collection, collect, lookup,
                                        scorecard)
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.book.chapters import chapter_label, chapter_stem, in_book_order, reader_stems

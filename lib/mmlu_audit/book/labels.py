@@ -61,6 +61,8 @@ _OTHER_LABELS = {
     "high_disattenuated": "disattenuated: 95 % high",
     "outcome_disattenuated": "outcome, disattenuated",
     "w9_cr2": "W(9), CR2",
+    "w9_hc3": "W(9), HC3",
+    "d_ner_holm_cr2": "D_ner contrast: Holm p, CR2",
     "w9_htz_p": "CR2-HTZ p",
     "t_cr2_d_ner": "D_ner contrast: CR2 t",
     "cv_r2_stem": "cross-validated R², STEM",
