@@ -59,7 +59,7 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.analyses.central import population_tests
-from mmlu_audit.analyses.multiverse import (CHOICES, DEFAULT, combined_specifications, default_path_rows,
+from mmlu_audit.analyses.multiverse import (DEFAULT, SPEC_CHOICES, combined_specifications, default_path_rows,
                                             disattenuate, fragility, load_bench, specification_forest, specifications,
                                             split_half_reliability)
 from mmlu_audit.analyses.pipeline import analysis_inputs
@@ -362,4 +362,4 @@ with pd.option_context("display.max_colwidth", None):
 assert set(table["outcome"]) <= set(OUTCOMES)
 assert set(combined["note"].str.split(": ").str[1].str.split(", ").sum()) <= set(populations)
 assert (calibration.loc[calibration["se"].notna(), "outcome"] == OUTCOMES[0]).all()
-assert set(specs["outcome"]) <= set(OUTCOMES) and set(CHOICES) <= set(specs.columns)
+assert set(specs["outcome"]) <= set(OUTCOMES) and set(SPEC_CHOICES) <= set(specs.columns)

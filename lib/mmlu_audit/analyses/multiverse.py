@@ -29,15 +29,15 @@ from mmlu_audit.analyses.replication import ESTIMANDS, judge, meta_analysis
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.seeds import rng_from, seeded
 
-__all__ = ["BENCH_FILES", "CHOICES", "DEFAULT", "SPEC_ESTIMANDS", "THREE_PL", "b_split_halves",
+__all__ = ["BENCH_FILES", "SPEC_CHOICES", "DEFAULT", "SPEC_ESTIMANDS", "THREE_PL", "b_split_halves",
            "combined_specifications", "default_path_rows", "disattenuate", "empirical_difficulty",
            "fragility", "item_estimands", "load_bench", "population_words", "specification_forest",
            "specifications", "split_half_reliability", "three_pl_specifications"]
 
 #: The choices and their values; the first value of each is the book's default path.
-CHOICES = {"difficulty": ("2PL b̂", "empirical logit"), "models": ("all", "near-chance out"),
+SPEC_CHOICES = {"difficulty": ("2PL b̂", "empirical logit"), "models": ("all", "near-chance out"),
            "indicators": ("nine", "ten, with length")}
-DEFAULT = {name: values[0] for name, values in CHOICES.items()}
+DEFAULT = {name: values[0] for name, values in SPEC_CHOICES.items()}
 #: The estimands the multiverse varies (the model-side r needs a 3PL null per cell: not here).
 SPEC_ESTIMANDS = ("interaction_share", "d_ner_contrast", "logit2_ratio")
 _LENGTH = "n_tokens"
@@ -101,7 +101,7 @@ def item_estimands(frame: pd.DataFrame, outcome: np.ndarray, columns, *, seed, n
 
 @seeded
 def specifications(population: str, frame: pd.DataFrame, matrix, *, seed, n_boot: int = 499) -> pd.DataFrame:
-    """Every specification of :data:`CHOICES` in one population, judged.
+    """Every specification of :data:`SPEC_CHOICES` in one population, judged.
 
     Parameters
     ----------
@@ -131,15 +131,15 @@ def specifications(population: str, frame: pd.DataFrame, matrix, *, seed, n_boot
         raise DataError(population, f"{len(frame)} items but {matrix.shape[1]} response columns")
     working = above_floor(matrix.responses, matrix.observed)
     rows = []
-    for difficulty, models, indicators in itertools.product(*CHOICES.values()):
-        dropping = models == CHOICES["models"][1]
-        if difficulty == CHOICES["difficulty"][0]:
+    for difficulty, models, indicators in itertools.product(*SPEC_CHOICES.values()):
+        dropping = models == SPEC_CHOICES["models"][1]
+        if difficulty == SPEC_CHOICES["difficulty"][0]:
             if dropping and not working.all():
                 continue  # b̂ without them needs a refit
             y = frame["b_hat"].to_numpy(float)
         else:
             y = empirical_difficulty(matrix.responses[working] if dropping else matrix.responses)
-        columns = list(INDICATORS) + ([_LENGTH] if indicators == CHOICES["indicators"][1] else [])
+        columns = list(INDICATORS) + ([_LENGTH] if indicators == SPEC_CHOICES["indicators"][1] else [])
         values = item_estimands(frame, y, columns, seed=seed, n_boot=n_boot)
         for key, (estimate, low, high) in values.items():
             rows.append({"population": population, "difficulty": difficulty, "models": models,
@@ -153,8 +153,8 @@ def default_path_rows(outcomes: pd.DataFrame, key: str, populations) -> pd.DataF
     specifications on the default path, so that its population choice (each, combined, leave one
     out) enters the multiverse where nothing else of it is varied (the guessing floor's r)."""
     part = outcomes[(outcomes["estimand"] == key) & outcomes["population"].isin(list(populations))]
-    return part.assign(**DEFAULT)[["population", *CHOICES, "estimand", "estimate", "low", "high", "outcome",
-                                   "se", "pi_low", "pi_high", "in_pi", "d33", "telescopes_p",
+    return part.assign(**DEFAULT)[["population", *SPEC_CHOICES, "estimand", "estimate", "low", "high",
+                                   "outcome", "se", "pi_low", "pi_high", "in_pi", "d33", "telescopes_p",
                                    "smaller_than_d33", "power"]]
 
 
@@ -170,7 +170,7 @@ def combined_specifications(specs: pd.DataFrame, populations) -> pd.DataFrame:
         groups += [(f"combined without {left}", [p for p in populations if p != left])
                    for left in populations]
     rows = []
-    cells = specs.groupby([*CHOICES, "estimand"], sort=False)
+    cells = specs.groupby([*SPEC_CHOICES, "estimand"], sort=False)
     for (difficulty, models, indicators, key), cell in cells:
         for name, members in groups:
             part = cell[cell["population"].isin(members) & np.isfinite(cell["se"])]
@@ -322,12 +322,12 @@ def three_pl_specifications(population: str, frame: pd.DataFrame, matrix, *, see
     b = np.full(matrix.shape[1], np.nan)
     b[answered] = fit.b
     rows = []
-    for indicators in CHOICES["indicators"]:
-        columns = list(INDICATORS) + ([_LENGTH] if indicators == CHOICES["indicators"][1] else [])
+    for indicators in SPEC_CHOICES["indicators"]:
+        columns = list(INDICATORS) + ([_LENGTH] if indicators == SPEC_CHOICES["indicators"][1] else [])
         for key, (estimate, low, high) in item_estimands(frame, b, columns, seed=seed, n_boot=n_boot).items():
-            rows.append({"population": population, "difficulty": THREE_PL, "models": CHOICES["models"][0],
-                         "indicators": indicators, "estimand": key, "estimate": float(estimate),
-                         "low": float(low), "high": float(high)})
+            rows.append({"population": population, "difficulty": THREE_PL,
+                         "models": SPEC_CHOICES["models"][0], "indicators": indicators, "estimand": key,
+                         "estimate": float(estimate), "low": float(low), "high": float(high)})
     return pd.DataFrame(rows)
 
 
@@ -393,8 +393,8 @@ def load_bench(folder) -> tuple[pd.DataFrame, pd.DataFrame]:
             raise DataError(str(folder / name), "no recorded multiverse benchmark: run `make bench` "
                             "(bench/bench_multiverse.py)")
     cells = check_study(pd.read_csv(folder / BENCH_FILES[0]), StudySchema(
-        "multiverse 3PL cells", key=("population", *CHOICES, "estimand"),
-        required=("population", *CHOICES, "estimand", "estimate", "low", "high"),
+        "multiverse 3PL cells", key=("population", *SPEC_CHOICES, "estimand"),
+        required=("population", *SPEC_CHOICES, "estimand", "estimate", "low", "high"),
         numeric=("estimate", "low", "high")), folder / BENCH_FILES[0])
     unknown = set(cells["estimand"]) - set(SPEC_ESTIMANDS)
     if unknown or not ((cells["low"] <= cells["estimate"]) & (cells["estimate"] <= cells["high"])).all():
