@@ -10,7 +10,7 @@ from mmlu_audit.analyses.regression.joint import HOMOGENEITY_HEADLINE, homogenei
 from mmlu_audit.analyses.regression.stratified import HEADLINE_KEYS, stratified_headline
 from mmlu_audit.inference import permutation_test, wald_test, wild_cluster_bootstrap
 
-from test_verdicts import _frame
+from test_central import frame_with_contrast as _frame
 
 
 @pytest.fixture(scope="module")

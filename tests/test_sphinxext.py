@@ -173,3 +173,15 @@ def test_the_served_files_are_copied_into_the_build_and_rewritten_only_when_chan
     assert copy_served(srcdir, root) == [root / list(SERVED)[1]]
     assert copies[0].read_text() == "changed\n"
 
+
+
+def test_the_glossary_gets_every_outcome_word_from_the_replication_module():
+    from mmlu_audit.analyses.replication import OUTCOMES
+    from mmlu_audit.book.sphinxext import OUTCOME_TERMS_PLACEHOLDER, insert_outcome_terms
+    from mmlu_audit.core.paths import project_root
+
+    source = (project_root() / "book" / "glossary.md").read_text()
+    assert source.count(OUTCOME_TERMS_PLACEHOLDER) == 1
+    text = insert_outcome_terms(source)
+    assert OUTCOME_TERMS_PLACEHOLDER not in text
+    assert all(f"\n{word}\n  " in text for word in OUTCOMES)

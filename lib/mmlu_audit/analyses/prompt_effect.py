@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.errors import DataError, ParameterError
-from mmlu_audit.core.seeds import check_seed
+from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.data.real_pool import SAME_MODEL
 
 __all__ = ["PROMPT_PAIR", "compare_outcomes", "prompt_effect"]
@@ -26,6 +26,7 @@ __all__ = ["PROMPT_PAIR", "compare_outcomes", "prompt_effect"]
 PROMPT_PAIR = tuple(key for key, name in SAME_MODEL.items() if name == "openai/gpt-4-1106-preview")
 
 
+@seeded
 def prompt_effect(root: str | Path | None = None, *, seed: int, n_boot: int = 2000,
                   level: float = 0.95) -> dict:
     """gpt-4-1106-preview under HELM's prompt and under RouteLLM's, on the items both observed.
@@ -69,6 +70,7 @@ def _row(matrix, model_id: str) -> np.ndarray:
     return matrix.responses[where[0]]
 
 
+@seeded
 def compare_outcomes(first, second, subjects, *, seed: int, n_boot: int = 2000, level: float = 0.95,
                      labels: tuple[str, str] = ("first", "second")) -> dict:
     """Agreement and accuracy difference of two binary response rows over the same items.
