@@ -164,6 +164,8 @@ glue_values({f"title_{c}": t for c, t in CLAIM_TITLES.items()}
 shown = table.assign(population=table["population"].map(names),
                      estimand=[ESTIMANDS[k].label for k in table["estimand"]])
 columns = ["estimand", "population", "estimate", "low", "high", "outcome", "in_pi", "smaller_than_d33", "power"]
+checks = ["in_pi", "smaller_than_d33"]  # None where the paper gives no interval to compare with
+shown[checks] = shown[checks].astype(object).where(shown[checks].notna(), "not computable")
 with pd.option_context("display.max_colwidth", None):
     display(shown[shown["population"].notna()][columns].rename(columns=labels))
 

@@ -109,5 +109,8 @@ def code_names_in(text: str) -> list[str]:
     """
     from mmlu_audit.worlds.sources import SOURCES
 
-    registered = [name for name in labels() if re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/])", text)]
+    # a registered plain word ("estimate") is a header's words, not code; only names with an
+    # underscore, a hyphen or a digit read as code
+    code_like = [name for name in labels() if re.search(r"[_\d-]", name)]
+    registered = [name for name in code_like if re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/])", text)]
     return [name for name in dict.fromkeys(registered + CODE_NAME.findall(text)) if name not in SOURCES]
