@@ -308,3 +308,13 @@ def test_the_evidence_summary_keeps_every_row_in_eight_columns(tmp_path):
     row = summary[evidence["glue"].eq("chap-rank-stability:helm_displacement").to_numpy()].iloc[0]
     assert row["p"].startswith("< 1e-4 (") and row["responses"].startswith("real: ")
     assert row["estimate"].endswith("]") and "[" in row["estimate"]  # the interval the chapter says to read
+
+
+def test_the_claims_table_reads_the_prediction_interval_flags_back_from_json(tmp_path):
+    from mmlu_audit.book.findings import claims_frame
+
+    (tmp_path / "ex").mkdir()
+    write_chapter(tmp_path / "ex", "12_real_verdicts", {"claims_json": claims_json()}, banner="real-banner")
+    table = claims_frame(read_build(tmp_path / "ex", {"data_source": "simulated", "seed": 1, "fast": True}))
+    flags = table["in the paper's prediction interval"]
+    assert set(flags) <= {"yes", "no", "not computable"} and (flags != "not computable").any()

@@ -206,8 +206,10 @@ def claims_frame(collection: Collection) -> pd.DataFrame | None:
                          "paper": [interval(r, "paper_") for _, r in claims.iterrows()],
                          "real populations combined": [interval(r) for _, r in claims.iterrows()],
                          "outcome": claims["outcome"],
-                         "in the paper's prediction interval": claims["in_pi"].map(
-                             {True: "yes", False: "no"}).fillna("not computable"),
+                         # JSON brings the flags back as 1.0 / 0.0 / NaN
+                         "in the paper's prediction interval": [
+                             "not computable" if pd.isna(v) else "yes" if v else "no"
+                             for v in claims["in_pi"]],
                          "power to detect the paper's estimate": claims["power"]})
 
 
