@@ -41,7 +41,7 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.analyses.replication import CLAIM_TITLES
-from mmlu_audit.book.discussion import (CLAIMS, OUTCOMES, SIMULATED, VERDICTS, claim_chapters, claims_table,
+from mmlu_audit.book.discussion import (CLAIMS, EVIDENCE_OUTCOMES, SIMULATED, VERDICTS, claim_chapters, claims_table,
                                         evidence_summary, evidence_table)
 from mmlu_audit.book.findings import forest_from_build, missing_chapters, read_build
 from mmlu_audit.book.plots import estimand_forest, note_figure, use_style
@@ -126,5 +126,5 @@ display(chapters_read(collection))
 # %% tags=["remove-cell"]
 assert list(claims.index) == [claim.key for claim in CLAIMS]
 assert set(claims["verdict"]) <= set(VERDICTS) and claims["why"].str.len().gt(0).all()
-assert set(claims["simulated"]) <= set(SIMULATED) and set(evidence["outcome"]) <= set(OUTCOMES)
+assert set(claims["simulated"]) <= set(SIMULATED) and set(evidence["outcome"]) <= set(EVIDENCE_OUTCOMES)
 assert evidence.loc[evidence["outcome"] != "missing", "chapter"].notna().all()

@@ -7,7 +7,7 @@ import pytest
 from mmlu_audit.book.discussion import (
     CLAIMS,
     KINDS,
-    OUTCOMES,
+    EVIDENCE_OUTCOMES,
     SIMULATED,
     VERDICTS,
     Condition,
@@ -126,8 +126,8 @@ def test_registry_is_well_formed():
     powered = {claim.key for claim in CLAIMS if claim.power}
     assert powered == {"homogeneity", "d_ner", "stem_r2", "guessing_floor"}
     assert all(claim.power in glue_names() for claim in CLAIMS if claim.power)
-    assert set(OUTCOMES) >= {"rejects at 5 %", "missing"}
-    assert not any("support" in word for word in set(OUTCOMES) | set(VERDICTS))
+    assert set(EVIDENCE_OUTCOMES) >= {"rejects at 5 %", "missing"}
+    assert not any("support" in word for word in set(EVIDENCE_OUTCOMES) | set(VERDICTS))
 
 
 def test_bad_registry_entries_are_refused():

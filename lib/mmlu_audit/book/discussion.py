@@ -38,7 +38,7 @@ from mmlu_audit.book.results import REAL_RESULTS, paired, registered_test
 from mmlu_audit.analyses.replication import OUTCOMES as REPLICATION_OUTCOMES
 from mmlu_audit.core.paper import RECOVERS
 
-__all__ = ["CLAIMS", "KINDS", "OUTCOMES", "SIMULATED", "VERDICTS", "Claim", "Condition",
+__all__ = ["CLAIMS", "KINDS", "EVIDENCE_OUTCOMES", "SIMULATED", "VERDICTS", "Claim", "Condition",
            "Evidence", "claim_chapters", "claim_power", "claims_table", "evidence_display",
            "evidence_summary", "evidence_table", "glue_names", "verdict"]
 
@@ -49,8 +49,8 @@ SIMULATED = (RECOVERS, "does not recover the planted truth", "no planted truth",
 #: Kinds of evidence (see the module docstring).
 KINDS = ("test", "planted", "context")
 #: Outcome of one piece of evidence.
-OUTCOMES = ("rejects at 5 %", "does not reject at 5 %", RECOVERS, "does not recover the planted truth",
-            "shown", "missing", "not applicable")
+EVIDENCE_OUTCOMES = ("rejects at 5 %", "does not reject at 5 %", RECOVERS,
+                     "does not recover the planted truth", "shown", "missing", "not applicable")
 _ALPHA = 0.05
 _OPS = ("<", ">", "contains")
 _REAL_POPULATION = {result.glue: result.population for result in REAL_RESULTS}
@@ -361,7 +361,7 @@ def _outcome(collection: Collection, evidence: Evidence, provenance: str | None)
     if absent:
         return "not applicable", "not planted in this world: " + " and ".join(absent)
     failed = [c.label for c, r in zip(evidence.conditions, results, strict=True) if r is False]
-    good, bad = OUTCOMES[2:4] if evidence.kind == "planted" else OUTCOMES[:2]
+    good, bad = EVIDENCE_OUTCOMES[2:4] if evidence.kind == "planted" else EVIDENCE_OUTCOMES[:2]
     rule = " and ".join(c.label for c in evidence.conditions)
     return (good, rule) if not failed else (bad, "fails: " + " and ".join(failed))
 
@@ -442,7 +442,7 @@ def evidence_table(collection: Collection) -> pd.DataFrame:
         ``population``, ``estimate``, ``low``, ``high`` (the interval the chapter declares the one
         to read, else the named bounds), ``interval`` (the declared interval's method, or None),
         ``p``, ``test`` (the registered test the p is from), ``outcome`` (one of
-        :data:`OUTCOMES`) and ``why`` (the rule applied, or what is missing); in
+        :data:`EVIDENCE_OUTCOMES`) and ``why`` (the rule applied, or what is missing); in
         :data:`CLAIMS` order.
     """
     rows = []
@@ -483,12 +483,12 @@ def _simulated(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
     planted = evidence[(evidence["claim"] == claim.key) & (evidence["kind"] == "planted")]
     if planted.empty:
         return SIMULATED[2], "the simulated world plants nothing this claim could be checked against"
-    read = planted[planted["outcome"].isin(OUTCOMES[2:4])]
+    read = planted[planted["outcome"].isin(EVIDENCE_OUTCOMES[2:4])]
     if read.empty:
         why = "; ".join(f"{row.label}: {row.why}" for row in planted.itertuples())
         return (SIMULATED[3] if (planted["outcome"] == "missing").any() else SIMULATED[2]), why
     listing = "; ".join(f"{row.label}: {row.outcome}" for row in read.itertuples())
-    return (SIMULATED[0] if (read["outcome"] == OUTCOMES[2]).all() else SIMULATED[1]), listing
+    return (SIMULATED[0] if (read["outcome"] == EVIDENCE_OUTCOMES[2]).all() else SIMULATED[1]), listing
 
 
 def claim_power(collection: Collection, claim: Claim) -> float | None:
@@ -519,6 +519,6 @@ def claims_table(collection: Collection) -> pd.DataFrame:
         mine = evidence[(evidence["claim"] == claim.key) & (evidence["kind"] == "test")]
         rows.append({"key": claim.key, "claim": claim.text, "section": claim.section, "verdict": outcome,
                      "why": why, "real_evidence": int(((mine["provenance"] == "real responses")
-                                                       & mine["outcome"].isin(OUTCOMES[:2])).sum()),
+                                                       & mine["outcome"].isin(EVIDENCE_OUTCOMES[:2])).sum()),
                      "power": power, "simulated": sim, "simulated_why": sim_why})
     return pd.DataFrame(rows).set_index("key")
