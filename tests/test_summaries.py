@@ -16,7 +16,8 @@ import pandas as pd
 import pytest
 
 from mmlu_audit.book.chapters import chapter_stem
-from mmlu_audit.book.discussion import CLAIMS, OUTCOMES, SIMULATED, Evidence, evidence_display, evidence_table
+from mmlu_audit.book.discussion import (CLAIMS, EVIDENCE_OUTCOMES, SIMULATED, Evidence, evidence_display,
+                                        evidence_table)
 from mmlu_audit.book.findings import (CLAIMS_CSV, REAL_RESULTS_CSV, findings_markdown, main, read_build,
                                       real_results_frame, write_downloads)
 from mmlu_audit.book.scorecard import (CHAPTER_SHORT_NAMES, VERDICT_SHORT, VERDICTS, chapters_read, collect,
@@ -165,9 +166,9 @@ def test_two_terms_worded_once_and_used_on_all_three_surfaces(tmp_path):
     assert f"(simulated responses) — {REPRODUCES} (simulated world): 1 of 2" in text
     assert f"(real items) — {REPRODUCES}: 1 of 1" in text
     assert VERDICTS[:2] == (f"{REPRODUCES} (real data)", f"{REPRODUCES} (simulated world)")
-    assert SIMULATED[0] == RECOVERS and OUTCOMES[2] == RECOVERS
+    assert SIMULATED[0] == RECOVERS and EVIDENCE_OUTCOMES[2] == RECOVERS
     page = scorecard_html(scorecard(collection), {})
-    for shown in (text, page, " ".join(VERDICTS + SIMULATED + OUTCOMES)):
+    for shown in (text, page, " ".join(VERDICTS + SIMULATED + EVIDENCE_OUTCOMES)):
         assert "recovered as planted" not in shown and not re.search(r"\bas planted\b", shown)
     assert RECOVERS not in " ".join(VERDICTS) and REPRODUCES not in " ".join(SIMULATED)
 
