@@ -35,7 +35,7 @@ executed_dir = "../book/_executed"  # where bookbuild writes this page; the item
 
 # %% [raw] tags=["fast-parameters"]
 # cv_folds = 5
-# cv_items = 3000
+# cv_items = 1000
 
 # %%
 from functools import partial
