@@ -38,7 +38,8 @@ from IPython.display import Markdown, display
 
 from mmlu_audit.book.peers import (GIRTH_A_BOUNDS, engine_figure, engine_table, fit_load_text, peer_verdict_text,
                                    real_text)
-from mmlu_audit.book.performance import (build_load_text, build_span_minutes, chapter_times, cost_curve_figure,
+from mmlu_audit.book.performance import (build_load_text, build_span_minutes, chapter_times, cold_build_table,
+                                         cold_build_text, cost_curve_figure,
                                          encoder_batch_text, feature_stages, girth_table, multi_seed_text,
                                          not_recorded_text, numpyro_table, read_result, recorded_section,
                                          repeat_spread_text, repeated_fits, scaling_table, scaling_text, seed_table,
@@ -219,6 +220,23 @@ glue_values({"build_chapters_total_min": times["seconds"].sum() / 60,
              "build_chapters_span_min": build_span_minutes(times)})
 display(Markdown(build_load_text(times)))
 times.round(1)
+
+# %% [markdown]
+# ## A cold `make book`, before and after
+#
+# What a user waits for on a fresh clone: `bench/bench_cold_build.py` clones each commit into an
+# empty folder beside the staged data, runs `make book` and cuts its output into phases where make
+# starts the next step (setup of the virtual environment; `make data`'s mirror, parses, embeddings and
+# simulated worlds, each timed where the commit prints it; the chapters; the site). The commits ran
+# one after the other on the same machine, idle but for the build. Minutes per phase:
+
+# %%
+cold = read_result(results, "cold_build.json")
+if cold is None:
+    display(Markdown(not_recorded_text("cold_build.json")))
+else:
+    display(Markdown(cold_build_text(cold)))
+    display(cold_build_table(cold))
 
 # %% [markdown]
 # ## Complexity features

@@ -10,7 +10,8 @@ import pytest
 
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.book.build import MACHINE_KEY
-from mmlu_audit.book.performance import (build_load_text, build_span_minutes, chapter_times,
+from mmlu_audit.book.performance import (BUILD_PHASES, build_load_text, build_span_minutes, chapter_times,
+                                         cold_build_table, cold_build_text, make_book_phases,
                                          encoder_batch_text, feature_stages, multi_seed_text,
                                          not_recorded_text,
                                          read_result, recorded_section,
@@ -339,3 +340,36 @@ def test_repeat_spread_text_says_when_no_fit_was_timed_twice(tmp_path):
     repeats = repeated_fits(tmp_path)
     assert repeats.empty
     assert "has not been recorded in two runs yet" in repeat_spread_text(repeats)
+
+
+def test_make_book_phases_cut_the_log_where_make_echoes_each_recipe():
+    log = [(0.0, "python3 -m venv .venv"), (60.0, ".venv/bin/python -m mmlu_audit.book.prepare --seed 1"),
+           (70.0, "make data: MMLU parse took 90.5 s"),
+           (200.0, ".venv/bin/python -m mmlu_audit.book.build --seed 1"),
+           (260.0, "    ok  01_data.py    58.2 s"), (900.0, "FAILED  05_pooled.py  612.0 s"),
+           (905.0, "npm install --silent mathjax@3"), (960.0, ".venv/bin/python -m mmlu_audit.book.findings")]
+    phases = make_book_phases(log, 1000.0)
+    expected = {"setup": 60.0, "data": 140.0, "chapters": 705.0, "html": 95.0}
+    assert {k: phases[k] for k in BUILD_PHASES} == expected
+    assert sum(phases[k] for k in BUILD_PHASES) == 1000.0
+    assert phases["chapter_s"] == {"01_data.py": 58.2, "05_pooled.py": 612.0}
+    assert phases["data_steps_s"] == {"MMLU parse": 90.5}
+    stopped = make_book_phases(log[:3], 120.0)  # a build that died in make data
+    assert set(stopped) - {"chapter_s", "data_steps_s"} == {"setup", "data"} and stopped["data"] == 60.0
+
+
+def test_cold_build_table_sets_two_commits_side_by_side_with_the_change():
+    def run(commit, scale, steps):
+        return {"commit": commit, "fast": False, "exit_code": 0, "total_s": 1200.0 * scale, "setup": 60.0,
+                "data": 300.0 * scale, "chapters": 780.0 * scale, "html": 60.0, "data_steps_s": steps,
+                "machine": {"cpus": 2, "loadavg_at_start": [0.1, 0.2, 0.3]},
+                "started": "2026-12-07T06:00:00+00:00"}
+    result = {"runs": [run("a" * 40, 1.0, {}), run("b" * 40, 0.5, {"sentence encoder": 60.0})]}
+    table = cold_build_table(result)
+    assert list(table.columns) == ["aaaaaaa", "bbbbbbb", "change (%)"]
+    assert table.loc["total", "aaaaaaa"] == 20.0 and table.loc["total", "change (%)"] == -50.0
+    assert np.isnan(table.loc["  data: sentence encoder", "aaaaaaa"])  # not timed by that commit
+    assert list(table.index) == ["setup", "data", "  data: sentence encoder", "chapters", "html", "total"]
+    assert "`aaaaaaa` built in 20.0 min" in cold_build_text(result)
+    with pytest.raises(DataError, match="holds no run"):
+        cold_build_table({"runs": []})

@@ -8,6 +8,7 @@ both into the page's tables and sentences, so the page itself only displays them
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,13 +18,17 @@ from matplotlib.ticker import NullFormatter
 from mmlu_audit.core.errors import DataError
 
 __all__ = [
+    "BUILD_PHASES",
     "build_load_text",
     "build_span_minutes",
     "chapter_times",
+    "cold_build_table",
+    "cold_build_text",
     "cost_curve_figure",
     "encoder_batch_text",
     "feature_stages",
     "girth_table",
+    "make_book_phases",
     "memory_capacity",
     "multi_seed_text",
     "not_recorded_text",
@@ -559,3 +564,94 @@ def numpyro_table(result: dict) -> pd.DataFrame:
                          "hand-written peak RSS (MB)": ours["peak_rss_mb"],
                          "numpyro peak RSS (MB)": slow["peak_rss_mb"]})
     return pd.DataFrame(rows).set_index("seed") if rows else pd.DataFrame()
+
+
+#: The phases of a cold ``make book``, in order, and the recipe line make echoes to open each
+#: one after the first (``bench/bench_cold_build.py`` times them).
+BUILD_PHASES = ("setup", "data", "chapters", "html")
+_PHASE_MARKERS = (("data", re.compile(r"-m mmlu_audit\.book\.prepare\b")),
+                  ("chapters", re.compile(r"-m mmlu_audit\.book\.build\b")),
+                  ("html", re.compile(r"^(npm install|\S+ -m mmlu_audit\.book\.findings\b)")))
+_CHAPTER_LINE = re.compile(r"^\s*(ok|FAILED)\s+(\S+\.py)\s+([\d.]+) s\s*$")
+_DATA_STEP_LINE = re.compile(r"^make data: (.+?) took ([\d.]+) s$")
+
+
+def make_book_phases(lines, total_s: float) -> dict:
+    """Seconds of each phase of a timestamped ``make book`` log (:data:`BUILD_PHASES`).
+
+    Parameters
+    ----------
+    lines : iterable of (float, str)
+        Each output line with the seconds since the command started.
+    total_s : float
+        Wall clock of the whole command (the last phase ends there).
+
+    Returns
+    -------
+    dict
+        One entry per phase whose opening line appeared (``setup`` always), plus
+        ``chapter_s`` (each chapter's own seconds, from the build's ``ok NAME 12.3 s`` lines)
+        and ``data_steps_s`` (each ``make data`` step's, where the commit prints them).
+    """
+    lines = list(lines)
+    starts = {"setup": 0.0}
+    for name, marker in _PHASE_MARKERS:
+        hit = next((t for t, line in lines if marker.search(line)), None)
+        if hit is not None:
+            starts[name] = hit
+    order = sorted(starts.items(), key=lambda item: item[1])
+    ends = [start for _, start in order[1:]] + [total_s]
+    phases = {name: round(end - start, 1) for (name, start), end in zip(order, ends, strict=True)}
+    chapters = {m[2]: float(m[3]) for m in map(_CHAPTER_LINE.match, (line for _, line in lines)) if m}
+    steps = {m[1]: float(m[2]) for m in map(_DATA_STEP_LINE.match, (line for _, line in lines)) if m}
+    return phases | {"chapter_s": chapters, "data_steps_s": steps}
+
+
+def cold_build_table(result: dict) -> pd.DataFrame:
+    """Minutes of each phase of every cold build in ``cold_build.json``, side by side.
+
+    Parameters
+    ----------
+    result : dict
+        ``bench/results/cold_build.json``: ``runs``, each with ``commit``, ``fast``,
+        ``total_s``, ``exit_code``, the :data:`BUILD_PHASES` and ``data_steps_s``.
+
+    Returns
+    -------
+    DataFrame
+        One column per run (``commit[:7]``, with "fast" for a smoke build), rows: each phase,
+        each data step (indented under data; blank where a commit did not time its steps),
+        the three slowest chapters of any run, and the total; then, when there are exactly two
+        runs, the second's change against the first in per cent.
+    """
+    runs = result.get("runs", [])
+    if not runs:
+        raise DataError("cold_build.json", "holds no run")
+    columns = {}
+    for run in runs:
+        name = run["commit"][:7] + (" (fast)" if run.get("fast") else "")
+        rows = {phase: run.get(phase) for phase in BUILD_PHASES}
+        rows |= {f"  data: {step}": seconds for step, seconds in run.get("data_steps_s", {}).items()}
+        rows["total"] = run["total_s"]
+        columns[name] = pd.Series(rows, dtype=float) / 60
+    table = pd.DataFrame(columns)
+    steps = [row for row in table.index if row.startswith("  data:")]
+    order = [*BUILD_PHASES[:2], *steps, *BUILD_PHASES[2:], "total"]
+    table = table.reindex([r for r in order if r in table.index])
+    if len(runs) == 2:
+        before, after = table.columns
+        table["change (%)"] = 100 * (table[after] / table[before] - 1)
+    return table.round(2).rename_axis("minutes")
+
+
+def cold_build_text(result: dict) -> str:
+    """One sentence per run: the commit, its cold ``make book`` minutes, exit code and load average."""
+    parts = []
+    for run in result.get("runs", []):
+        machine = run.get("machine", {})
+        load = machine.get("loadavg_at_start") or [float("nan")]
+        status = "built" if run.get("exit_code") == 0 else f"failed (exit {run.get('exit_code')})"
+        parts.append(f"`{run['commit'][:7]}`{' (FAST=1)' if run.get('fast') else ''} {status} in "
+                     f"{run['total_s'] / 60:.1f} min, started {run.get('started', 'at an unrecorded time')} "
+                     f"on {machine.get('cpus', '?')} CPUs at a 1-minute load average of {load[0]:.2f}")
+    return "; ".join(parts) + "." if parts else "No cold build is recorded."

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import time
+from functools import partial
 from pathlib import Path
 
 from mmlu_audit.core.seeds import seeded
@@ -164,10 +166,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"staged data in {args.target}: {len(copied)} file(s) copied, "
           f"{len(staged_manifest()) - len(copied)} already verified")
-    prepare_features()
-    prepare_pro_features()
-    prepare_embeddings()
-    prepare_worlds(args.seed)
+    steps = {"MMLU parse": prepare_features, "MMLU-Pro parse": prepare_pro_features,
+             "sentence encoder": prepare_embeddings, "simulated worlds": partial(prepare_worlds, args.seed)}
+    for name, step in steps.items():
+        start = time.perf_counter()
+        step()
+        print(f"make data: {name} took {time.perf_counter() - start:.1f} s", flush=True)  # bench_cold_build reads it
     return 0
 
 
