@@ -171,7 +171,8 @@ source_table(ours, labels, column=value_label(panel.matrix)).round(4)
 # {glue:text}`pr_n_hit` of them are wrong keys (precision {glue:text}`precision_wrong_key:.1%`;
 # the source: {glue:text}`src_precision_wrong_key:.1%`), and {glue:text}`share_flagged_any_error:.1%` carry any expert error label
 # (the source: {glue:text}`src_share_flagged_any_error:.1%`). The flag catches {glue:text}`pr_n_hit` of the {glue:text}`pr_n_positive`
-# wrong keys (recall {glue:text}`recall_wrong_key:.1%`; the source:
+# wrong keys (recall {glue:text}`recall_wrong_key:.1%`, Wilson 95 % interval
+# [{glue:text}`recall_wrong_key_low:.1%`, {glue:text}`recall_wrong_key_high:.1%`]; the source:
 # {glue:text}`src_flag_rate_wrong_key:.1%`). So most flags land
 # on questions the experts cleared, as in the source: model agreement is evidence for review,
 # not proof of an error.
@@ -184,6 +185,7 @@ pr = precision_recall(flags["flagged"], wrong_key, reviewed)
 pr_any = precision_recall(flags["flagged"], any_error, reviewed)
 glue_values({"pr_n_flagged": pr["n_flagged"], "pr_n_hit": pr["n_hit"], "pr_n_positive": pr["n_positive"],
              "precision_wrong_key": pr["precision"], "recall_wrong_key": pr["recall"],
+             "recall_wrong_key_low": pr["recall_low"], "recall_wrong_key_high": pr["recall_high"],
              "share_flagged_any_error": pr_any["precision"]})
 display(source_table({"precision_wrong_key": pr["precision"], "share_flagged_any_error": pr_any["precision"]},
                      {"precision_wrong_key": "wrong keys among flagged reviewed questions",

@@ -8,7 +8,7 @@ import pytest
 from mmlu_audit import DataError
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.analyses.consensus import (consensus_flags, flag_rates, option_origin, panel_models,
-                                  precision_recall, threshold_curve, vote_counts)
+                                  precision_recall, threshold_curve, vote_counts, wilson_interval)
 
 # 5 models (rows) × 6 questions (columns); the key of every question is option 0.
 # Model accuracies rank them 1 > 0 > 3 > 2 > 4, so with k = 4 model 4 is left out.
@@ -109,6 +109,8 @@ def test_precision_recall():
     assert (pr["n_flagged"], pr["n_hit"], pr["n_positive"]) == (3, 1, 2)
     assert pr["precision"] == pytest.approx(1 / 3) and pr["recall"] == pytest.approx(0.5)
     assert pr["rate_ratio"] == pytest.approx(0.5 / (2 / 3))
+    # the recall's interval is the Wilson interval of the flag rate on the positives
+    assert (pr["recall_low"], pr["recall_high"]) == wilson_interval(1, 2)
     with pytest.raises(DataError, match="did not review"):
         precision_recall(flagged, truth, ~reviewed)
 

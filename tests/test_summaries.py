@@ -156,6 +156,36 @@ def test_the_mmlu_pro_rows_show_each_tests_own_p(tmp_path):
     assert _row(text, "W(9) homogeneity, CR2 Wald (wild cluster bootstrap p)")[4] == "0.08"
 
 
+#: The answer-key audit as it glues the wrong-key recall (28 of 61, Wilson interval) and the check
+#: against the corrected keys on health (precision with its exact interval; odds ratio, exact
+#: interval, Fisher p).
+KEY_AUDIT = {"recall_wrong_key": 28 / 61, "recall_wrong_key_low": 0.340, "recall_wrong_key_high": 0.583,
+             "fix_health_precision": 0.2, "fix_health_precision_low": 0.08,
+             "fix_health_precision_high": 0.39, "fix_health_or": 31.5, "fix_health_or_low": 7.9,
+             "fix_health_or_high": 140.0, "fix_health_p": 9.8e-08}
+
+
+def test_the_key_audit_rows_show_the_chapters_interval_p_and_population(tmp_path):
+    """Issue 49: Fisher's p sat on the precision row, not the odds ratio's; the recall lost its interval."""
+    collection = _build(tmp_path, **{"21_answer_key_audit": KEY_AUDIT})
+    table = scorecard(collection)
+    population = next(r.population for r in REAL_RESULTS if r.glue == "fix_health_or")
+    expected = {"recall_wrong_key": (0.340, 0.583, None), "fix_health_precision": (0.08, 0.39, None),
+                "fix_health_or": (7.9, 140.0, 9.8e-08)}
+    for key, (low, high, p) in expected.items():
+        row = table.loc[key]
+        assert (row["ours"], row["low"], row["high"]) == (KEY_AUDIT[key], low, high), key
+        assert (row["p"] if p else None) == p and (p is not None or pd.isna(row["p"])), key
+        assert row["section"] == population, key  # the row's population is the chapter's panel
+    assert table.loc["fix_health_or", "test"] == registered_test("chap-answer-key-audit", "fix_health_p").name
+    text = findings_markdown(collection, EXPECT)
+    recall = _row(text, "recall of the experts' wrong-key label")
+    assert recall[3] == "0.34 to 0.583" and recall[4] == "—"
+    assert _row(text, "consensus rule: precision on health")[3:5] == ["0.08 to 0.39", "—"]
+    assert _row(text, "consensus rule: odds ratio for a corrected key")[3:5] == ["7.9 to 140", "\\< 1e-4"]
+    assert all(_row(text, r.label)[1] == population for r in REAL_RESULTS if r.glue in expected)
+
+
 # -- one vocabulary ---------------------------------------------------------------------------------------
 
 def test_two_terms_worded_once_and_used_on_all_three_surfaces(tmp_path):

@@ -218,7 +218,9 @@ def precision_recall(flagged, truth, reviewed) -> dict[str, float]:
     -------
     dict
         ``n_reviewed``, ``n_positive``, ``n_flagged``, ``n_hit``, ``precision``, ``recall``
-        and ``rate_ratio`` (flag rate on positives over the rate on reviewed negatives).
+        with its Wilson 95 % bounds ``recall_low`` and ``recall_high`` (the flag rate on the
+        positives, as :func:`flag_rates` gives it for that group), and ``rate_ratio`` (flag rate
+        on positives over the rate on reviewed negatives).
     """
     flagged, truth, reviewed = (np.asarray(x, dtype=bool) for x in (flagged, truth, reviewed))
     if (truth & ~reviewed).any():
@@ -233,6 +235,7 @@ def precision_recall(flagged, truth, reviewed) -> dict[str, float]:
         "n_hit": hit,
         "precision": hit / f.sum() if f.sum() else np.nan,
         "recall": rate_pos,
+        **dict(zip(("recall_low", "recall_high"), wilson_interval(hit, int(t.sum())), strict=True)),
         "rate_ratio": rate_pos / rate_neg if rate_neg else np.nan,
     }
 
