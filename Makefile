@@ -111,6 +111,7 @@ bench: $(VENV)/.installed $(PYIRT) $(GIRTH)  ## benchmarks (long); results land 
 	$(PY) bench/bench_inference.py --size-power
 	$(PY) bench/bench_validity.py
 	$(PY) bench/bench_seed_study.py
+	$(PY) bench/bench_dask.py
 	$(PY) bench/bench_seed_study_fits.py
 	$(PY) bench/bench_interaction_bootstrap.py
 	$(PY) bench/bench_mmlu_pro.py
