@@ -44,6 +44,7 @@ from mmlu_audit.book.performance import (build_load_text, build_span_minutes, ch
                                          not_recorded_text, numpyro_table, read_result, recorded_section,
                                          repeat_spread_text, repeated_fits, scaling_table, scaling_text, seed_table,
                                          single_seed_table, single_seed_text)
+from mmlu_audit.book.performance import dask_timing_table, dask_timing_text
 from mmlu_audit.book.plots import use_style
 from mmlu_audit.book.report import glue_values
 
@@ -290,6 +291,23 @@ if size_power_path.exists():
             .rename(columns={"null": "null world (size)", "planted": "planted world (power)"}))
 else:
     display(Markdown(not_recorded_text("size_power.csv")))
+
+# %% [markdown]
+# ## A seed study serial and on Dask
+#
+# The many-seed studies hand each seed to a Dask worker ({doc}`scaling`). `bench/bench_dask.py`
+# runs the same seeds of the item-side seed study twice in one process, one run after the other:
+# first serially in that process (`--scheduler serial`), then on a local cluster of
+# single-threaded workers, whose start-up counts in its wall clock. The two runs must give
+# identical tables.
+
+# %%
+dask_timing = read_result(results, "dask_timing.json")
+if dask_timing is None:
+    display(Markdown(not_recorded_text("dask_timing.json")))
+else:
+    display(Markdown(dask_timing_text(dask_timing)))
+    display(dask_timing_table(dask_timing))
 
 # %% [markdown]
 # ## The MMLU-Pro chapters

@@ -25,6 +25,8 @@ __all__ = [
     "cold_build_table",
     "cold_build_text",
     "cost_curve_figure",
+    "dask_timing_table",
+    "dask_timing_text",
     "encoder_batch_text",
     "feature_stages",
     "girth_table",
@@ -655,3 +657,49 @@ def cold_build_text(result: dict) -> str:
                      f"{run['total_s'] / 60:.1f} min, started {run.get('started', 'at an unrecorded time')} "
                      f"on {machine.get('cpus', '?')} CPUs at a 1-minute load average of {load[0]:.2f}")
     return "; ".join(parts) + "." if parts else "No cold build is recorded."
+
+
+def dask_timing_table(result: dict) -> pd.DataFrame:
+    """The seed study's wall clock serial and on a local Dask cluster, from one run of each.
+
+    Parameters
+    ----------
+    result : dict
+        ``bench/results/dask_timing.json`` (``bench/bench_dask.py``): ``serial_s``, ``dask_s``,
+        ``identical`` and ``settings`` with ``seeds``, ``n_boot`` and ``workers``.
+
+    Returns
+    -------
+    DataFrame
+        Rows "serial" and "Dask, N local workers"; columns the wall clock in seconds, seconds
+        per seed, and the speed-up over the serial run.
+
+    Raises
+    ------
+    DataError
+        When a wall clock is missing or not positive.
+    """
+    settings = result.get("settings", {})
+    seeds, workers = settings.get("seeds"), settings.get("workers")
+    walls = {"serial": result.get("serial_s"), f"Dask, {workers} local workers": result.get("dask_s")}
+    if not all(isinstance(s, (int, float)) and s > 0 for s in walls.values()) or not seeds:
+        raise DataError("dask_timing.json", "needs positive serial_s and dask_s and settings.seeds")
+    table = pd.DataFrame({"wall clock (s)": walls}, dtype=float)
+    table["per seed (s)"] = table["wall clock (s)"] / seeds
+    table["speed-up"] = walls["serial"] / table["wall clock (s)"]
+    return table.round(2).rename_axis("run")
+
+
+def dask_timing_text(result: dict) -> str:
+    """One sentence: what ran, when and where, and whether the two runs' tables were identical."""
+    settings, machine = result.get("settings", {}), result.get("machine", {})
+    load = machine.get("loadavg_at_start") or [float("nan")]
+    commit = str(result.get("commit") or "unrecorded")
+    commit = f"`{commit[:7]}`" + (" (with uncommitted changes)" if commit.endswith("+dirty") else "")
+    same = ("gave identical tables" if result.get("identical")
+            else "gave **different tables** (a bug: the Dask run must reproduce the serial one)")
+    return (f"{settings.get('seeds', '?')} seeds of the item-side seed study ({settings.get('n_boot', '?')} "
+            f"bootstrap draws per test), run serially and then on {settings.get('workers', '?')} local Dask "
+            f"workers in one run at commit {commit} on "
+            f"{result.get('created', 'an unrecorded date')} ({machine.get('cpus', '?')} CPUs, 1-minute load "
+            f"average {load[0]:.2f} at the start); the two runs {same}.")
