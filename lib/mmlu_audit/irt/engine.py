@@ -13,7 +13,9 @@ With ``devices=n`` the model axis is sharded over ``n`` devices with JAX's own
 (``PartitionSpec("models")``), every item parameter is replicated, and XLA inserts the
 reductions over items' gradients. Nothing else changes — the same program, the same
 random stream (JAX's partitionable threefry draws the same numbers however an array is
-split) — so a sharded fit equals the unsharded one up to the order of float sums.
+split) — so a sharded fit equals the unsharded one up to the order of float sums. Under
+multi-host JAX the mesh spans the processes' devices and the sharded guide is gathered back
+to every process at the end (``tests/test_irt_multihost.py``: two processes on loopback).
 """
 
 from __future__ import annotations
@@ -260,9 +262,23 @@ def run_svi(spec: IRTSpec, data: FitData, progress: bool = True, devices: int | 
             bar.update(lengths[0])
         if means:
             guide = jax.tree.map(lambda *parts: sum(parts) / len(parts), *means)
-    loc, log_scale = jax.tree.map(np.asarray, guide)
+    loc, log_scale = jax.tree.map(_to_host, guide)
     return SVIRun(sites, loc, log_scale, np.concatenate(chunks), converged,
                   time.perf_counter() - start, compile_s)
+
+
+def _to_host(array) -> np.ndarray:
+    """``array``'s whole value as NumPy, gathered from the other processes when it spans them.
+
+    Under multi-host JAX (:func:`jax.distributed.initialize`) a model-sharded array holds only
+    this process's rows; every process runs this gather (a collective), so each returns the
+    same full estimates.
+    """
+    if isinstance(array, jax.Array) and not array.is_fully_addressable:
+        from jax.experimental import multihost_utils
+
+        return np.asarray(multihost_utils.process_allgather(array, tiled=True))
+    return np.asarray(array)
 
 
 def _data_arrays(data: FitData):
@@ -483,8 +499,9 @@ def fit_irt(data, spec: IRTSpec | None = None, *, item_stem=None, item_covariate
         for ``"handwritten"``, is refused with a message naming the new one.)
     devices : int, optional
         Hand-written engine only: shard the model axis over this many JAX devices (accelerators, or
-        host devices forced with ``XLA_FLAGS=--xla_force_host_platform_device_count=N``).
-        The estimates equal the unsharded fit's up to float summation order.
+        host devices forced with ``XLA_FLAGS=--xla_force_host_platform_device_count=N``, or
+        every process's devices after :func:`jax.distributed.initialize`, each process calling
+        with the same data). The estimates equal the unsharded fit's up to float summation order.
 
     Returns
     -------
