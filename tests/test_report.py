@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -146,3 +147,23 @@ def test_a_value_column_says_what_its_values_were_computed_on():
     table = paper_table({"n_items": 14042}, column=value_label(real))
     assert list(table.columns) == ["paper", "real: mmlu_real (31 models)", "where"]
     assert "ours" not in paper_table({"n_items": 14042}).columns
+
+
+def test_a_table_shows_the_registrys_words_for_its_code_names():
+    """Issue 49: every table the book shows goes through the label registry (frame_html), so no
+    registered code name reaches a reader as a row, a column or an axis name."""
+    from mmlu_audit.book.labels import code_names_in, label
+    from mmlu_audit.book.report import in_words
+
+    frame = pd.DataFrame({"holm_CR2": [0.0, 0.2], "wcb_q95": [16.9, 17.0], "unregistered thing": [1, 2],
+                          "null_tail_p_all": [0.0, 0.5]},  # a p by its code name, not by its words
+                         index=pd.Index(["w9_cr2", "STEM:d_ner"], name="model_id"))
+    shown = in_words(frame)
+    assert list(shown.index) == [label("w9_cr2"), f"STEM × {label('d_ner')}"] and shown.index.name == "model"
+    assert list(shown.columns) == [label("holm_CR2"), label("wcb_q95"), "unregistered thing",
+                                   label("null_tail_p_all")]
+    page = frame_html(frame)
+    headers = " ".join(re.findall(r"<th>(.*?)</th>", page.replace("<wbr>", "")))
+    assert not code_names_in(headers), headers
+    assert page.count("<td>&lt; 1e-4</td>") == 2, "a p is formatted as one under either name"
+    assert frame.index[0] == "w9_cr2", "the chapter's own frame is left as it is"

@@ -15,8 +15,8 @@ from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.irt.backend import backend_name
 
 __all__ = ["FEW_MODELS", "ITEMS_LABEL", "MISSING", "P_FLOOR", "SIGNIFICANT_DIGITS", "banner_html",
-           "finding_checks", "format_number", "format_p", "frame_html", "p_cells_formatted",
-           "glue_figure", "glue_ready", "glue_values", "population_note", "real_label", "rerun_box",
+           "finding_checks", "format_number", "format_p", "frame_html", "glue_figure", "glue_ready",
+           "glue_values", "in_words", "p_cells_formatted", "population_note", "real_label", "rerun_box",
            "simulation_banner", "source_banner", "text_banner", "three_way_table", "use_table_format",
            "value_label", "write_download", "write_netcdf_download"]
 
@@ -185,18 +185,35 @@ def _breakable_header(match: re.Match) -> str:
     return start + text.replace("_", "_<wbr>") + end
 
 
+def in_words(frame):
+    """``frame`` with every row and column label (and axis name) the label registry knows in its words.
+
+    The registry (:func:`mmlu_audit.book.labels.labels`) is the one place a code name such as
+    ``w9_cr2`` gets the words a reader sees ("W(9), CR2"); a table the book shows goes through
+    it here, so a chapter displays the library's tables as they are and never renames by hand.
+    Cells are left alone, and so is a label the registry does not know.
+    """
+    from mmlu_audit.book.labels import labels
+
+    known = labels()
+    out = frame.rename(index=known, columns=known)
+    return out.rename_axis(index=[known.get(n, n) if isinstance(n, str) else n for n in out.index.names],
+                           columns=[known.get(n, n) if isinstance(n, str) else n for n in out.columns.names])
+
+
 def frame_html(frame) -> str:
-    """A DataFrame as the book's HTML table: cells by :func:`format_number` (p-values by
-    :func:`format_p`), wide tables scroll.
+    """A DataFrame as the book's HTML table: labels in words (:func:`in_words`), cells by
+    :func:`format_number` (p-values by :func:`format_p`), wide tables scroll.
 
     The notebook's row and column limits (``display.max_rows``, ``display.max_columns``)
     apply as in pandas' own display; cell text is escaped as pandas escapes it. Header labels
     may break after an underscore (``d_ner_survives_holm``), so identifiers do not widen the
-    table past the text column.
+    table past the text column. The p-value columns are found under both names, the code name
+    (``null_tail_p_all``) and the registry's words ("Holm p, CR2"), so either makes a p a p.
     """
     import pandas as pd
 
-    frame = p_cells_formatted(frame)
+    frame = p_cells_formatted(in_words(p_cells_formatted(frame)))
     table = frame.to_html(
         na_rep=MISSING, formatters=[_cell] * frame.shape[1], classes="book-table", border=0,
         max_rows=pd.get_option("display.max_rows"), max_cols=pd.get_option("display.max_columns"),
