@@ -60,7 +60,7 @@ from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tes
                                    planted_summary, planted_truth_table)
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
-                                    source_banner, three_way_table, value_label)
+                                    rate_texts, source_banner, three_way_table, value_label)
 from mmlu_audit.core.formatting import names_where
 from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rejection_rate
 
@@ -229,8 +229,8 @@ glue_values(truth_stats)
 # toss at the planted slope, so the validity study ({ref}`chap-validity`) re-planted the
 # difficulties of {glue:text}`study_n_seeds` world seeds (the true b, without b̂'s estimation
 # error): in its planted world the contrast survives Holm under CR2 in
-# {glue:text}`study_dner_power:.0%` of them (Monte Carlo SE {glue:text}`study_dner_power_se:.1%`),
-# in its null world in {glue:text}`study_dner_size:.1%`. {glue:text}`study_dner_here`
+# {glue:text}`study_dner_power_text` of them, in its null world in
+# {glue:text}`study_dner_size_text`. {glue:text}`study_dner_here`
 
 # %%
 study = load_seed_study(results_dir)
@@ -238,9 +238,11 @@ world = "null" if data_source == "simulated-null" else "planted"
 here_p = float(contrasts.loc["STEM:d_ner", "holm_CR2"])
 placed = placed_in_study(study, world, "holm_p_cr2_d_ner", here_p)
 power = rejection_rate(study, "planted", "holm_p_cr2_d_ner")
-glue_values({"study_n_seeds": placed["n_seeds"], "study_dner_power": power["rate"],
-             "study_dner_power_se": power["mc_se"],
-             "study_dner_size": rejection_rate(study, "null", "holm_p_cr2_d_ner")["rate"],
+size = rejection_rate(study, "null", "holm_p_cr2_d_ner")
+study_rates = {"study_dner_power": power["rate"], "study_dner_power_se": power["mc_se"],
+               "study_dner_size": size["rate"], "study_dner_size_se": size["mc_se"]}
+glue_values(study_rates | rate_texts(study_rates, ("study_dner_power", "study_dner_size"))
+            | {"study_n_seeds": placed["n_seeds"],
              "study_dner_here": (f"This page's Holm p for D_ner, {here_p:.3g} on b̂, lies at the "
                                  f"{placed['percentile']:.0%} point of the {world} world's p values: one "
                                  "draw from that distribution." if inputs.truth is not None else

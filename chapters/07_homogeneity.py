@@ -40,6 +40,7 @@ kinds = ["HC3", "CR1", "CR2"]  # covariance kinds of the joint Wald tests, in ta
 forms = {"HC3": ["chi2"], "CR1": ["chi2", "F"], "CR2": ["chi2", "HTZ"]}  # references per kind: chi2 if unlisted, HTZ needs CR2
 w10_kinds = ["HC3", "CR2"]  # kinds (among kinds) that also test W(10), the intercept shift joined
 results_dir = "../bench/results"  # where `make bench` recorded the many-seed study this page reads
+executed_dir = "../book/_executed"  # where bookbuild writes this page; its CSV downloads go beside it
 
 # %% [raw] tags=["fast-parameters"]
 # n_boot = 199
@@ -69,7 +70,7 @@ from mmlu_audit.analyses.regression.joint import (HOMOGENEITY_HEADLINE, bootstra
                                                   residual_diagnostics, se_inflation, wald_statistics)
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
-                                    source_banner, three_way_table, value_label)
+                                    rate_texts, source_banner, three_way_table, value_label, write_download)
 from mmlu_audit.core.formatting import names_where
 from mmlu_audit.analyses.power import load_size_power
 from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rejection_rate
@@ -108,6 +109,7 @@ source_banner(real.matrix)
 # contrast at a time ({numref}`fig-real-contrasts`), {glue:text}`real_n_clear` of the nine CR2 95 %
 # intervals exclude zero. Whether a non-rejection here says anything depends on the power of these
 # tests at this design, which {ref}`chap-real-verdicts` measures.
+# {download}`Download the nine real contrasts with their CR2 intervals (CSV) <homogeneity_real_contrasts.csv>`.
 
 # %%
 real_values = homogeneity_headline(real.frame, seed=seed, n_boot=n_boot, n_perm=n_perm, boot_kind=boot_kind)
@@ -116,6 +118,9 @@ real_contrasts = contrast_tests(interaction_fit(y_real, X_real, stem_real), subj
                                 contrast_terms(X_real.columns), kinds=("CR2",))
 half_width = stats.t.ppf(0.975, real_contrasts["df_CR2"]) * real_contrasts["se_CR2"]
 clear = (real_contrasts["estimate"] - half_width > 0) | (real_contrasts["estimate"] + half_width < 0)
+write_download(real_contrasts.assign(low_CR2=real_contrasts["estimate"] - half_width,
+                                     high_CR2=real_contrasts["estimate"] + half_width)
+               .rename_axis("contrast").reset_index(), "homogeneity_real_contrasts.csv", executed_dir)
 glue_values({f"real_{k}": v for k, v in real_values.items()}
             | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
                "real_description": real.matrix.description, "real_n_clear": int(clear.sum())})
@@ -158,19 +163,21 @@ source_banner(inputs.matrix)
 #
 # The inference engine's size and power study (`size_power.csv` in `results_dir`,
 # {glue:text}`sp_reps` simulated data sets per world with MMLU's subject sizes and STEM
-# partition) rejected a true homogeneity null at the 5 % level in {glue:text}`sp_hc3:.1%` of data
-# sets with HC3, {glue:text}`sp_cr1:.1%` with CR1 against χ², and {glue:text}`sp_cr2:.1%` with
+# partition) rejected a true homogeneity null at the 5 % level in {glue:text}`sp_hc3_text` of data
+# sets with HC3, {glue:text}`sp_cr1_text` with CR1 against χ², and {glue:text}`sp_cr2_text` with
 # CR2 against a plain χ² reference: with {glue:text}`n_clusters` clusters CR2 and χ² over-reject. The Hotelling-T²
-# (HTZ) form of the CR2 test {cite}`pustejovsky2018small` rejected {glue:text}`sp_htz:.1%` and the null-imposed wild cluster
-# bootstrap {glue:text}`sp_wcr:.1%` (Monte Carlo SE about {glue:text}`sp_mcse:.3f`), so those two
-# hold size; under a planted difference their power was {glue:text}`sp_htz_power:.1%` and
-# {glue:text}`sp_wcr_power:.1%`. The χ² p-values below are shown for comparison with the paper;
-# conclusions rest on HTZ and the bootstrap.
+# (HTZ) form of the CR2 test {cite}`pustejovsky2018small` rejected {glue:text}`sp_htz_text` and the null-imposed wild cluster
+# bootstrap {glue:text}`sp_wcr_text`, so those two
+# hold size; under a planted difference their power was {glue:text}`sp_htz_power_text` and
+# {glue:text}`sp_wcr_power_text`. Each rate is shown to the digits its Monte Carlo SE allows. The χ²
+# p-values below are shown for comparison with the paper; conclusions rest on HTZ and the bootstrap.
 
 # %%
 size_power = load_size_power(results_dir)  # checked at load; "run `make bench`" when not recorded
 rates = size_power_rates(size_power)
-glue_values(size_power_summary(size_power, boot_kind))
+size_power_values = size_power_summary(size_power, boot_kind)
+glue_values(size_power_values | rate_texts(size_power_values, ("sp_hc3", "sp_cr1", "sp_cr2", "sp_htz", "sp_wcr",
+                                                               "sp_htz_power", "sp_wcr_power")))
 rates.rename(columns={"null": "size (null world)", "planted": "power (planted world)"})
 
 # %% [markdown]
@@ -338,10 +345,9 @@ glue_values(truth_stats)
 # %% [markdown]
 # **This seed among many.** The validity study ({ref}`chap-validity`) ran both size-holding tests on
 # the true b of {glue:text}`study_n_seeds` world seeds: in its planted world HTZ rejects in
-# {glue:text}`study_htz_power:.0%` of them and the wild cluster bootstrap in
-# {glue:text}`study_wcb_power:.0%` (Monte Carlo SEs {glue:text}`study_htz_power_se:.1%` and
-# {glue:text}`study_wcb_power_se:.1%`); in its null world, their size, in
-# {glue:text}`study_htz_size:.1%` and {glue:text}`study_wcb_size:.1%`. {glue:text}`study_w9_here`
+# {glue:text}`study_htz_power_text` of them and the wild cluster bootstrap in
+# {glue:text}`study_wcb_power_text`; in its null world, their size, in
+# {glue:text}`study_htz_size_text` and {glue:text}`study_wcb_size_text`. {glue:text}`study_w9_here`
 
 # %%
 study = load_seed_study(results_dir)
@@ -349,10 +355,11 @@ world = "null" if data_source == "simulated-null" else "planted"
 rates = {f"study_{name}_{what}": rejection_rate(study, reference, key)[column]
          for name, key in (("htz", "w9_htz_p"), ("wcb", "wcb_p"))
          for what, reference, column in (("power", "planted", "rate"), ("power_se", "planted", "mc_se"),
-                                         ("size", "null", "rate"))}
+                                         ("size", "null", "rate"), ("size_se", "null", "mc_se"))}
 placed = {key: placed_in_study(study, world, key, wald_stats[key] if key == "w9_htz_p" else boot_stats[key])
           for key in ("w9_htz_p", "wcb_p")}
-glue_values(rates | {"study_n_seeds": placed["w9_htz_p"]["n_seeds"],
+glue_values(rates | rate_texts(rates, [f"study_{name}_{what}" for name in ("htz", "wcb") for what in ("power", "size")])
+            | {"study_n_seeds": placed["w9_htz_p"]["n_seeds"],
                      "study_w9_here": (f"This page's HTZ p lies at the {placed['w9_htz_p']['percentile']:.0%} "
                                        f"point and its bootstrap p at the {placed['wcb_p']['percentile']:.0%} "
                                        f"point of the {world} world's p values (on b̂, not b)."
@@ -366,10 +373,14 @@ glue_values(rates | {"study_n_seeds": placed["w9_htz_p"]["n_seeds"],
 # The headline figures of {ref}`sec-homogeneity-real` beside the paper's and those of this page's
 # own source: the real column is evidence about MMLU; the simulated column is the check of the
 # method, to be read against what was planted.
+# {download}`Download the table (CSV) <homogeneity_side_by_side.csv>`.
 
 # %%
 simulated_values = wald_stats | boot_stats | perm_stats
-three_way_table({k: simulated_values[k] for k in HOMOGENEITY_HEADLINE}, real_values, real_matrix=real.matrix).round(4)
+side_by_side = three_way_table({k: simulated_values[k] for k in HOMOGENEITY_HEADLINE}, real_values,
+                               real_matrix=real.matrix)
+write_download(side_by_side.reset_index(), "homogeneity_side_by_side.csv", executed_dir)
+side_by_side.round(4)
 
 # %%
 rerun_box("boot_kind", "CR1",

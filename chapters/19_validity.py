@@ -34,6 +34,7 @@ data_source = "simulated"  # unused: the page reads recorded simulations
 seed = 20240601  # unused: the simulations' seeds are recorded with them
 fast = False  # unused: the page only reads files
 results_dir = "../bench/results"
+executed_dir = "../book/_executed"  # where bookbuild writes this page; its CSV downloads go beside it
 
 # %% tags=["hide-input"]
 import json
@@ -45,7 +46,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from mmlu_audit.book.plots import stamp_source, use_style
-from mmlu_audit.book.report import finding_checks, glue_values, simulation_banner
+from mmlu_audit.book.report import finding_checks, glue_values, rate_texts, simulation_banner, write_download
 from mmlu_audit.analyses.modelside import null_spec
 from mmlu_audit.analyses.seed_study import load_seed_study, seed_study_summary
 from mmlu_audit.analyses.seed_study_fits import FIT_STUDY_INTERVALS, fit_study_summary, load_fit_study
@@ -170,34 +171,39 @@ glue_values({"validity_tail_auc_min": tail["auc"].min(), "validity_n_tail": int(
 # simulated item-level data with MMLU's 57 subject sizes (19 STEM), subject random intercepts
 # and slopes; a null world with identical slopes (size) and a planted world with two STEM-only
 # slope shifts (power), at the 5 % level. HC3 ignores the clustering and rejects a true null
-# {glue:text}`validity_size_hc3:.0%` of the time; CR1 and CR2 χ² still over-reject
-# ({glue:text}`validity_size_cr1:.0%`, {glue:text}`validity_size_cr2:.0%`), because 57 clusters
+# {glue:text}`validity_size_hc3_text` of the time; CR1 and CR2 χ² still over-reject
+# ({glue:text}`validity_size_cr1_text`, {glue:text}`validity_size_cr2_text`), because 57 clusters
 # are too few for their asymptotics. The small-sample corrections hold their level: CR2-HTZ
-# {glue:text}`validity_size_htz:.1%` and the wild cluster bootstrap
-# {glue:text}`validity_size_wcr:.1%`.
+# {glue:text}`validity_size_htz_text` and the wild cluster bootstrap
+# {glue:text}`validity_size_wcr_text`.
+# {download}`Download every recorded rate with its Monte Carlo SE (CSV) <validity_size_power.csv>`.
 
 # %% tags=["hide-input"]
 rates = size_power.pivot(index="method", columns="world", values="rejection_rate")
 rates = rates.rename(columns={"null": "size (null world)", "planted": "power (planted world)"})
 rates["Monte Carlo SE (size)"] = size_power[size_power["world"] == "null"].set_index("method")["mc_se"]
+write_download(size_power, "validity_size_power.csv", executed_dir)
 display(rates.round(3))
 rate = size_power.set_index(["world", "method"])["rejection_rate"]
+rate_se = size_power.set_index(["world", "method"])["mc_se"]
 has_permutation = ("null", "block permutation (LR)") in rate.index
-size_stats = {"validity_size_hc3": rate["null", "HC3 chi2"], "validity_size_cr1": rate["null", "CR1 chi2"],
-              "validity_size_cr2": rate["null", "CR2 chi2"], "validity_size_htz": rate["null", "CR2 HTZ"],
-              "validity_size_wcr": rate["null", "WCR(CR2)"], "validity_power_htz": rate["planted", "CR2 HTZ"],
-              "validity_power_wcr": rate["planted", "WCR(CR2)"],
-              "validity_n_reps": int(size_power["n_reps"].iloc[0])}
+cells = {"validity_size_hc3": ("null", "HC3 chi2"), "validity_size_cr1": ("null", "CR1 chi2"),
+         "validity_size_cr2": ("null", "CR2 chi2"), "validity_size_htz": ("null", "CR2 HTZ"),
+         "validity_size_wcr": ("null", "WCR(CR2)"), "validity_power_htz": ("planted", "CR2 HTZ"),
+         "validity_power_wcr": ("planted", "WCR(CR2)")}
 if has_permutation:
-    size_stats |= {"validity_size_perm": rate["null", "block permutation (LR)"],
-                   "validity_power_perm": rate["planted", "block permutation (LR)"]}
+    cells |= {"validity_size_perm": ("null", "block permutation (LR)"),
+              "validity_power_perm": ("planted", "block permutation (LR)")}
+size_stats = ({key: rate[cell] for key, cell in cells.items()} | {f"{key}_se": rate_se[cell] for key, cell in cells.items()}
+              | {"validity_n_reps": int(size_power["n_reps"].iloc[0])})
+size_stats |= rate_texts(size_stats, cells)
 glue_values(size_stats)
 if has_permutation:
     conservative = size_stats["validity_size_perm"] < 0.025
     weaker = size_stats["validity_power_perm"] < size_stats["validity_power_htz"] - 0.1
     display(Markdown(
-        f"The subject-block permutation of the LR statistic: size {size_stats['validity_size_perm']:.1%}, "
-        f"power {size_stats['validity_power_perm']:.1%}"
+        f"The subject-block permutation of the LR statistic: size {size_stats['validity_size_perm_text']}, "
+        f"power {size_stats['validity_power_perm_text']}"
         + (" — conservative" if conservative else "")
         + (", and far less powerful than the corrected Wald tests" if weaker else "") + "."))
 else:
@@ -205,9 +211,9 @@ else:
                      "`make bench` (`bench/bench_inference.py --size-power`).*"))
 
 # %% [markdown]
-# With {glue:text}`validity_n_reps` replicates per world the Monte Carlo standard error of a 5 %
-# rate is about 1.5 points. The corrected tests keep power
-# {glue:text}`validity_power_htz:.0%` (CR2-HTZ) and {glue:text}`validity_power_wcr:.0%`
+# With {glue:text}`validity_n_reps` replicates per world each rate is shown to the digits its
+# Monte Carlo SE allows. The corrected tests keep power
+# {glue:text}`validity_power_htz_text` (CR2-HTZ) and {glue:text}`validity_power_wcr_text`
 # (wild cluster bootstrap) against the planted shift.
 #
 # ## §4's tests on the simulator's own worlds, over many seeds
@@ -221,6 +227,7 @@ else:
 # (`bench/bench_seed_study.py`, recorded {glue:text}`seed_study_created`). The true b leaves out
 # b̂'s estimation error, so these rates bound what the chapters' b̂ can do from above. Each §4
 # chapter places its own seed's p among these.
+# {download}`Download the seed study's rates with their Monte Carlo SEs (CSV) <validity_seed_study.csv>`.
 
 # %% tags=["hide-input"]
 seed_meta = json.loads((results / "seed_study.json").read_text())
@@ -233,6 +240,7 @@ seed_rates["reads as (planted / null)"] = (seed_summary.groupby("quantity", sort
                                            .agg(" / ".join))
 glue_values({"seed_study_n": seed_table["seed"].nunique(), "seed_study_boot": seed_meta["n_boot"],
              "seed_study_created": seed_meta["created"][:10]})
+write_download(seed_summary, "validity_seed_study.csv", executed_dir)
 seed_rates.round(3)
 
 # %% [markdown]
@@ -250,12 +258,12 @@ seed_rates.round(3)
 # and records λ's CR2 interval and wild-bootstrap p ({glue:text}`fit_study_boot:,` draws) and ρ's
 # posterior interval. The simulator draws discriminations independently of depth, so the planted
 # λ is 0 in every world; ρ is planted exactly among the working checkpoints. Over the seeds, the
-# 3PL's λ interval covers 0 in {glue:text}`fit_study_lambda_coverage:.1%` of them (Monte Carlo SE
-# {glue:text}`fit_study_lambda_mc_se:.1%`; nominal 95 %), and its wild bootstrap rejects λ = 0 in
-# {glue:text}`fit_study_lambda_size:.1%` (nominal 5 %); the 2PL's λ, read from a fit that leaves out
-# the guessing floor, has a mean error of {glue:text}`fit_study_lambda_2pl_bias:+.3f` and covers 0
-# in {glue:text}`fit_study_lambda_2pl_coverage:.1%`. ρ's posterior interval covers the planted value
-# in {glue:text}`fit_study_rho_coverage:.1%` of the seeds (MC SE {glue:text}`fit_study_rho_mc_se:.1%`);
+# 3PL's λ interval covers 0 in {glue:text}`fit_study_lambda_coverage_text` of them (nominal 95 %),
+# and its wild bootstrap rejects λ = 0 in {glue:text}`fit_study_lambda_size_text` (nominal 5 %);
+# the 2PL's λ, read from a fit that leaves out the guessing floor, has a mean error of
+# {glue:text}`fit_study_lambda_2pl_bias:+.3f` and covers 0 in
+# {glue:text}`fit_study_lambda_2pl_coverage_text`. ρ's posterior interval covers the planted value
+# in {glue:text}`fit_study_rho_coverage_text` of the seeds;
 # its estimate's mean error is {glue:text}`fit_study_rho_bias:+.4f` (MC SE
 # {glue:text}`fit_study_rho_bias_se:.4f`) against a mean interval width of
 # {glue:text}`fit_study_rho_width:.4f`: the draws of each model's two abilities are independent
@@ -281,7 +289,17 @@ glue_values({"fit_study_n": len(fit_table), "fit_study_models": fit_meta["n_mode
              "fit_study_rho_mc_se": fit_rows["rho_working"]["coverage_mc_se"],
              "fit_study_rho_bias": fit_rows["rho_working"]["bias"],
              "fit_study_rho_bias_se": fit_rows["rho_working"]["bias_mc_se"],
-             "fit_study_rho_width": fit_rows["rho_working"]["mean_width"]})
+             "fit_study_rho_width": fit_rows["rho_working"]["mean_width"]}
+            | rate_texts({"fit_study_lambda_coverage": fit_rows["lambda_3pl"]["coverage"],
+                          "fit_study_lambda_coverage_se": fit_rows["lambda_3pl"]["coverage_mc_se"],
+                          "fit_study_lambda_size": fit_rows["lambda_3pl"]["size_wcb"],
+                          "fit_study_lambda_size_se": fit_rows["lambda_3pl"]["size_wcb_mc_se"],
+                          "fit_study_lambda_2pl_coverage": fit_rows["lambda_2pl"]["coverage"],
+                          "fit_study_lambda_2pl_coverage_se": fit_rows["lambda_2pl"]["coverage_mc_se"],
+                          "fit_study_rho_coverage": fit_rows["rho_working"]["coverage"],
+                          "fit_study_rho_coverage_se": fit_rows["rho_working"]["coverage_mc_se"]},
+                         ("fit_study_lambda_coverage", "fit_study_lambda_size", "fit_study_lambda_2pl_coverage",
+                          "fit_study_rho_coverage")))
 fit_summary.drop(columns="n_seeds").round(4)
 
 # %% [markdown]

@@ -138,6 +138,7 @@ def test_size_power_summary_reads_the_table_and_names_the_bootstrapped_kinds():
     assert (out["sp_reps"], out["sp_hc3"], out["sp_htz"]) == (200, 0.2, 0.05)
     assert (out["sp_wcr"], out["sp_mcse"]) == (0.04, 0.01)
     assert out["sp_htz_power"] == pytest.approx(0.55) and out["sp_wcr_power"] == pytest.approx(0.54)
+    assert (out["sp_htz_se"], out["sp_wcr_power_se"]) == (0.01, 0.03)  # each rate's own Monte Carlo SE
     assert size_power_summary(table, "CR1")["sp_wcr"] == 0.06
     with pytest.raises(ParameterError, match=r"bootstrapped \['CR1', 'CR2'\], not 'HC3'"):
         size_power_summary(table, "HC3")

@@ -167,3 +167,25 @@ def test_a_table_shows_the_registrys_words_for_its_code_names():
     assert not code_names_in(headers), headers
     assert page.count("<td>&lt; 1e-4</td>") == 2, "a p is formatted as one under either name"
     assert frame.index[0] == "w9_cr2", "the chapter's own frame is left as it is"
+
+
+@pytest.mark.parametrize("rate, se, shown", [
+    (0.05, 0.015, "5 % (Monte Carlo SE 1.5 points)"), (0.052, 0.003, "5.2 % (Monte Carlo SE 0.30 points)"),
+    (0.8312, 0.0119, "83 % (Monte Carlo SE 1.2 points)"), (0.0, 0.0, "0 % (Monte Carlo SE 0)"),
+    (0.6, None, "60 %"), (float("nan"), 0.01, MISSING)])
+def test_a_rate_is_shown_to_the_digits_its_monte_carlo_se_allows(rate, se, shown):
+    from mmlu_audit.book.report import format_rate, rate_texts
+
+    assert format_rate(rate, se) == shown
+    assert rate_texts({"power": rate, "power_se": se}, ["power"]) == {"power_text": shown}
+
+
+def test_a_rate_is_formatted_in_one_place():
+    from pathlib import Path
+
+    import mmlu_audit
+
+    lib = Path(mmlu_audit.__file__).parent
+    homes = [str(f.relative_to(lib)) for f in sorted(lib.rglob("*.py"))
+             if "def format_rate(" in f.read_text()]
+    assert homes == ["book/report.py"]

@@ -15,10 +15,11 @@ from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.irt.backend import backend_name
 
 __all__ = ["FEW_MODELS", "ITEMS_LABEL", "MISSING", "P_FLOOR", "SIGNIFICANT_DIGITS", "banner_html",
-           "finding_checks", "format_number", "format_p", "frame_html", "glue_figure", "glue_ready",
-           "glue_values", "in_words", "p_cells_formatted", "population_note", "real_label", "rerun_box",
-           "simulation_banner", "source_banner", "text_banner", "three_way_table", "use_table_format",
-           "value_label", "write_download", "write_netcdf_download"]
+           "finding_checks", "format_number", "format_p", "format_rate", "frame_html", "glue_figure",
+           "glue_ready", "glue_values", "in_words", "p_cells_formatted", "population_note",
+           "rate_decimals", "rate_texts", "real_label", "rerun_box", "simulation_banner", "source_banner",
+           "text_banner", "three_way_table", "use_table_format", "value_label", "write_download",
+           "write_netcdf_download"]
 
 #: How a missing value (None, NaN) is shown in a table.
 MISSING = "—"
@@ -149,6 +150,55 @@ def format_p(value) -> str:
     if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and 0 <= value < P_FLOOR:
         return f"< {P_FLOOR:.0e}".replace("e-0", "e-")
     return format_number(value)
+
+
+def rate_decimals(mc_se: float) -> int:
+    """Decimals of a percentage that its Monte Carlo SE allows: the SE's first significant digit is the last.
+
+    An SE of 1.5 points allows "5 %", one of 0.3 points "5.2 %"; an SE of 0 (a rate of 0 or 1)
+    or a missing one leaves the percentage whole.
+    """
+    if mc_se is None or not math.isfinite(mc_se) or mc_se <= 0:
+        return 0
+    return max(0, -math.floor(math.log10(100 * mc_se)))
+
+
+def format_rate(rate, mc_se=None) -> str:
+    """A power, size or coverage from a seed or replicate study, as a percentage with its Monte Carlo SE.
+
+    Parameters
+    ----------
+    rate : float
+        The share of replicates (between 0 and 1).
+    mc_se : float, optional
+        Its Monte Carlo SE, a share too (e.g. the binomial √(r(1 − r)/n) a study records).
+
+    Returns
+    -------
+    str
+        The rate to the digits its SE allows (:func:`rate_decimals`) and the SE to one more
+        decimal, e.g. "5 % (Monte Carlo SE 1.5 points)"; without an SE, the whole percentage;
+        "—" for a missing rate. The one place a chapter or summary formats such a rate.
+    """
+    if rate is None or (isinstance(rate, Real) and not math.isfinite(rate)):
+        return MISSING
+    if mc_se is None or not math.isfinite(mc_se):
+        return f"{100 * rate:.0f} %"
+    if mc_se == 0:  # every replicate alike (a rate of 0 or 1): the binomial SE is 0, not "0.0"
+        return f"{100 * rate:.0f} % (Monte Carlo SE 0)"
+    digits = rate_decimals(mc_se)
+    return f"{100 * rate:.{digits}f} % (Monte Carlo SE {100 * mc_se:.{digits + 1}f} points)"
+
+
+def rate_texts(values: dict, keys, se_suffix: str = "_se") -> dict[str, str]:
+    """``{key}_text`` for each of ``keys``: :func:`format_rate` of ``values[key]`` and its SE.
+
+    The SE is ``values[key + se_suffix]`` (none when absent).
+
+    A chapter glues these beside the numbers, and its prose shows the text: a rate is never
+    printed to more digits than its Monte Carlo SE allows, nor without it.
+    """
+    return {f"{key}_text": format_rate(values[key], values.get(f"{key}{se_suffix}")) for key in keys}
 
 
 def p_cells_formatted(frame):

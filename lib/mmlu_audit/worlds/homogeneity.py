@@ -186,7 +186,9 @@ def size_power_summary(table: pd.DataFrame, boot_kind: str = "CR2") -> dict[str,
     ``sp_reps`` (replicates per world); the null world's rejection rates ``sp_hc3``,
     ``sp_cr1``, ``sp_cr2`` (χ² references), ``sp_htz`` (CR2 HTZ) and ``sp_wcr`` (the wild
     bootstrap with ``boot_kind`` inside); ``sp_mcse`` (median Monte Carlo SE in the null
-    world); and the planted world's ``sp_htz_power`` and ``sp_wcr_power``.
+    world); and the planted world's ``sp_htz_power`` and ``sp_wcr_power``. Each rate's own Monte
+    Carlo SE is under its name with ``_se`` appended (``sp_htz_se``, ``sp_wcr_power_se``), so a
+    page prints a rate with its SE (:func:`mmlu_audit.book.report.rate_texts`).
 
     Raises
     ------
@@ -198,13 +200,14 @@ def size_power_summary(table: pd.DataFrame, boot_kind: str = "CR2") -> dict[str,
     if boot_kind not in booted:
         raise ParameterError("boot_kind", f"the size study bootstrapped {booted}, not {boot_kind!r}")
     wcr = f"WCR({boot_kind})"
-    return {
-        "sp_reps": int(table["n_reps"].iloc[0]),
-        "sp_hc3": rates.loc["HC3 chi2", "null"], "sp_cr1": rates.loc["CR1 chi2", "null"],
-        "sp_cr2": rates.loc["CR2 chi2", "null"], "sp_htz": rates.loc["CR2 HTZ", "null"],
-        "sp_wcr": rates.loc[wcr, "null"], "sp_mcse": table.loc[table["world"] == "null", "mc_se"].median(),
-        "sp_htz_power": rates.loc["CR2 HTZ", "planted"], "sp_wcr_power": rates.loc[wcr, "planted"],
-    }
+    where = {"sp_hc3": ("HC3 chi2", "null"), "sp_cr1": ("CR1 chi2", "null"), "sp_cr2": ("CR2 chi2", "null"),
+             "sp_htz": ("CR2 HTZ", "null"), "sp_wcr": (wcr, "null"),
+             "sp_htz_power": ("CR2 HTZ", "planted"), "sp_wcr_power": (wcr, "planted")}
+    se = table.pivot(index="method", columns="world", values="mc_se")
+    return {"sp_reps": int(table["n_reps"].iloc[0]),
+            "sp_mcse": table.loc[table["world"] == "null", "mc_se"].median(),
+            **{key: rates.loc[cell] for key, cell in where.items()},
+            **{f"{key}_se": se.loc[cell] for key, cell in where.items()}}
 
 
 @seeded
