@@ -39,6 +39,7 @@ matched_draws = 200  # non-STEM subsamples matched to the STEM item count
 boot_replicates = 200  # bootstrap replicates of the displacement rate
 null_draws = 200  # draws of each displacement null
 noise_tol = 0.001  # "agree within 0.1 % aggregate accuracy"
+executed_dir = "../book/_executed"  # where bookbuild writes this page; its CSV download goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # matched_draws = 20
@@ -68,7 +69,7 @@ from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, source_banner, text_banner,
-                                    value_label)
+                                    value_label, write_download)
 from mmlu_audit.core.taxonomy import is_stem
 from mmlu_audit.worlds.simulated import working_models, working_rho
 
@@ -112,6 +113,7 @@ working = working_models(inputs.truth) if simulated else None  # the models not 
 # models scored by
 # log-likelihood; a difference from the paper's numbers is a difference of population and harness
 # as much as of anything else.
+# {download}`Download the HELM results beside the paper's, with the interval to read (CSV) <rank_stability_helm.csv>`.
 
 # %%
 text_banner("Real responses: HELM per-subject scores",
@@ -147,6 +149,10 @@ real_table = pd.DataFrame({
 }, index=["τ_w STEM", "τ_w non-STEM", f"displacement (paper Top 50, HELM Top {hk_main})",
           "subject-block null"])
 display(real_table.round(4))
+write_download(real_table.rename_axis("quantity").reset_index().assign(
+    **{"HELM low (interval to read)": [np.nan, np.nan, helm_values["helm_displacement_read_low"], np.nan],
+       "HELM high (interval to read)": [np.nan, np.nan, helm_values["helm_displacement_read_high"], np.nan]}),
+    "rank_stability_helm.csv", executed_dir)
 helm_retention.rename_axis("Top k (HELM)").round(3)
 
 # %%

@@ -62,7 +62,7 @@ from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, answered_columns, calibration_spec
 from mmlu_audit.book.plots import SOURCE_COLORS, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
-                                    three_way_table, value_label, write_netcdf_download)
+                                    three_way_table, value_label, write_download, write_netcdf_download)
 from mmlu_audit.analyses.subscales import (HEADLINE_KEYS, matched_subscale_correlation, summarise_replicates,
                                            two_dimension_headline)
 from mmlu_audit.worlds.calibration import CHANCE_CUTOFF, above_floor
@@ -352,6 +352,7 @@ paper_table({k: subscale_stats[k] for k in ("subscale_r", "subscale_r_ci_low", "
 #
 # The headline figures of {ref}`sec-2d-real` beside the paper's and those of this page's own
 # source, with the planted value where the source is simulated.
+# {download}`Download the table (CSV) <appendix_c_side_by_side.csv>`.
 
 # %%
 simulated_values = rho_stats | heldout_stats | subscale_stats
@@ -359,9 +360,12 @@ bootstrap_only = {"rho_working_boot_low": "ρ working, posterior × model bootst
                   "rho_working_boot_high": "ρ working, posterior × model bootstrap, high",
                   "subscale_r_boot_low": "subscale r, model bootstrap, low",
                   "subscale_r_boot_high": "subscale r, model bootstrap, high"}
-three_way_table({k: simulated_values.get(k, np.nan) for k in HEADLINE_KEYS}, real_values, real_matrix=real.matrix,
-                planted={"rho_2d_working": rho_planted} if truth is not None else None,
-                labels=bootstrap_only).round(4)
+side_by_side = three_way_table({k: simulated_values.get(k, np.nan) for k in HEADLINE_KEYS}, real_values,
+                               real_matrix=real.matrix,
+                               planted={"rho_2d_working": rho_planted} if truth is not None else None,
+                               labels=bootstrap_only)
+write_download(side_by_side.reset_index(), "appendix_c_side_by_side.csv", executed_dir)
+side_by_side.round(4)
 
 # %% [markdown]
 # ## Checks

@@ -30,6 +30,7 @@ fast = False  # smoke run: shorter shared fits, plus this chapter's fast-paramet
 n_boot = 9999  # wild cluster bootstrap draws
 feature_items = 0  # stems parsed: 0 for all 12,032, else a seeded subsample of this size
 helm_items = "all"  # MMLU items of the HELM-20 refit: "all", or "crosswalk" (those MMLU-Pro kept)
+executed_dir = "../book/_executed"  # where bookbuild writes this page; its CSV download goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # n_boot = 199
@@ -54,7 +55,8 @@ from mmlu_audit.analyses.pro import (accuracy_table, depth_within_category, helm
                                      homogeneity_variants, mmlu_difficulty_comparison, origin_profile,
                                      pro_inputs)
 from mmlu_audit.analyses.regression import difficulty_reliability, indicator_design, partition_fits
-from mmlu_audit.book.report import finding_checks, glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, source_banner,
+                                    write_download)
 
 use_style()
 pro_source = f"mmlu_pro_{pro_panel}"
@@ -266,6 +268,7 @@ glue_figure("fig_pro_vs_mmlu_b", fig)
 # The paper's W(9) on MMLU under CR2 was {glue:text}`paper_w9_cr2:.2f` with a WCR p of
 # {glue:text}`paper_wcb_p:.3f`. The rows below
 # are the sensitivity runs. {glue:text}`htz_undefined_note`
+# {download}`Download the homogeneity tests of every variant (CSV) <mmlu_pro_homogeneity.csv>`.
 
 # %%
 stratified = partition_fits(frame.dropna(subset=list(INDICATORS))["b_hat"].to_numpy(),
@@ -295,6 +298,7 @@ undefined = tests.index[tests["htz_p"].isna()].tolist()
 glue_values({"htz_undefined_note": (
     "The HTZ form is undefined (a non-positive denominator df) for: " + "; ".join(undefined) + "; "
     "only the bootstrap speaks there." if undefined else "The HTZ form is defined in every variant.")})
+write_download(tests.rename_axis("variant").reset_index(), "mmlu_pro_homogeneity.csv", executed_dir)
 tests.astype({"n_items": int, "n_clusters": int}).round(4)
 
 # %% [markdown]

@@ -290,8 +290,16 @@ def test_no_link_without_its_csv(tmp_path):
 
 
 @pytest.mark.parametrize("label, name", [("chap-scorecard", "scorecard.csv"),
-                                         ("chap-real-verdicts", "real_verdicts_claims.csv")])
-def test_the_scorecard_and_claims_pages_write_the_csv_they_link(label, name):
+                                         ("chap-real-verdicts", "real_verdicts_claims.csv"),
+                                         # issue 49: the five pages that had none
+                                         ("chap-homogeneity", "homogeneity_real_contrasts.csv"),
+                                         ("chap-homogeneity", "homogeneity_side_by_side.csv"),
+                                         ("chap-rank-stability", "rank_stability_helm.csv"),
+                                         ("chap-appendix-c", "appendix_c_side_by_side.csv"),
+                                         ("chap-validity", "validity_size_power.csv"),
+                                         ("chap-validity", "validity_seed_study.csv"),
+                                         ("chap-mmlu-pro", "mmlu_pro_homogeneity.csv")])
+def test_the_pages_write_the_csv_they_link(label, name):
     source = _source(label)
     assert "write_download(" in source and f'"{name}", executed_dir)' in source
     assert f"<{name}>`" in source and 'executed_dir = "../book/_executed"' in source
