@@ -7,9 +7,11 @@ import pandas as pd
 import pytest
 
 from mmlu_audit.features import (
+    ENCODER_RUNTIMES,
     OPTION_COVARIATES,
     encode_items,
     item_texts,
+    mean_pool,
     option_covariate_table,
     option_covariates,
     readability_grade,
@@ -97,9 +99,8 @@ def test_encoder_embeds_offline_and_caches(tmp_path):
 
 
 def test_make_data_embeddings_are_the_ones_the_chapter_reads(tmp_path, monkeypatch):
-    import sentence_transformers
-
     from mmlu_audit.book.prepare import prepare_embeddings
+    from mmlu_audit.features import baselines
 
     items = _items(3)
     prepare_embeddings(items, cache_dir=tmp_path)
@@ -107,7 +108,7 @@ def test_make_data_embeddings_are_the_ones_the_chapter_reads(tmp_path, monkeypat
     def no_encoder(*args, **kwargs):
         raise AssertionError("the encoder was loaded although make data had cached the vectors")
 
-    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", no_encoder)
+    monkeypatch.setattr(baselines, "_encode", no_encoder)  # either runtime
     read = encode_items(items, cache_dir=tmp_path, progress=False)
     assert read.shape == (3, 384)
     with pytest.raises(AssertionError, match="encoder was loaded"):
@@ -115,7 +116,7 @@ def test_make_data_embeddings_are_the_ones_the_chapter_reads(tmp_path, monkeypat
 
 
 def test_a_subsample_is_sliced_from_the_whole_cache_else_encoded_alone(tmp_path, monkeypatch):
-    import sentence_transformers
+    from mmlu_audit.features import baselines
 
     items, rows = _items(5), np.array([3, 0])
     alone = encode_items(items, cache_dir=tmp_path, progress=False, rows=rows)
@@ -126,7 +127,7 @@ def test_a_subsample_is_sliced_from_the_whole_cache_else_encoded_alone(tmp_path,
     def no_encoder(*args, **kwargs):
         raise AssertionError("the encoder was loaded although all items were cached")
 
-    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", no_encoder)
+    monkeypatch.setattr(baselines, "_encode", no_encoder)
     assert np.array_equal(encode_items(items, cache_dir=tmp_path, progress=False, rows=[4, 1]),
                           whole[[4, 1]])
 
@@ -174,6 +175,99 @@ def test_torch_threads_are_pinned_while_encoding_and_restored(tmp_path, monkeypa
 
     monkeypatch.setattr("sentence_transformers.SentenceTransformer.encode", spy)
     items = _items(2)
+    baselines.encode_items(items, cache=False, progress=False, threads=1, runtime="torch")
+    baselines.encode_items(items, cache=False, progress=False, runtime="torch")
+    assert seen == [1, encoder_threads()] and torch.get_num_threads() == before
+
+
+def test_onnx_sessions_get_the_encoder_threads(monkeypatch):
+    from mmlu_audit.features import baselines, encoder_threads
+
+    seen = []
+    real_session = baselines._onnx_session
+
+    def spy(model, threads):
+        seen.append(threads)
+        return real_session(model, threads)
+
+    monkeypatch.setattr(baselines, "_onnx_session", spy)
+    items = _items(2)
     baselines.encode_items(items, cache=False, progress=False, threads=1)
     baselines.encode_items(items, cache=False, progress=False)
-    assert seen == [1, encoder_threads()] and torch.get_num_threads() == before
+    assert seen == [1, encoder_threads()]
+
+
+def _real_sample(items: pd.DataFrame, n_random: int = 45, n_longest: int = 5) -> pd.DataFrame:
+    """A seeded sample of real items plus the longest ones (past the 256-word-piece limit)."""
+    lengths = pd.Series([len(text) for text in item_texts(items)], index=items.index)
+    longest = items.loc[lengths.nlargest(n_longest).index]
+    rest = items.drop(index=longest.index).sample(n_random, random_state=20261207)
+    return pd.concat([rest, longest])
+
+
+def test_onnx_and_torch_embeddings_agree_on_real_items(items):
+    """The ONNX export, its tokenisation and mean pooling give sentence-transformers' vectors.
+
+    Measured: the smallest cosine over such samples is 0.9999999 (float32 rounding; the
+    largest absolute difference ~2e-7); 0.9999 is the issue's bar. The five longest items
+    are truncated at 256 word pieces by both runtimes.
+    """
+    sample = _real_sample(items)
+    onnx = encode_items(sample, cache=False, progress=False, runtime="onnx")
+    torch = encode_items(sample, cache=False, progress=False, runtime="torch")
+    assert onnx.shape == torch.shape == (50, 384) and onnx.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(onnx, axis=1), 1.0, atol=1e-5)
+    cosines = (onnx * torch).sum(axis=1) / np.linalg.norm(onnx, axis=1) / np.linalg.norm(torch, axis=1)
+    assert cosines.min() >= 0.9999, f"smallest cosine {cosines.min():.6f} (item {cosines.argmin()})"
+
+
+def test_the_onnx_export_is_cached_and_reused(monkeypatch):
+    from mmlu_audit.features import baselines
+
+    path = baselines._encoder_path()
+    first = baselines._onnx_model(path)  # exported here unless an earlier test did
+    monkeypatch.setattr(baselines, "_export_onnx", lambda _p: pytest.fail("exported twice"))
+    assert baselines._onnx_model(path) == first
+    (entry,) = (baselines.cache_root() / "encoder").glob("minilm-*.onnx")
+    assert entry.with_suffix(".json").exists() and not list(entry.parent.glob(".*.tmp"))
+
+
+def test_the_runtime_is_in_the_embeddings_key(tmp_path, monkeypatch):
+    from mmlu_audit.features import baselines
+
+    items = _items(3)
+    texts = item_texts(items)
+    assert baselines._encoder_key(texts, "onnx") != baselines._encoder_key(texts, "torch")
+    made = []
+
+    def fake(texts, model_path, batch_size, progress, threads, runtime):  # one constant per runtime
+        made.append(runtime)
+        return np.full((len(texts), 384), ENCODER_RUNTIMES.index(runtime) + 1.0, dtype=np.float32)
+
+    monkeypatch.setattr(baselines, "_encode", fake)
+    for _ in range(2):
+        for runtime in ENCODER_RUNTIMES:
+            vectors = encode_items(items, cache_dir=tmp_path, progress=False, runtime=runtime)
+            assert np.all(vectors == ENCODER_RUNTIMES.index(runtime) + 1.0)
+    assert made == list(ENCODER_RUNTIMES) and len(list(tmp_path.glob("minilm-*.npy"))) == 2
+
+
+@pytest.mark.parametrize("runtime", ["tensorflow", "ONNX", None, ["onnx"]])
+def test_a_bad_runtime_is_one_clear_error_before_any_work(runtime, tmp_path, monkeypatch):
+    from mmlu_audit.core.errors import ParameterError
+    from mmlu_audit.features import baselines
+
+    monkeypatch.setattr(baselines, "_encode", lambda *_a: pytest.fail("encoded"))
+    with pytest.raises(ParameterError, match=r"^runtime: unknown encoder runtime .*one of 'onnx', 'torch'"):
+        encode_items(_items(2), cache_dir=tmp_path, progress=False, runtime=runtime)
+    assert not list(tmp_path.iterdir())
+
+
+def test_mean_pool_ignores_padding_and_normalises():
+    hidden = np.array([[[1.0, 0.0], [3.0, 4.0], [100.0, 100.0]],
+                       [[0.0, 2.0], [0.0, 0.0], [0.0, 0.0]]], dtype=np.float32)
+    mask = np.array([[1, 1, 0], [0, 0, 0]])
+    pooled = mean_pool(hidden, mask)
+    np.testing.assert_allclose(pooled[0], np.array([2.0, 2.0]) / np.sqrt(8.0), rtol=1e-6)
+    np.testing.assert_array_equal(pooled[1], [0.0, 0.0])  # no tokens: zeros, not NaN
+    assert pooled.dtype == np.float32

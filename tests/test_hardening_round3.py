@@ -799,7 +799,7 @@ def test_a_read_only_embeddings_cache_serves_its_vectors_and_refuses_a_miss(tmp_
 
     cache, items = _cache_env(tmp_path, monkeypatch), _four_option_items()
     monkeypatch.setattr(baselines, "_encoder_path", lambda: tmp_path)  # the model itself is not needed
-    monkeypatch.setattr(baselines, "_encoder_key", lambda texts: cache_key(texts))  # nor torch's import
+    monkeypatch.setattr(baselines, "_encoder_key", lambda texts, _runtime: cache_key(texts))
     monkeypatch.setattr(baselines, "_encode", lambda texts, *_a: np.arange(
         len(texts) * 384, dtype=np.float32).reshape(len(texts), 384))
     first = baselines.encode_items(items, progress=False)

