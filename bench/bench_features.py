@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python bench/bench_features.py                 # all 14,042 items, cold
     .venv/bin/python bench/bench_features.py --n-items 500 --encoder-items 200
+    .venv/bin/python bench/bench_features.py --encoder-only --encoder-items 1000
 
 The cold run parses into a fresh temporary cache (so it is really cold), then
 times a second, cached build. Unless ``--no-populate`` is given, the parse
@@ -12,6 +13,11 @@ store, feature table and embeddings land in the project cache
 ``bench/results/features.json``: items/s per stage, cold and cached totals,
 encoder throughput, and the chapter statistics (r of WSCG Nodes and Depth with
 token count, VIF range of the nine indicators, top-tier count, flags).
+
+The encoder section times both runtimes of the same weights in one run (ONNX, the
+default, and torch): items/s of each, their ratio and the smallest cosine between
+their vectors. ``--encoder-only`` runs that section alone and writes
+``bench/results/encoder_runtime.json`` with the commit, machine and settings.
 """
 
 from __future__ import annotations
@@ -184,30 +190,82 @@ def stem_scaling(sizes: list[int], seed: int = 0) -> dict:
 #: The encoder's batch size before it was tuned: the peer of the same-run ratio.
 PREVIOUS_ENCODER_BATCH_SIZE = 64
 
+#: The encoder-only run's results (``--encoder-only``): the runtime comparison alone.
+ENCODER_RESULTS = Path(__file__).resolve().parent / "results" / "encoder_runtime.json"
+
+
+def _min_cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(((a * b).sum(axis=1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)).min())
+
 
 def time_encoder(items, encoder_items: int | None, populate: bool) -> dict:
-    """Embed whole items (question + options) from a cold cache, at the default batch size and at
-    the previous one (same run, so the ratio holds on a busy machine); keep full-set vectors if asked."""
+    """Embed whole items (question + options) from a cold cache with each runtime, in one run.
+
+    The default runtime (ONNX) runs at the default batch size and at the previous one, torch at
+    the default; the ratios hold on a busy machine because the passes share it. Each pass
+    includes loading its model; the one-time ONNX export (cached) and the imports are outside
+    the timings (``onnx_export_s``). Full-set ONNX vectors go to the project cache if asked.
+    """
+    from mmlu_audit.features import ENCODER_RUNTIMES, baselines
+
     subset = items if not encoder_items else items.sample(min(encoder_items, len(items)),
                                                            random_state=0).sort_index()
+    start = time.perf_counter()
+    baselines._onnx_model(baselines._encoder_path())  # the export, once per machine (cached)
+    export_s = time.perf_counter() - start
+    default_runtime = ENCODER_RUNTIMES[0]
+    passes = [(default_runtime, ENCODER_BATCH_SIZE), ("torch", ENCODER_BATCH_SIZE),
+              (default_runtime, PREVIOUS_ENCODER_BATCH_SIZE)]
     timed = {}
-    for batch_size in (ENCODER_BATCH_SIZE, PREVIOUS_ENCODER_BATCH_SIZE):
+    for runtime, batch_size in passes:
         with tempfile.TemporaryDirectory(prefix="bench-encoder-") as tmp:
             start = time.perf_counter()
-            vectors = encode_items(subset, batch_size=batch_size, cache_dir=tmp, progress=False)
-            timed[batch_size] = (time.perf_counter() - start, vectors)
-            if populate and batch_size == ENCODER_BATCH_SIZE and len(subset) == len(items):
+            vectors = encode_items(subset, batch_size=batch_size, cache_dir=tmp, progress=False,
+                                   runtime=runtime)
+            timed[runtime, batch_size] = (time.perf_counter() - start, vectors)
+            if (populate and (runtime, batch_size) == passes[0] and len(subset) == len(items)):
                 target = cache_root() / "embeddings"
                 target.mkdir(parents=True, exist_ok=True)
                 for path in Path(tmp).glob("*.npy"):
                     shutil.copy2(path, target / path.name)
-    seconds, vectors = timed[ENCODER_BATCH_SIZE]
-    before, before_vectors = timed[PREVIOUS_ENCODER_BATCH_SIZE]
-    return {"n_items": len(subset), "total_s": round(seconds, 1), "batch_size": ENCODER_BATCH_SIZE,
-            "items_per_s": _rate(len(subset), seconds), "dim": int(vectors.shape[1]),
+            print(json.dumps({"runtime": runtime, "batch_size": batch_size,
+                              "items_per_s": _rate(len(subset), timed[runtime, batch_size][0])}), flush=True)
+    seconds, vectors = timed[passes[0]]
+    torch_s, torch_vectors = timed[passes[1]]
+    before, before_vectors = timed[passes[2]]
+    min_cosine = _min_cosine(vectors, torch_vectors)
+    return {"n_items": len(subset), "runtime": default_runtime, "total_s": round(seconds, 1),
+            "batch_size": ENCODER_BATCH_SIZE, "items_per_s": _rate(len(subset), seconds),
+            "dim": int(vectors.shape[1]),
             "previous_batch_size": PREVIOUS_ENCODER_BATCH_SIZE, "previous_total_s": round(before, 1),
             "speedup_vs_previous": round(before / seconds, 2),
-            "max_abs_difference_vs_previous": float(np.abs(vectors - before_vectors).max())}
+            "max_abs_difference_vs_previous": float(np.abs(vectors - before_vectors).max()),
+            "runtimes": {name: {"total_s": round(t, 1), "items_per_s": _rate(len(subset), t)}
+                         for name, t in ((default_runtime, seconds), ("torch", torch_s))},
+            "speedup_vs_torch": round(torch_s / seconds, 2),
+            "min_cosine_vs_torch": min_cosine, "max_cosine_gap_vs_torch": 1.0 - min_cosine,
+            "max_abs_difference_vs_torch": float(np.abs(vectors - torch_vectors).max()),
+            "onnx_export_s": round(export_s, 1)}
+
+
+def encoder_only(encoder_items: int | None) -> dict:
+    """The encoder section alone (no parsing), with the commit, machine and settings."""
+    import subprocess
+
+    from mmlu_audit.features import encoder_threads
+
+    items = mmlu_audit.load_items()
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parent).stdout.strip()
+    machine = {"cpus": os.cpu_count(), "encoder_threads": encoder_threads(),
+               "python": platform.python_version(), "processor": platform.processor() or platform.machine(),
+               "load_avg_start": os.getloadavg()}
+    encoder = time_encoder(items, encoder_items, populate=False)
+    machine["load_avg_end"] = os.getloadavg()
+    return {"commit": commit, "machine": machine, "encoder": encoder,
+            "settings": {"encoder_items": encoder["n_items"], "sample_seed": 0,
+                         "batch_size": ENCODER_BATCH_SIZE,
+                         "timed": "cold embeddings cache, model load included"}}
 
 
 def previous_encoder_result() -> dict:
@@ -225,8 +283,18 @@ def main() -> None:
                         help="items to embed (default: all; 0 keeps the previous timing)")
     parser.add_argument("--no-populate", action="store_true",
                         help="do not copy caches into the project cache")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--encoder-only", action="store_true",
+                        help=f"time only the encoder's runtimes (results: {ENCODER_RESULTS.name})")
+    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    if args.encoder_only:
+        report = encoder_only(args.encoder_items)
+        out = args.out or ENCODER_RESULTS
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=1) + "\n")
+        print(json.dumps(report["encoder"], indent=1))
+        return
+    args.out = args.out or RESULTS
     report = run(args.n_items, args.encoder_items, populate=not args.no_populate)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
