@@ -286,8 +286,9 @@ glue_values({f"real_{k}": v for k, v in real_values.items()}
             | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
                "real_description": real.matrix.description})
 simulated_values = size_stats | contrast_statistics(contrasts) | contrast_keys
+survivor_keys = {"holm_hc3": "holm_survivors_hc3", "holm_boot": "holm_survivors_boot"}  # counts, not p-values
 three_way_table({k: simulated_values[k] for k in HEADLINE_KEYS}, real_values, real_matrix=real.matrix,
-                paper_keys={"holm_hc3": "holm_survivors_hc3", "holm_boot": "holm_survivors_boot"}).round(4)
+                paper_keys=survivor_keys, labels={k: label(v) for k, v in survivor_keys.items()}).round(4)
 
 # %%
 rerun_box("real_source", "helm20",

@@ -166,6 +166,52 @@ _OTHER_LABELS = {
     "n_kept": "questions kept from MMLU",
     "n_added": "questions MMLU-Pro added",
     "n_tokens": "tokens",
+    # Appendix C's tables (chap-appendix-c; mmlu_audit.analyses.subscales.HEADLINE_KEYS)
+    "rho_2d": "ρ(θ STEM, θ non-STEM), two-dimensional 2PL",
+    "rho_2d_low": "ρ: Fisher 95 % low",
+    "rho_2d_high": "ρ: Fisher 95 % high",
+    "rho_2d_mass_above_0_99": "ρ: share of its interval above 0.99",
+    "n_distinct_models": "distinct checkpoints",
+    "rho_2d_working": "ρ among the working checkpoints",
+    "rho_working_low": "ρ working: posterior 95 % low",
+    "rho_working_high": "ρ working: posterior 95 % high",
+    "rho_working_boot_low": "ρ working, posterior × model bootstrap, low",
+    "rho_working_boot_high": "ρ working, posterior × model bootstrap, high",
+    "n_working_distinct": "working distinct checkpoints",
+    "n_heldout": "held-out cells",
+    "heldout_gain_nats": "held-out gain, two dimensions over one (nats)",
+    "heldout_gain_per_cell": "held-out gain per cell (nats)",
+    "heldout_paired_z": "held-out gain: z, cells independent",
+    "heldout_z_by_model": "held-out gain: z, clustered by model",
+    "heldout_n_models": "model clusters",
+    "heldout_z_by_subject": "held-out gain: z, clustered by subject",
+    "heldout_n_subjects": "subject clusters",
+    "subscale_r": "disattenuated subscale r (mean over item draws)",
+    "subscale_r_ci_low": "subscale r: 2.5 % of item draws",
+    "subscale_r_ci_high": "subscale r: 97.5 % of item draws",
+    "subscale_share_at_least_one": "share of item draws with r ≥ 1",
+    "subscale_r_boot_low": "subscale r, model bootstrap, low",
+    "subscale_r_boot_high": "subscale r, model bootstrap, high",
+    # §4.2's tables (chap-stratified; mmlu_audit.analyses.regression.stratified.HEADLINE_KEYS)
+    "holm_survivors_hc3": "contrasts surviving Holm, HC3",
+    "holm_survivors_cr1": "contrasts surviving Holm, CR1",
+    "holm_survivors_boot": "contrasts surviving Holm, bootstrap",
+    "holm_hc3": "contrasts surviving Holm, HC3",
+    "holm_cr2": "contrasts surviving Holm, CR2",
+    "ci_low": "95 % low",
+    "ci_high": "95 % high",
+    "cohens_q": "Cohen's q",
+    "r2_stem": "R², STEM",
+    "r2_non_stem": "R², non-STEM",
+    "f2_stem": "Cohen's f², STEM",
+    "f2_non_stem": "Cohen's f², non-STEM",
+    "explained_var_stem": "explained variance, STEM",
+    "explained_var_non_stem": "explained variance, non-STEM",
+    "explained_var_ratio": "explained variance, STEM ÷ non-STEM",
+    "logit2_ratio": "logit² ratio, STEM ÷ non-STEM",
+    "logit2_ratio_ci_low": "logit² ratio: 95 % low",
+    "logit2_ratio_ci_high": "logit² ratio: 95 % high",
+    "n_boot": "bootstrap draws",
 }
 
 
@@ -183,7 +229,11 @@ def labels() -> dict[str, str]:
     words = dict(zip(table["column"], table["name"], strict=True))
     # a STEM × indicator contrast as the regression names its term (contrast_terms: "STEM:d_ner")
     contrasts = {f"STEM:{column}": f"STEM × {name}" for column, name in words.items()}
-    return words | contrasts | _OTHER_LABELS
+    # one contrast's statistics as §4.2's summaries name them (t_cr2_d_ner, boot_p_d_mdd, …)
+    statistics = {f"{prefix}_{column}": f"STEM × {name}: {what}" for column, name in words.items()
+                  for prefix, what in (("t_cr2", "CR2 t"), ("z_hc3", "HC3 z"), ("boot_p", "bootstrap p"),
+                                       ("holm_p_cr2", "Holm p, CR2"))}
+    return words | contrasts | statistics | _OTHER_LABELS
 
 
 def label(name: str) -> str:
