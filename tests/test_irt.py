@@ -12,7 +12,7 @@ from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.irt import (IRTFit, IRTSpec, fit_cached, fit_irt, fit_key, heldout_loglik,
                             holdout_mask, oracle_difficulties, paired_z, recovery_slope, recovery_stats,
                             split_cohort_reliability)
-from mmlu_audit.irt.engine import elbo_converged
+from mmlu_audit.irt.engine import elbo_converged, first_converged_step
 
 SMALL = {"max_steps": 600}
 
@@ -384,3 +384,14 @@ def test_two_way_z_falls_back_to_the_larger_one_way_variance_when_not_positive()
     a, b = np.array([1.0, -1.0, -1.0, 1.2]), np.zeros(4)
     out = paired_z_two_way(a, b, rows=np.array([0, 0, 1, 1]), columns=np.array([0, 1, 0, 1]))
     assert out["fallback"] and out["z"] == pytest.approx(min(out["z_rows"], out["z_columns"], key=abs))
+
+
+def test_first_converged_step_is_where_the_rule_would_have_stopped_the_fit():
+    rng = np.random.default_rng(3)
+    trace = -1e4 * (1 + 2 * np.exp(-np.arange(1500) / 120)) + rng.normal(0, 0.05, 1500)
+    window, tol = 50, 2e-5
+    brute = next(n for n in range(2 * window, trace.size + 1) if elbo_converged(trace[:n], window, tol))
+    assert first_converged_step(trace, window, tol) == brute
+    assert 2 * window < brute < trace.size
+    assert first_converged_step(np.linspace(-2e4, -1e4, 1500), window, tol) is None  # still rising
+    assert first_converged_step(trace[:60], window, tol) is None  # shorter than two windows

@@ -11,7 +11,7 @@ import pytest
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.irt.explanatory import (ExplanatorySpec, fit_explanatory, fit_explanatory_restarts,
-                                        identification_table, is_identified)
+                                        identification_table, is_identified, step_count_summary)
 
 BETA, GAMMA, DELTA, TAU, SIGMA_B = np.array([0.4, 0.0]), np.array([0.6, 0.0]), 0.5, 0.5, 0.7
 
@@ -139,3 +139,17 @@ def test_fit_equals_numpyros_own_svi_run(world):
 def test_spec_refuses_non_positive_or_non_integer_counts(field, value):
     with pytest.raises(ParameterError, match=field):
         ExplanatorySpec(**{field: value})
+
+
+def test_step_count_summary_reads_where_each_restarts_rule_first_held():
+    from types import SimpleNamespace
+
+    settled = -5e3 * (1 + np.exp(-np.arange(1000) / 60))  # settles within the rule's tolerance
+    rising = np.linspace(-9e3, -5e3, 1000)  # never settles
+    spec = ExplanatorySpec(steps=1000)
+    summary = step_count_summary([SimpleNamespace(elbo=settled), SimpleNamespace(elbo=settled)], spec)
+    first = summary["first_converged_steps"][0]
+    assert summary["first_converged_steps"] == [first, first] and 2 * spec.window <= first < 1000
+    assert summary["step_count_reading"].endswith(f"are {1000 / first:.1f}× the latest of them")
+    bad = step_count_summary([SimpleNamespace(elbo=settled), SimpleNamespace(elbo=rising)], spec)
+    assert bad["first_converged_steps"][1] is None and "in 1 of the 2 restarts" in bad["step_count_reading"]

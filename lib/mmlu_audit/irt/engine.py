@@ -41,8 +41,8 @@ from mmlu_audit.irt.result import IRTFit, SVIRun, summarise_fit
 from mmlu_audit.irt.spec import IRTSpec
 from mmlu_audit.irt.transforms import constrain, log_det_jacobian, log_det_jacobian_terms, unconstrain
 
-__all__ = ["ENGINES", "SVIRun", "backend_name", "chunk_lengths", "elbo_converged", "fit_irt",
-           "interaction_gauge_step", "interaction_ridge_step", "model_axis_placement", "run_svi",
+__all__ = ["ENGINES", "SVIRun", "backend_name", "chunk_lengths", "elbo_converged", "first_converged_step",
+           "fit_irt", "interaction_gauge_step", "interaction_ridge_step", "model_axis_placement", "run_svi",
            "scalar_laplace_scales"]
 
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
@@ -153,6 +153,24 @@ def elbo_converged(elbo: np.ndarray, window: int, rel_tol: float) -> bool:
     recent = float(np.mean(elbo[-window:]))
     before = float(np.mean(elbo[-2 * window:-window]))
     return abs(recent - before) <= rel_tol * abs(recent)
+
+
+def first_converged_step(elbo: np.ndarray, window: int, rel_tol: float) -> int | None:
+    """The first step count at which :func:`elbo_converged` would have stopped a fit, or None.
+
+    The smallest ``n`` for which ``elbo_converged(elbo[:n], window, rel_tol)`` holds: how many
+    of a fit's steps its convergence rule needed, read back from its ELBO trace (the chapters
+    use it to check that a fixed step count leaves room).
+    """
+    elbo = np.asarray(elbo, dtype=float)
+    if elbo.size < 2 * window:
+        return None
+    sums = np.concatenate([[0.0], np.cumsum(elbo)])
+    ends = np.arange(2 * window, elbo.size + 1)
+    recent = (sums[ends] - sums[ends - window]) / window
+    before = (sums[ends - window] - sums[ends - 2 * window]) / window
+    hits = np.flatnonzero(np.abs(recent - before) <= rel_tol * np.abs(recent))
+    return int(ends[hits[0]]) if hits.size else None
 
 
 def _initial_state(spec: IRTSpec, sites, data: FitData):

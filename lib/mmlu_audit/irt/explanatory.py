@@ -45,11 +45,11 @@ from mmlu_audit.core.seeds import check_seed, child_seed, seeded
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.irt.data import _as_response_array, to_signs
-from mmlu_audit.irt.engine import elbo_converged
+from mmlu_audit.irt.engine import elbo_converged, first_converged_step
 from mmlu_audit.irt.models import factor_form, likelihood_block_rows, total_loglik
 
 __all__ = ["REPLICATE_SD_RATIO", "ExplanatoryFit", "ExplanatorySpec", "explanatory_model", "fit_explanatory",
-           "fit_explanatory_restarts", "identification_table", "is_identified"]
+           "fit_explanatory_restarts", "identification_table", "is_identified", "step_count_summary"]
 
 #: Largest tolerated ratio of the across-restart SD of a parameter to its mean
 #: posterior SD for the parameter to count as identified. Mean-field SDs are too small,
@@ -357,3 +357,33 @@ def is_identified(fits: list[ExplanatoryFit], parameters=None) -> bool:
     table = identification_table(fits)
     chosen = table.index[table.index.str.startswith("gamma[")] if parameters is None else list(parameters)
     return bool(all(f.converged for f in fits) and table.loc[chosen, "identified"].all())
+
+
+def step_count_summary(fits: list[ExplanatoryFit], spec: ExplanatorySpec) -> dict:
+    """Where each restart's ELBO rule first held, and what the fixed step count leaves beyond it.
+
+    Parameters
+    ----------
+    fits : list of ExplanatoryFit
+        The restarts (each with its ELBO trace).
+    spec : ExplanatorySpec
+        Their settings (``steps``, ``window``, ``rel_tol``).
+
+    Returns
+    -------
+    dict
+        ``first_converged_steps``: the step at which each restart's rule first held, in
+        restart order (None where it never did); ``step_count_reading``: that in words, with
+        ``spec.steps`` over the latest of them ("1.4×") when every restart met the rule.
+    """
+    firsts = [first_converged_step(fit.elbo, spec.window, spec.rel_tol) for fit in fits]
+    never = sum(n is None for n in firsts)
+    if never:
+        reading = (f"the rule had not held by the last of the fixed {spec.steps:,} steps in {never} of the "
+                   f"{len(firsts)} restarts")
+    else:
+        steps = [f"{n:,}" for n in firsts]
+        listed = steps[0] if len(steps) == 1 else ", ".join(steps[:-1]) + " and " + steps[-1]
+        reading = (f"the rule first held after {listed} steps, so the fixed {spec.steps:,} steps are "
+                   f"{spec.steps / max(firsts):.1f}× the latest of them")
+    return {"first_converged_steps": firsts, "step_count_reading": reading}
