@@ -12,6 +12,7 @@ import pytest
 from IPython.core.formatters import format_display_data
 
 from mmlu_audit.core.errors import DataError, ParameterError
+from mmlu_audit.book.labels import label
 from mmlu_audit.book.results import REAL_RESULTS, RESULT_KEYS, ResultKey
 from mmlu_audit.core.paper import MMLU_PRO_SOURCES, PAPER
 from mmlu_audit.book.scorecard import (
@@ -25,6 +26,7 @@ from mmlu_audit.book.scorecard import (
     headline,
     read_chapter,
     scorecard,
+    scorecard_csv,
     scorecard_html,
     short_words_text,
     tolerance_for,
@@ -331,7 +333,10 @@ def test_the_compact_table_is_made_to_fit_with_full_words_in_tooltips(tmp_path):
     assert '<td class="sc-prov" title="simulated responses: data_source simulated">simulated</td>' in page
     verdict = table.loc["b_sd", "verdict"]
     assert f'title="{html.escape(verdict)}">{VERDICT_SHORT[verdict]}</td>' in page
-    assert ">b_<wbr>sd</td>" in page and ">theta_<wbr>sd</td>" in page
+    # a row is named in the label registry's words, not by its key (issue 49); the CSV keeps the key
+    assert f">{label('b_sd')}</td>" in page and f">{label('theta_sd')}</td>" in page
+    assert "b_<wbr>sd" not in page
+    assert scorecard_csv(table).set_index("key").loc["b_sd", "label"] == label("b_sd")
     assert set(VERDICT_SHORT) == set(VERDICTS) and set(PROVENANCE_SHORT) == set(PROVENANCES)
     legend = short_words_text()
     assert "“reproduces (simulated)” for reproduces the paper's value (simulated world)" in legend

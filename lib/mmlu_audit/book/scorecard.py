@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mmlu_audit.book.labels import label
 from mmlu_audit.book.report import format_number, format_p
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.book.chapters import chapter_stem
@@ -502,7 +503,7 @@ def _published_rows(collection: Collection) -> list[dict]:
         paper, section = published(key)
         glued = None if entry.glue is None else lookup(collection, entry.chapter, entry.glue)
         outcome, why = verdict(key, glued)
-        rows.append({"key": key, "label": key, "section": section, "group": entry.chapter,
+        rows.append({"key": key, "label": label(key), "section": section, "group": entry.chapter,
                      "paper": paper, "reported_by": source_kind(key),
                      "ours": None if glued is None else glued.value,
                      "low": None, "high": None, "interval": None, "p": None, "test": None,
