@@ -62,8 +62,8 @@ from mmlu_audit.analyses.real_leaderboard import (CANDIDATE_SPECS, FULL_SCORE_RO
 from mmlu_audit.analyses.regression import design_arrays, interaction_fit
 from mmlu_audit.book.labels import label
 from mmlu_audit.book.plots import stamp_source, use_style
-from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, rerun_box, simulation_banner,
-                                    source_banner)
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, rate_texts, rerun_box,
+                                    simulation_banner, source_banner)
 from mmlu_audit.core.checkpoints import distinct_checkpoints
 from mmlu_audit.core.paper import paper_value
 from mmlu_audit.data import load_helm_subjects, load_items, load_redux
@@ -621,23 +621,24 @@ curve = power_curve(sizes, stem_subjects, power_grid, seed=seed, n_reps=power_re
 detect_power = 0.8  # the power at which a shift counts as detected
 detect_wcr = smallest_detectable(curve, "WCR(CR2)", power=detect_power)
 detect_perm = smallest_detectable(curve, "block permutation (LR)", power=detect_power)
-glue_values({"power_reps_used": power_reps, "power_draws_used": power_draws,
-             "size_wcr": curve.loc["WCR(CR2)", 0.0], "size_perm": curve.loc["block permutation (LR)", 0.0],
-             "size_cr2_chi2": curve.loc["CR2 chi2", 0.0], "size_hc3": curve.loc["HC3 chi2", 0.0],
-             "detect_power": detect_power, "detect_wcr": detect_wcr, "detect_perm": detect_perm,
-             "detect_wcr_logits": detect_wcr * residual_sd, "detect_perm_logits": detect_perm * residual_sd,
-             "power_grid_max": max(power_grid),
-             "planted_max_gap": float(WorldSpec().planted_slopes().diff(axis=1).abs().max().max()),
-             "power_verdict": ("cannot detect" if np.isnan(detect_wcr) or detect_wcr * residual_sd
-                               > WorldSpec().planted_slopes().diff(axis=1).abs().max().max() else "can detect"),
-             "htz_defined_share": float(curve.loc["CR2 HTZ"].notna().mean())})
+sizes_at_null = {"size_wcr": curve.loc["WCR(CR2)", 0.0], "size_perm": curve.loc["block permutation (LR)", 0.0],
+                 "size_cr2_chi2": curve.loc["CR2 chi2", 0.0], "size_hc3": curve.loc["HC3 chi2", 0.0]}
+glue_values(sizes_at_null | rate_texts(sizes_at_null, sizes_at_null, n_reps=power_reps)
+            | {"power_reps_used": power_reps, "power_draws_used": power_draws,
+               "detect_power": detect_power, "detect_wcr": detect_wcr, "detect_perm": detect_perm,
+               "detect_wcr_logits": detect_wcr * residual_sd, "detect_perm_logits": detect_perm * residual_sd,
+               "power_grid_max": max(power_grid),
+               "planted_max_gap": float(WorldSpec().planted_slopes().diff(axis=1).abs().max().max()),
+               "power_verdict": ("cannot detect" if np.isnan(detect_wcr) or detect_wcr * residual_sd
+                                 > WorldSpec().planted_slopes().diff(axis=1).abs().max().max() else "can detect"),
+               "htz_defined_share": float(curve.loc["CR2 HTZ"].notna().mean())})
 curve.round(2)
 
 # %% [markdown]
 # Over {glue:text}`power_reps_used` replicates per shift ({glue:text}`power_draws_used` draws
-# each), the tests' sizes at 5 %: wild bootstrap {glue:text}`size_wcr:.2f`, block permutation
-# {glue:text}`size_perm:.2f`, CR2 χ² {glue:text}`size_cr2_chi2:.2f`, HC3 χ²
-# {glue:text}`size_hc3:.2f` (a test whose size is far above 0.05 has no usable power). HTZ is
+# each), the tests' sizes at 5 %: wild bootstrap {glue:text}`size_wcr_text`, block permutation
+# {glue:text}`size_perm_text`, CR2 χ² {glue:text}`size_cr2_chi2_text`, HC3 χ²
+# {glue:text}`size_hc3_text` (a test whose size is far above 5 % has no usable power). HTZ is
 # defined at {glue:text}`htz_defined_share:.0%` of the shifts. The smallest shift detected with
 # {glue:text}`detect_power:.0%` power on this grid (up to {glue:text}`power_grid_max:.1f`; "nan" =
 # not reached): wild bootstrap {glue:text}`detect_wcr:.1f` residual SDs ({glue:text}`detect_wcr_logits:.2f`

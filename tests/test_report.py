@@ -172,12 +172,21 @@ def test_a_table_shows_the_registrys_words_for_its_code_names():
 @pytest.mark.parametrize("rate, se, shown", [
     (0.05, 0.015, "5 % (Monte Carlo SE 1.5 points)"), (0.052, 0.003, "5.2 % (Monte Carlo SE 0.30 points)"),
     (0.8312, 0.0119, "83 % (Monte Carlo SE 1.2 points)"), (0.0, 0.0, "0 % (Monte Carlo SE 0)"),
+    (0.25, 0.2165, "25 % (Monte Carlo SE 22 points)"),
     (0.6, None, "60 %"), (float("nan"), 0.01, MISSING)])
 def test_a_rate_is_shown_to_the_digits_its_monte_carlo_se_allows(rate, se, shown):
     from mmlu_audit.book.report import format_rate, rate_texts
 
     assert format_rate(rate, se) == shown
     assert rate_texts({"power": rate, "power_se": se}, ["power"]) == {"power_text": shown}
+
+
+def test_a_rate_of_independent_replicates_takes_its_binomial_se():
+    from mmlu_audit.book.report import format_rate, rate_texts
+
+    assert format_rate(0.1, n_reps=30) == format_rate(0.1, (0.1 * 0.9 / 30) ** 0.5) == \
+        "10 % (Monte Carlo SE 5.5 points)"
+    assert rate_texts({"size": 0.1}, ["size"], n_reps=30) == {"size_text": format_rate(0.1, n_reps=30)}
 
 
 def test_a_rate_is_formatted_in_one_place():

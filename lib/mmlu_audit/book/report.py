@@ -163,7 +163,7 @@ def rate_decimals(mc_se: float) -> int:
     return max(0, -math.floor(math.log10(100 * mc_se)))
 
 
-def format_rate(rate, mc_se=None) -> str:
+def format_rate(rate, mc_se=None, *, n_reps: int | None = None) -> str:
     """A power, size or coverage from a seed or replicate study, as a percentage with its Monte Carlo SE.
 
     Parameters
@@ -172,33 +172,40 @@ def format_rate(rate, mc_se=None) -> str:
         The share of replicates (between 0 and 1).
     mc_se : float, optional
         Its Monte Carlo SE, a share too (e.g. the binomial √(r(1 − r)/n) a study records).
+    n_reps : int, optional
+        Without ``mc_se``, the number of independent replicates the rate is a share of: the SE
+        is then the binomial √(r(1 − r)/n_reps).
 
     Returns
     -------
     str
-        The rate to the digits its SE allows (:func:`rate_decimals`) and the SE to one more
-        decimal, e.g. "5 % (Monte Carlo SE 1.5 points)"; without an SE, the whole percentage;
+        The rate to the digits its SE allows (:func:`rate_decimals`) and the SE to two
+        significant digits, e.g. "5 % (Monte Carlo SE 1.5 points)"; without an SE, the whole percentage;
         "—" for a missing rate. The one place a chapter or summary formats such a rate.
     """
     if rate is None or (isinstance(rate, Real) and not math.isfinite(rate)):
         return MISSING
+    if mc_se is None and n_reps:
+        mc_se = math.sqrt(rate * (1 - rate) / n_reps)
     if mc_se is None or not math.isfinite(mc_se):
         return f"{100 * rate:.0f} %"
     if mc_se == 0:  # every replicate alike (a rate of 0 or 1): the binomial SE is 0, not "0.0"
         return f"{100 * rate:.0f} % (Monte Carlo SE 0)"
-    digits = rate_decimals(mc_se)
-    return f"{100 * rate:.{digits}f} % (Monte Carlo SE {100 * mc_se:.{digits + 1}f} points)"
+    se_digits = max(0, 1 - math.floor(math.log10(100 * mc_se)))  # two significant digits
+    return f"{100 * rate:.{rate_decimals(mc_se)}f} % (Monte Carlo SE {100 * mc_se:.{se_digits}f} points)"
 
 
-def rate_texts(values: dict, keys, se_suffix: str = "_se") -> dict[str, str]:
+def rate_texts(values: dict, keys, se_suffix: str = "_se", *, n_reps: int | None = None) -> dict[str, str]:
     """``{key}_text`` for each of ``keys``: :func:`format_rate` of ``values[key]`` and its SE.
 
-    The SE is ``values[key + se_suffix]`` (none when absent).
+    The SE is ``values[key + se_suffix]``; when absent, the binomial SE over ``n_reps``
+    replicates (none without them).
 
     A chapter glues these beside the numbers, and its prose shows the text: a rate is never
     printed to more digits than its Monte Carlo SE allows, nor without it.
     """
-    return {f"{key}_text": format_rate(values[key], values.get(f"{key}{se_suffix}")) for key in keys}
+    return {f"{key}_text": format_rate(values[key], values.get(f"{key}{se_suffix}"), n_reps=n_reps)
+            for key in keys}
 
 
 def p_cells_formatted(frame):
