@@ -271,3 +271,22 @@ def test_mean_pool_ignores_padding_and_normalises():
     np.testing.assert_allclose(pooled[0], np.array([2.0, 2.0]) / np.sqrt(8.0), rtol=1e-6)
     np.testing.assert_array_equal(pooled[1], [0.0, 0.0])  # no tokens: zeros, not NaN
     assert pooled.dtype == np.float32
+
+
+def test_the_onnx_runtime_refuses_a_model_it_does_not_reproduce(tmp_path):
+    import json
+    import shutil
+
+    from mmlu_audit.core.errors import DataError
+    from mmlu_audit.features import baselines
+
+    bundled = baselines._encoder_path()
+    assert baselines._max_seq_length(bundled) == 256
+    for name in ("modules.json", "sentence_bert_config.json", "1_Pooling/config.json"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        shutil.copy(bundled / name, tmp_path / name)
+    pooling = json.loads((tmp_path / "1_Pooling/config.json").read_text())
+    pooling.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    (tmp_path / "1_Pooling/config.json").write_text(json.dumps(pooling))
+    with pytest.raises(DataError, match="pooling_mode_cls_token.*use runtime='torch'"):
+        baselines._max_seq_length(tmp_path)
