@@ -40,7 +40,7 @@ from mmlu_audit.book.peers import (GIRTH_A_BOUNDS, engine_figure, engine_table, 
                                    real_text)
 from mmlu_audit.book.performance import (build_load_text, build_span_minutes, chapter_times, cold_build_table,
                                          cold_build_text, cost_curve_figure,
-                                         encoder_batch_text, feature_stages, girth_table, multi_seed_text,
+                                         encoder_batch_text, encoder_runtime_text, feature_stages, girth_table, multi_seed_text,
                                          not_recorded_text, numpyro_table, read_result, recorded_section,
                                          repeat_spread_text, repeated_fits, scaling_table, scaling_text, seed_table,
                                          single_seed_table, single_seed_text)
@@ -254,6 +254,9 @@ else:
         display(Markdown(encoder_batch_text(features["encoder"])))
     glue_values({"features_cold_s": features["cold"]["total_s"], "features_cached_s": features["cached"]["total_s"]})
     display(feature_stages(features).round(2))
+encoder_runtimes = read_result(results, "encoder_runtime.json")
+display(Markdown(not_recorded_text("encoder_runtime.json") if encoder_runtimes is None
+                 else encoder_runtime_text(encoder_runtimes)))
 
 # %% [markdown]
 # ## Cluster-robust inference

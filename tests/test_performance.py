@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -11,13 +12,15 @@ import pytest
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.book.build import MACHINE_KEY
 from mmlu_audit.book.performance import (BUILD_PHASES, build_load_text, build_span_minutes, chapter_times,
-                                         cold_build_table, cold_build_text, make_book_phases,
+                                         cold_build_table, cold_build_text, encoder_runtime_text,
+                                         make_book_phases,
                                          encoder_batch_text, feature_stages, multi_seed_text,
                                          not_recorded_text,
                                          read_result, recorded_section,
                                          repeat_spread_text, repeated_fits, rule_text, section_absent_text,
                                          seed_table, single_seed_table, single_seed_text)
 
+RESULTS_DIR = Path(__file__).resolve().parents[1] / "bench" / "results"
 RULE = {"b_prior": "hierarchical", "learning_rate": 0.05, "window": 25, "rel_tol": 1e-4, "max_steps": 1000}
 
 
@@ -373,3 +376,12 @@ def test_cold_build_table_sets_two_commits_side_by_side_with_the_change():
     assert "`aaaaaaa` built in 20.0 min" in cold_build_text(result)
     with pytest.raises(DataError, match="holds no run"):
         cold_build_table({"runs": []})
+
+
+def test_encoder_runtime_text_reads_the_same_run_comparison():
+    result = json.loads((RESULTS_DIR / "encoder_runtime.json").read_text())
+    text = encoder_runtime_text(result)
+    encoder = result["encoder"]
+    assert f"{encoder['speedup_vs_torch']:.2f}× as fast as torch" in text
+    assert all(f"{name} {r['items_per_s']:.1f}" in text for name, r in encoder["runtimes"].items())
+    assert encoder["min_cosine_vs_torch"] >= 0.9999  # the agreement bound, on the recorded run

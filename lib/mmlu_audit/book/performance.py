@@ -28,6 +28,7 @@ __all__ = [
     "dask_timing_table",
     "dask_timing_text",
     "encoder_batch_text",
+    "encoder_runtime_text",
     "feature_stages",
     "girth_table",
     "make_book_phases",
@@ -290,6 +291,33 @@ def encoder_batch_text(encoder: dict) -> str:
             f"the items {encoder['speedup_vs_previous']:.2f}× as fast as batch "
             f"{encoder['previous_batch_size']} in the same run, with vectors equal to within "
             f"{encoder['max_abs_difference_vs_previous']:.1e}.")
+
+
+def encoder_runtime_text(result: dict) -> str:
+    """The same-run comparison of the encoder's runtimes in ``encoder_runtime.json``.
+
+    Parameters
+    ----------
+    result : dict
+        ``bench/results/encoder_runtime.json`` (``bench_features.py --encoder-only``).
+
+    Returns
+    -------
+    str
+        Items per second of each runtime, the speed-up, the closest agreement of their vectors
+        (smallest cosine), the one-time export and the machine's load during the run.
+    """
+    encoder, machine = result["encoder"], result.get("machine", {})
+    runtimes = encoder["runtimes"]
+    rates = " and ".join(f"{name} {r['items_per_s']:.1f}" for name, r in runtimes.items())
+    load = machine.get("load_avg_start") or [float("nan")]
+    commit = str(result.get("commit"))[:7]
+    return (f"On {encoder['n_items']:,} items in one run (commit `{commit}`), items per second: "
+            f"{rates}; onnxruntime embeds them {encoder['speedup_vs_torch']:.2f}× as fast as torch, "
+            f"with every vector within cosine {encoder['min_cosine_vs_torch']:.7f} of torch's. The "
+            f"one-time export to ONNX took {encoder['onnx_export_s']:.0f} s. The 1-minute load average "
+            f"was {load[0]:.1f} on {machine.get('cpus', '?')} CPUs at the start, so read the ratio, "
+            "not the rates.")
 
 
 def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame:
