@@ -59,7 +59,7 @@ def test_real_and_simulated_are_kept_apart(tmp_path):
     real, simulated = text.split("**Simulation only.**")
     # the data chapter's item counts are real items; one differs from the paper (3,000 against 3,153)
     assert "§2 Data </book/_executed/01_data>` (real items) — reproduces the paper's value: 1 of 2; " \
-           "differ: `n_stem_items` 3,000 against 3,153" in real
+           "differ: STEM items 3,000 against 3,153" in real  # in the registry's words, not the key
     assert "recovered as planted" not in real
     assert "(simulated responses) — reproduces the paper's value (simulated world): 1 of 1" in simulated
     assert "§4.2 Stratified" in simulated

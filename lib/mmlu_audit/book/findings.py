@@ -377,7 +377,8 @@ def _published_lines(rows: pd.DataFrame, agree: str, term: str) -> list[str]:
                 f"{(group['verdict'] == agree).sum()} of {len(group)}")
         if not differs.empty:
             text += "; differ: " + ", ".join(
-                f"`{key}` {_escape(_plain(r['ours'], key))} against {_escape(_plain(r['paper'], key))}"
+                f"{_escape(r['label'])} {_escape(_plain(r['ours'], key))} "
+                f"against {_escape(_plain(r['paper'], key))}"
                 for key, r in differs.iterrows())
         lines.append(text)
     return lines + [""] if lines else []
