@@ -70,7 +70,8 @@ from mmlu_audit.analyses.regression.joint import (HOMOGENEITY_HEADLINE, bootstra
                                                   residual_diagnostics, se_inflation, wald_statistics)
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
-                                    rate_texts, source_banner, three_way_table, value_label, write_download)
+                                    rate_cells, rate_texts, source_banner, three_way_table, value_label,
+                                    write_download)
 from mmlu_audit.core.formatting import names_where
 from mmlu_audit.analyses.power import load_size_power
 from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rejection_rate
@@ -178,7 +179,8 @@ rates = size_power_rates(size_power)
 size_power_values = size_power_summary(size_power, boot_kind)
 glue_values(size_power_values | rate_texts(size_power_values, ("sp_hc3", "sp_cr1", "sp_cr2", "sp_htz", "sp_wcr",
                                                                "sp_htz_power", "sp_wcr_power")))
-rates.rename(columns={"null": "size (null world)", "planted": "power (planted world)"})
+rate_cells(rates, size_power.pivot(index="method", columns="world", values="mc_se")).rename(
+    columns={"null": "size (null world)", "planted": "power (planted world)"})
 
 # %% [markdown]
 # ## The joint Wald tests W(9) and W(10)

@@ -46,7 +46,8 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from mmlu_audit.book.plots import stamp_source, use_style
-from mmlu_audit.book.report import finding_checks, glue_values, rate_texts, simulation_banner, write_download
+from mmlu_audit.book.report import (finding_checks, glue_values, rate_cells, rate_texts, simulation_banner,
+                                    write_download)
 from mmlu_audit.analyses.modelside import null_spec
 from mmlu_audit.analyses.seed_study import load_seed_study, seed_study_summary
 from mmlu_audit.analyses.seed_study_fits import FIT_STUDY_INTERVALS, fit_study_summary, load_fit_study
@@ -179,11 +180,10 @@ glue_values({"validity_tail_auc_min": tail["auc"].min(), "validity_n_tail": int(
 # {download}`Download every recorded rate with its Monte Carlo SE (CSV) <validity_size_power.csv>`.
 
 # %% tags=["hide-input"]
-rates = size_power.pivot(index="method", columns="world", values="rejection_rate")
-rates = rates.rename(columns={"null": "size (null world)", "planted": "power (planted world)"})
-rates["Monte Carlo SE (size)"] = size_power[size_power["world"] == "null"].set_index("method")["mc_se"]
+rates = rate_cells(size_power.pivot(index="method", columns="world", values="rejection_rate"),
+                   size_power.pivot(index="method", columns="world", values="mc_se"))
 write_download(size_power, "validity_size_power.csv", executed_dir)
-display(rates.round(3))
+display(rates.rename(columns={"null": "size (null world)", "planted": "power (planted world)"}))
 rate = size_power.set_index(["world", "method"])["rejection_rate"]
 rate_se = size_power.set_index(["world", "method"])["mc_se"]
 has_permutation = ("null", "block permutation (LR)") in rate.index
@@ -233,9 +233,9 @@ else:
 seed_meta = json.loads((results / "seed_study.json").read_text())
 seed_table = load_seed_study(results)  # checked at load; rates and seed counts recomputed from the rows
 seed_summary = seed_study_summary(seed_table, alpha=seed_meta["alpha"])
-seed_rates = seed_summary.pivot(index="quantity", columns="world", values="rate")[["planted", "null"]]
+seed_rates = rate_cells(seed_summary.pivot(index="quantity", columns="world", values="rate")[["planted", "null"]],
+                        seed_summary.pivot(index="quantity", columns="world", values="mc_se"))
 seed_rates = seed_rates.rename(columns={"planted": "planted world", "null": "null world"})
-seed_rates["Monte Carlo SE (planted)"] = seed_summary[seed_summary["world"] == "planted"].set_index("quantity")["mc_se"]
 seed_rates["reads as (planted / null)"] = (seed_summary.groupby("quantity", sort=False)["reads_as"]
                                            .agg(" / ".join))
 glue_values({"seed_study_n": seed_table["seed"].nunique(), "seed_study_boot": seed_meta["n_boot"],

@@ -198,3 +198,13 @@ def test_a_rate_is_formatted_in_one_place():
     homes = [str(f.relative_to(lib)) for f in sorted(lib.rglob("*.py"))
              if "def format_rate(" in f.read_text()]
     assert homes == ["book/report.py"]
+
+
+def test_a_table_of_rates_shows_each_with_its_own_se():
+    from mmlu_audit.book.report import format_rate, rate_cells
+
+    rates = pd.DataFrame({"null": [0.05, 0.5], "planted": [0.9, 1.0]}, index=["HTZ", "χ²"])
+    se = pd.DataFrame({"null": [0.015, 0.035]}, index=["HTZ", "χ²"])  # no SE for the planted world
+    shown = rate_cells(rates, se)
+    assert shown.loc["HTZ", "null"] == format_rate(0.05, 0.015) == "5 % (Monte Carlo SE 1.5 points)"
+    assert shown.loc["χ²", "planted"] == "100 %" and shown.index.tolist() == ["HTZ", "χ²"]

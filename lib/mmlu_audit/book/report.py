@@ -17,9 +17,9 @@ from mmlu_audit.irt.backend import backend_name
 __all__ = ["FEW_MODELS", "ITEMS_LABEL", "MISSING", "P_FLOOR", "SIGNIFICANT_DIGITS", "banner_html",
            "finding_checks", "format_number", "format_p", "format_rate", "frame_html", "glue_figure",
            "glue_ready", "glue_values", "in_words", "p_cells_formatted", "population_note",
-           "rate_decimals", "rate_texts", "real_label", "rerun_box", "simulation_banner", "source_banner",
-           "text_banner", "three_way_table", "use_table_format", "value_label", "write_download",
-           "write_netcdf_download"]
+           "rate_cells", "rate_decimals", "rate_texts", "real_label", "rerun_box", "simulation_banner",
+           "source_banner", "text_banner", "three_way_table", "use_table_format", "value_label",
+           "write_download", "write_netcdf_download"]
 
 #: How a missing value (None, NaN) is shown in a table.
 MISSING = "—"
@@ -206,6 +206,20 @@ def rate_texts(values: dict, keys, se_suffix: str = "_se", *, n_reps: int | None
     """
     return {f"{key}_text": format_rate(values[key], values.get(f"{key}{se_suffix}"), n_reps=n_reps)
             for key in keys}
+
+
+def rate_cells(rates, mc_se):
+    """A table of rates as a reader sees them: each cell by :func:`format_rate` with its own SE.
+
+    Parameters
+    ----------
+    rates, mc_se : DataFrame
+        Shares and their Monte Carlo SEs, cell for cell (``mc_se`` is aligned on ``rates``'
+        rows and columns; a cell it lacks is shown without an SE).
+    """
+    se = mc_se.reindex(index=rates.index, columns=rates.columns)
+    return rates.astype(object).apply(
+        lambda column: [format_rate(rate, err) for rate, err in zip(column, se[column.name], strict=True)])
 
 
 def p_cells_formatted(frame):
