@@ -179,3 +179,18 @@ def test_calibration_headline_without_populations_and_with_a_bad_split():
     assert out["cohort_size"] == out["cohort_second_size"] == 10  # 21 rows: a random split drops one
     with pytest.raises(ParameterError, match="cohort_split"):
         calibration_headline(inputs, IRTSpec(max_steps=5), seed=3, cohort_split="families")
+
+
+def test_table2_ratios_keep_a_negative_cv_r2_and_are_nan_over_a_baseline_that_predicts_nothing():
+    import pandas as pd
+
+    parts = ["global", "STEM", "non-STEM"]
+    rows = {"nine indicators": [-0.02, 0.05, 0.03], "length + readability": [0.01, 0.0, 0.02],
+            "encoder ceiling": [0.2, -0.1, 0.1], "nine + option set": [0.0, 0.06, 0.04]}
+    table = pd.DataFrame(rows, index=parts).T
+    table.columns = pd.MultiIndex.from_product([["item"], parts])
+    ratios = table2_ratios(table)
+    assert ratios["ratio_framework_vs_length_global"] == pytest.approx(-2.0)  # overfitting shows, not hidden
+    assert np.isnan(ratios["ratio_framework_vs_length_stem"])  # the baseline's CV R² is not positive
+    assert np.isnan(ratios["share_of_ceiling_stem"])
+    assert ratios["share_of_ceiling_nonstem"] == pytest.approx(0.3)
