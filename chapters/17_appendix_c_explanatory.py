@@ -29,6 +29,7 @@ explanatory_restarts = 3  # SVI restarts (different seeds) of the explanatory mo
 explanatory_steps = 1000  # SVI steps per restart (the page reports where the ELBO rule first held)
 explanatory_models = 1000  # models used by the explanatory model (a seeded random subset if fewer)
 guessing = 0.25  # lower asymptote of the explanatory model on a real source (four options)
+executed_dir = "../book/_executed"  # where bookbuild writes this page; the CSV downloads go beside it
 
 # %% [raw] tags=["fast-parameters"]
 # explanatory_restarts = 2
@@ -47,7 +48,7 @@ from mmlu_audit.irt.explanatory import (REPLICATE_SD_RATIO, ExplanatorySpec, fit
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import stamp_source, use_style
 from mmlu_audit.analyses.regression import contrast_terms, design_arrays, estimated_items, interaction_fit, planted_slopes
-from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner
+from mmlu_audit.book.report import glue_figure, glue_values, population_note, source_banner, write_download
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
@@ -106,6 +107,7 @@ glue_values({
     "step_count_reading": step_count_summary(restarts, explanatory_spec)["step_count_reading"],
     "explanatory_verdict": "identifies" if identified else "does not identify",
 })
+write_download(identification.rename_axis("parameter").reset_index(), "explanatory_identification.csv", executed_dir)
 identification.round(4)
 
 # %% [markdown]
@@ -127,6 +129,7 @@ contrasts = pd.DataFrame({
 planted = planted_slopes(matrix)
 if planted is not None:
     contrasts.insert(0, "planted γ (simulated)", (planted["STEM"] - planted["non-STEM"]).reindex(contrasts.index))
+write_download(contrasts.rename_axis("indicator").reset_index(), "explanatory_contrasts.csv", executed_dir)
 display(contrasts.round(3))
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.4))
@@ -152,6 +155,8 @@ glue_figure("fig_explanatory", fig)
 # ```
 #
 # {numref}`fig-explanatory` shows which directions of the model the restarts disagree on.
+# {download}`Download the identification table (CSV) <explanatory_identification.csv>` and
+# {download}`the contrasts beside the two-stage estimates (CSV) <explanatory_contrasts.csv>`.
 #
 # ## Checks
 

@@ -296,6 +296,8 @@ def test_no_link_without_its_csv(tmp_path):
                                          ("chap-homogeneity", "homogeneity_side_by_side.csv"),
                                          ("chap-rank-stability", "rank_stability_helm.csv"),
                                          ("chap-appendix-c", "appendix_c_side_by_side.csv"),
+                                         ("chap-appendix-c-explanatory", "explanatory_identification.csv"),
+                                         ("chap-appendix-c-explanatory", "explanatory_contrasts.csv"),
                                          ("chap-validity", "validity_size_power.csv"),
                                          ("chap-validity", "validity_seed_study.csv"),
                                          ("chap-mmlu-pro", "mmlu_pro_homogeneity.csv")])
