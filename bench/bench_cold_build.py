@@ -58,8 +58,13 @@ def _timestamped(command: list[str], cwd: Path, env: dict, timeout_s: float, log
     return rc, lines, time.perf_counter() - start
 
 
-def cold_build(rev: str, *, fast: bool, timeout_s: float, keep_log: Path) -> dict:
-    """Clone ``rev`` into a fresh folder beside ``../shared`` and time its ``make book``."""
+def cold_build(rev: str, *, fast: bool, timeout_s: float, keep_log: Path,
+               keep_site: Path | None = None) -> dict:
+    """Clone ``rev`` into a fresh folder beside ``../shared`` and time its ``make book``.
+
+    ``keep_site``: where to copy the built ``_build/html`` before the clone is removed (a
+    folder that must not exist yet; nothing is overwritten).
+    """
     sha = subprocess.run(["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout.strip()
     shared = (ROOT.parent / "shared").resolve()
@@ -75,6 +80,8 @@ def cold_build(rev: str, *, fast: bool, timeout_s: float, keep_log: Path) -> dic
         command = ["make", "book"] + (["FAST=1"] if fast else [])
         load, started = os.getloadavg(), datetime.now(UTC).isoformat(timespec="seconds")
         rc, lines, wall = _timestamped(command, base / "main", env, timeout_s, keep_log)
+        if keep_site is not None and (base / "main/_build/html").is_dir():
+            shutil.copytree(base / "main/_build/html", keep_site)
         return {"requested": rev, "commit": sha, "fast": fast, "started": started, "exit_code": rc,
                 "total_s": round(wall, 1), **make_book_phases(lines, wall), "machine": machine(load)}
     finally:
@@ -89,12 +96,17 @@ def main() -> None:
     parser.add_argument("--fast", action="store_true", help="FAST=1: the smoke build's settings")
     parser.add_argument("--timeout-min", type=float, default=60.0, help="give up on one build after this")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--keep-sites", type=Path,
+                        help="copy each built site to KEEP_SITES/<rev> (a new folder)")
     args = parser.parse_args()
     result = json.loads(args.out.read_text()) if args.out.is_file() else {"runs": []}
     for rev in args.revs:
         log = Path(tempfile.gettempdir()) / f"cold_build_{rev.replace('/', '_')}.log"
         print(f"cold make book of {rev} (log: {log}) ...", flush=True)
-        run = cold_build(rev, fast=args.fast, timeout_s=60 * args.timeout_min, keep_log=log)
+        site = args.keep_sites / rev.replace("/", "_") if args.keep_sites else None
+        if site is not None and site.exists():
+            sys.exit(f"bench_cold_build: {site} exists; choose another --keep-sites folder")
+        run = cold_build(rev, fast=args.fast, timeout_s=60 * args.timeout_min, keep_log=log, keep_site=site)
         print(f"  exit {run['exit_code']}, {run['total_s'] / 60:.1f} min: "
               + ", ".join(f"{k} {run[k]:.0f} s" for k in ("setup", "data", "chapters", "html") if k in run),
               flush=True)
