@@ -298,7 +298,7 @@ else:
 # %% [markdown]
 # ## A seed study serial and on Dask
 #
-# The many-seed studies hand each seed to a Dask worker ({doc}`scaling`). `bench/bench_dask.py`
+# The many-seed studies hand each seed to a Dask worker ({ref}`scaling-past-one-machine`). `bench/bench_dask.py`
 # runs the same seeds of the item-side seed study twice in one process, one run after the other:
 # first serially in that process (`--scheduler serial`), then on a local cluster of
 # single-threaded workers, whose start-up counts in its wall clock. The two runs must give
