@@ -56,7 +56,8 @@ def test_frame_html_headers_may_break_at_underscores_and_cells_are_untouched():
 @pytest.mark.parametrize("label, is_p", [
     ("p", True), ("p_cr2", True), ("mann_whitney_p", True), ("cluster_p", True), ("w9_cr2_p", True),
     ("p (HTZ)", True), ("Holm p", True), ("p-value", True), (("test", "p"), True),
-    ("top", False), ("n_p_items", True), ("share", False), ("pro_panel", False), ("rho", False)])
+    ("top", False), ("n_p_items", True), ("share", False), ("pro_panel", False), ("rho", False),
+    ("p_correct", False), ("p_gold", False), ("p_correct_p", True)])
 def test_a_p_label_has_p_as_one_of_its_words(label, is_p):
     from mmlu_audit.core.formatting import is_p_label
 

@@ -151,6 +151,8 @@ def leak_reports(tmp_path_factory):
         "<table><thead><tr><th></th><th>top</th><th>p_cr2</th></tr></thead><tbody>"  # 0 outside p columns
         "<tr><th>n</th><td>0</td><td>&lt; 1e-4</td></tr><tr><th>probability</th><td>0</td><td>0.31</td></tr>"
         "</tbody></table>"
+        "<table><thead><tr><th></th><th>p_correct</th></tr></thead>"  # a share of models, not a p
+        "<tbody><tr><th>item 7</th><td>0</td></tr></tbody></table>"
         "<pre>flag = False  # 5.000</pre>"
         "<table><tr><th>n</th><td>14,042</td><td>—</td></tr></table>"
         "<div style='overflow-x: auto'><table><tr>" + wide_row + "</tr></table></div>"  # scrolls: not cut

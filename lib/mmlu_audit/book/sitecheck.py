@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import http.server
 import sys
 import threading
@@ -61,7 +62,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mmlu_audit.core.errors import MissingDependencyError, cli_status
-from mmlu_audit.core.formatting import P_LABEL_SPLIT
+from mmlu_audit.core.formatting import P_LABEL_SPLIT, P_OF_EVENT
 from mmlu_audit.core.store import write_json_atomic
 
 __all__ = ["CHROMIUM", "CHROMIUM_FLAGS", "MIN_SHOWN_SHARE", "PAGE_TIMEOUT_S", "VIEWPORT", "PageReport",
@@ -150,7 +151,9 @@ _PAGE_PROBLEMS = r"""() => {
   }
   // a p-value column or row (a header one of whose words is "p": p, p_cr2, mann_whitney_p, p (HTZ))
   // holding a 0 (0, 0.0, 0.0000)
-  const isP = (el) => el.textContent.trim().split(/__P_LABEL_SPLIT__/).includes('p');
+  const ofEvent = new Set(__P_OF_EVENT__);  // p_correct, p_gold: shares, not p-values
+  const isP = (el) => el.textContent.trim().split(/__P_LABEL_SPLIT__/)
+    .some((word, k, words) => word === 'p' && !ofEvent.has(words[k + 1]));
   const zero = (cell) => cell && cell.tagName === 'TD' && /^0(\.0*)?$/.test(cell.textContent.trim());
   for (const table of document.querySelectorAll('table')) {
     if (!seen(table)) continue;
@@ -193,7 +196,7 @@ _PAGE_PROBLEMS = r"""() => {
     }
   }
   return problems;
-}""".replace("__P_LABEL_SPLIT__", P_LABEL_SPLIT)
+}""".replace("__P_LABEL_SPLIT__", P_LABEL_SPLIT).replace("__P_OF_EVENT__", json.dumps(sorted(P_OF_EVENT)))
 
 
 # Sphinx output folders whose .html files are templates or copies, not pages.

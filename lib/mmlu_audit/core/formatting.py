@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["P_LABEL_SPLIT", "collapse_whitespace", "is_p_label", "names_where"]
+__all__ = ["P_LABEL_SPLIT", "P_OF_EVENT", "collapse_whitespace", "is_p_label", "names_where"]
 
 #: What splits a table label into words; a label is a p-value's (:func:`is_p_label`) when one of
 #: its words is "p": ``p``, ``p_cr2``, ``mann_whitney_p``, ``p (HTZ)``, ``Holm p``, ``p-value``. The
 #: site check (:mod:`mmlu_audit.book.sitecheck`) splits rendered headers with the same pattern.
 P_LABEL_SPLIT = r"[\s_()\[\],:;/-]+"
+#: Words after "p" that make it a probability of an event, not a test's p-value: ``p_correct`` (a
+#: share of models correct) and ``p_gold`` (a model's probability of the gold answer) are shares.
+P_OF_EVENT = frozenset({"correct", "gold"})
 
 
 def names_where(flags, empty: str = "none") -> str:
@@ -44,7 +47,8 @@ def collapse_whitespace(text) -> str:
 
 
 def is_p_label(label) -> bool:
-    """Whether a table's column or row ``label`` names a p-value (one of its words is "p").
+    """Whether a table's column or row ``label`` names a p-value (one of its words is "p",
+    not followed by a word of :data:`P_OF_EVENT`).
 
     Parameters
     ----------
@@ -53,4 +57,6 @@ def is_p_label(label) -> bool:
     """
     if isinstance(label, tuple):
         label = label[-1] if label else ""
-    return "p" in re.split(P_LABEL_SPLIT, str(label))
+    words = re.split(P_LABEL_SPLIT, str(label))
+    return any(word == "p" and (k + 1 == len(words) or words[k + 1] not in P_OF_EVENT)
+               for k, word in enumerate(words))
