@@ -28,9 +28,8 @@ per core by default, ``--scheduler ADDRESS`` or ``$MMLU_AUDIT_SCHEDULER`` for an
 stopping rule see the seeds exactly as a serial run does (tasks past the stop are cancelled).
 
 Cost on the pool (31 models × 14,042 items, both worlds): about 22 s a seed on a quiet 2-core
-machine, 29 s on average (62 s at most) on a loaded one (2026-12-04: 160 seeds in 78 min); the
-rates near 0.5 need about 280 seeds for an SE of 0.03 (2026-12-04: 269 seeds,
-d_ner power 0.591 ± 0.030 the last to reach it).
+machine, more on a loaded one. A rate near 0.5 needs √(0.25/n) ≤ the target SE, i.e. about 280
+seeds for 0.03 and 625 for 0.02; the seeds a run took and its rates are in the JSON, not here.
 """
 
 from __future__ import annotations
