@@ -29,9 +29,11 @@
 # program; `tests/test_irt_numpyro.py` checks its gradients against JAX autodiff and its
 # optimum against NumPyro's own SVI (`AutoNormal`, `Trace_ELBO`), which is also available as
 # `fit_irt(..., engine="numpyro")`. The fit is cached by a hash of its inputs, so the later
-# chapters reuse it. The chapter calibrates the simulated world and, for its headline figures, the
-# real item-level MMLU pool too: the last section, {ref}`sec-calibration-real`, puts the paper's
-# value, the real pool's and the simulated world's side by side.
+# chapters reuse it. The page opens with what the real item-level MMLU responses say
+# ({ref}`sec-calibration-real`); then it checks the method on the page's own source, by default a
+# simulated world whose difficulties and abilities are planted ({ref}`sec-calibration-check`), and
+# ends with the paper, the real pool and the simulated world side by side
+# ({ref}`sec-calibration-side-by-side`).
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | mmlu_real | helm10 | helm20 | opencompass11 | leaderboard
@@ -56,18 +58,112 @@ from mmlu_audit.core.checkpoints import checkpoint_labels
 from mmlu_audit.irt import (fit_cached, icc_bins, items_at_quantiles, parameter_ranges, recovery_table,
                             split_cohort_reliability)
 from mmlu_audit.core.paper import paper_table, paper_value
-from mmlu_audit.analyses.calibration import CALIBRATION_KEYS, calibration_headline
+from mmlu_audit.analyses.calibration import CALIBRATION_KEYS, calibration_headline_with_cohorts
 from mmlu_audit.analyses.pipeline import analysis_inputs, calibration_spec
 from mmlu_audit.analyses.regression import difficulty_reliability, estimated_items
 from mmlu_audit.book.plots import PARTITION_COLORS, SOURCE_COLORS, figure_title, stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, source_banner, three_way_table,
-                                    value_label, write_netcdf_download)
+                                    value_label, write_download, write_netcdf_download)
 from mmlu_audit.irt.posterior import to_inference_data
 from mmlu_audit.worlds.simulated import working_models
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 matrix, fit, frame, truth = inputs.matrix, inputs.fit, inputs.frame, inputs.truth
+source_banner(matrix)
+
+# %%
+real = analysis_inputs(real_source, seed, fast)
+source_banner(real.matrix)
+
+# %% [markdown]
+# (sec-calibration-real)=
+# ## What the real responses say
+#
+# The calibration on the real item-level responses of {glue:text}`real_n_models` models
+# ({glue:text}`real_source_name`: {glue:text}`real_description`). Their difficulties span
+# $\hat b \in$ [{glue:text}`real_b_min:.2f`, {glue:text}`real_b_max:.2f`] with SD
+# {glue:text}`real_b_sd:.2f`, their abilities $\hat\theta \in$ [{glue:text}`real_theta_min:.2f`,
+# {glue:text}`real_theta_max:.2f`] with SD {glue:text}`real_theta_sd:.2f`; the paper's calibration
+# by {glue:text}`paper_n_models:,.0f` models spans $\hat b \in$ [{glue:text}`paper_b_min:.2f`,
+# {glue:text}`paper_b_max:.2f`] ({numref}`fig-real-calibration`, left).
+#
+# Where the pool joins several populations (`mmlu_real` joins HELM and OpenCompass, which answered
+# under different prompts and, for HELM's Redux models, on different items), a cohort made mostly
+# of one population would differ from the other for a reason that is not unreliability, so each
+# cohort takes about half of every population, whole checkpoints together. The two cohorts, of
+# {glue:text}`real_cohort_size` and {glue:text}`real_cohort_second_size` models
+# ({glue:text}`real_cohort_split_text`), give difficulty vectors that correlate at
+# $r_{hh}$ = {glue:text}`real_split_cohort_r:.4f` over the {glue:text}`real_cohort_items:,` items both
+# answered ({numref}`fig-real-calibration`, right), a Spearman–Brown reliability of
+# {glue:text}`real_spearman_brown:.4f`. The paper reports {glue:text}`paper_split_cohort_r:.4f` and
+# {glue:text}`paper_spearman_brown:.4f` for two halves of its {glue:text}`paper_n_models:,.0f`
+# leaderboard models. The reliability of the real pool's $\hat b$ from its own posterior standard
+# errors, one minus the mean posterior variance over the variance of $\hat b$, is
+# {glue:text}`real_b_reliability:.3f` (optimistic, since mean-field posteriors understate spread).
+# These reliabilities describe a calibration by a few dozen models, and the split-half figure one by
+# half of them; neither stands in for the reliability of the paper's calibration.
+
+# %%
+cohort_spec = calibration_spec(fast, seed, max_steps=extra_steps)
+real_values, real_cohorts = calibration_headline_with_cohorts(real, cohort_spec, seed=cohort_seed,
+                                                              cohort_split=cohort_split)
+real_within = (f", halved within each of its {real_values['n_strata']} populations"
+               if (real_values["n_strata"] or 0) > 1 else "")  # one population is no stratification
+glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_cohort_split_text": (
+                f"whole distinct checkpoints, {real_values['cohort_groups']:,} of them{real_within}"
+                if real_values["cohort_split"] == "groups" else
+                f"random rows{real_within}, copies of a checkpoint may fall in both")}
+            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
+               "real_description": real.matrix.description,
+               "paper_split_cohort_r": paper_value("split_cohort_r"), "paper_b_min": paper_value("b_min"),
+               "paper_b_max": paper_value("b_max"),
+               "paper_spearman_brown": paper_value("spearman_brown"), "paper_n_models": paper_value("n_models")})
+
+real_frame = estimated_items(real.frame)
+fig, (left, right) = plt.subplots(1, 2, figsize=(6.5, 3.3), gridspec_kw={"wspace": 0.45})
+for part, colour in PARTITION_COLORS.items():
+    left.hist(real_frame.loc[real_frame.partition == part, "b_hat"], bins=50, alpha=0.6, color=colour,
+              label=part, density=True)
+for end in ("b_min", "b_max"):
+    left.axvline(paper_value(end), color=SOURCE_COLORS["paper"], ls="--", lw=1.2,
+                 label="paper's range" if end == "b_min" else None)
+left.set(xlabel=r"$\hat b$ (logits)", ylabel="density", title="Difficulty by partition")
+left.legend(fontsize=8.5)
+right.scatter(real_cohorts["b_first"], real_cohorts["b_second"], s=2, alpha=0.25, color=SOURCE_COLORS["ours"])
+ends = [real_cohorts.min().min(), real_cohorts.max().max()]
+right.plot(ends, ends, color="k", lw=0.8, ls=":")
+right.text(0.04, 0.96, f"r = {real_values['split_cohort_r']:.3f}\npaper: r = {paper_value('split_cohort_r'):.4f}",
+           transform=right.transAxes, va="top", fontsize=9)
+right.set(xlabel=f"$\\hat b$, cohort of {real_values['cohort_size']} models",
+          ylabel=f"$\\hat b$, cohort of {real_values['cohort_second_size']} models", title="Split-cohort agreement")
+figure_title(fig, f"Calibration of {real.matrix.shape[0]} real models")
+stamp_source(fig, real.matrix)
+glue_figure("fig_real_calibration", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_calibration
+# :name: fig-real-calibration
+#
+# Left: the real pool's calibrated difficulty $\hat b$ by partition, with the range the paper's
+# calibration reports dashed. Right: each item's $\hat b$ from one cohort of real models against the
+# other's (dotted: equality); the correlation is the split-cohort reliability, beside the paper's.
+# What to see: a cloud far wider than the dotted line is a difficulty that a few dozen models cannot
+# pin down, and a histogram narrower than the paper's range is a scale set by the prior more than by
+# the responses (the check below measures that compression where the difficulties are planted). The
+# source is named under the figure.
+# ```
+
+# %% [markdown]
+# (sec-calibration-check)=
+# ## The method's check on this page's source
+#
+# From here on every figure is computed on the page's own source, named in the banner below. On
+# the default simulated world the difficulties and abilities are planted, so the calibration can be
+# checked against the truth; nothing in this part is a finding about MMLU.
+
+# %%
 source_banner(matrix)
 
 # %% [markdown]
@@ -167,7 +263,6 @@ glue_figure("fig_icc", fig)
 # {glue:text}`spearman_brown:.4f` by Spearman–Brown.
 
 # %%
-cohort_spec = calibration_spec(fast, seed, max_steps=extra_steps)
 assert cohort_split in ("checkpoint", "rows"), f"cohort_split is 'checkpoint' or 'rows', not {cohort_split!r}"
 cohort_groups = checkpoint_labels(matrix.responses, matrix.models) if cohort_split == "checkpoint" else None
 reliability = split_cohort_reliability(matrix, cohort_spec, seed=cohort_seed, groups=cohort_groups)
@@ -256,53 +351,27 @@ else:
 glue_values(population)
 
 # %% [markdown]
-# (sec-calibration-real)=
-# ## The headline figures on real responses
+# (sec-calibration-side-by-side)=
+# ## The paper, the real pool and the simulated world side by side
 #
-# The same calibration on the real item-level responses of {glue:text}`real_n_models` models
-# ({glue:text}`real_source_name`: {glue:text}`real_description`). Their difficulties span
-# $\hat b \in$ [{glue:text}`real_b_min:.2f`, {glue:text}`real_b_max:.2f`] with SD
-# {glue:text}`real_b_sd:.2f`, their abilities $\hat\theta \in$ [{glue:text}`real_theta_min:.2f`,
-# {glue:text}`real_theta_max:.2f`] with SD {glue:text}`real_theta_sd:.2f`.
-#
-# Where the pool joins several populations (`mmlu_real` joins HELM and OpenCompass, which answered
-# under different prompts and, for HELM's Redux models, on different items), a cohort made mostly
-# of one population would differ from the other for a reason that is not unreliability, so each
-# cohort takes about half of every population, whole checkpoints together. The two cohorts, of
-# {glue:text}`real_cohort_size` and {glue:text}`real_cohort_second_size` models
-# ({glue:text}`real_cohort_split_text`), give difficulty vectors that correlate at
-# $r_{hh}$ = {glue:text}`real_split_cohort_r:.4f` over the {glue:text}`real_cohort_items:,` items both
-# answered, a Spearman–Brown reliability of {glue:text}`real_spearman_brown:.4f`. The paper reports
-# {glue:text}`paper_split_cohort_r:.4f` and {glue:text}`paper_spearman_brown:.4f` for two halves of its
-# {glue:text}`paper_n_models:,.0f` leaderboard models; the chapter's own source above gives
-# {glue:text}`r_hh:.4f` and {glue:text}`spearman_brown:.4f`. The reliability of the real pool's
-# $\hat b$ from its own posterior standard errors, one minus the mean posterior variance over the
-# variance of $\hat b$, is {glue:text}`real_b_reliability:.3f` (on the chapter's own source:
-# {glue:text}`b_reliability:.3f`; both optimistic, since mean-field posteriors understate spread).
-# These reliabilities describe a calibration by a few dozen models, and the split-half figure one by
-# half of them; neither stands in for the reliability of the paper's calibration.
+# The headline figures of {ref}`sec-calibration-real` beside the paper's and those of this page's own
+# source, with the planted difficulties where the source is simulated: the real column is evidence
+# about MMLU; the simulated column is the check of the method. On the chapter's own source the two
+# cohorts correlate at {glue:text}`r_hh:.4f` (Spearman–Brown {glue:text}`spearman_brown:.4f`), and the
+# reliability of its $\hat b$ from the posterior standard errors is {glue:text}`b_reliability:.3f`.
+# {download}`Download the table (CSV) <calibration_side_by_side.csv>`.
 
 # %%
-real = analysis_inputs(real_source, seed, fast)
-real_values = calibration_headline(real, cohort_spec, seed=cohort_seed, cohort_split=cohort_split)
-real_within = (f", halved within each of its {real_values['n_strata']} populations"
-               if (real_values["n_strata"] or 0) > 1 else "")  # one population is no stratification
-glue_values({f"real_{k}": v for k, v in real_values.items()}
-            | {"real_cohort_split_text": (
-                f"whole distinct checkpoints, {real_values['cohort_groups']:,} of them{real_within}"
-                if real_values["cohort_split"] == "groups" else
-                f"random rows{real_within}, copies of a checkpoint may fall in both")}
-            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
-               "real_description": real.matrix.description,
-               "paper_split_cohort_r": paper_value("split_cohort_r"),
-               "paper_spearman_brown": paper_value("spearman_brown"), "paper_n_models": paper_value("n_models")})
 simulated_values = ranges | {"split_cohort_r": reliability["r"], "spearman_brown": reliability["spearman_brown"],
                              "b_reliability": difficulty_reliability(estimated_items(frame))}
 glue_values({"b_reliability": simulated_values["b_reliability"]})
-planted_b = None if truth is None else parameter_ranges(truth["b"], theta)  # the planted b (θ: stand-ins)
-three_way_table({k: simulated_values[k] for k in CALIBRATION_KEYS}, real_values, real_matrix=real.matrix,
-                planted=None if planted_b is None else {k: planted_b[k] for k in ("b_min", "b_max", "b_sd")},
-                labels={"b_reliability": "reliability of b̂ from its SEs"}).round(4)
+planted_b = None if truth is None else {k: v for k, v in parameter_ranges(truth["b"], theta).items()
+                                        if k.startswith("b_")}  # the planted b (θ: stand-ins, left out)
+side_by_side = three_way_table({k: simulated_values[k] for k in CALIBRATION_KEYS}, real_values,
+                               real_matrix=real.matrix, planted=planted_b,
+                               labels={"b_reliability": "reliability of b̂ from its SEs"})
+write_download(side_by_side.reset_index(), "calibration_side_by_side.csv", executed_dir)
+side_by_side.round(4)
 
 # %% [markdown]
 # ## Checks
@@ -313,6 +382,9 @@ assert calibrated.sum() == len(fit.b) and len(b_hat) == len(inputs.items)
 assert np.isclose(reliability["spearman_brown"], 2 * reliability["r"] / (1 + reliability["r"]))  # Spearman–Brown
 assert np.isclose(real_values["spearman_brown"], 2 * real_values["split_cohort_r"] / (1 + real_values["split_cohort_r"]))
 assert real_values["cohort_size"] + real_values["cohort_second_size"] == real.matrix.shape[0]
+assert len(real_cohorts) == real_values["cohort_items"]  # the figure's cohorts are the headline's
+assert np.isclose(np.corrcoef(real_cohorts["b_first"], real_cohorts["b_second"])[0, 1],
+                  real_values["split_cohort_r"])
 if "population" in real.matrix.models:  # the real cohorts were halved within each population
     assert real_values["n_strata"] == real.matrix.models["population"].nunique()
 assert real_values["b_reliability"] <= 1 and simulated_values["b_reliability"] <= 1

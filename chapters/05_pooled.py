@@ -19,10 +19,12 @@
 # at once, with HC3 standard errors, and then asks what the resulting R² should be compared
 # against (its Table 2): sheer length, length plus readability, a sentence encoder reading the
 # whole item (an estimate of the ceiling on text-predictable difficulty), subject identity,
-# and the nine indicators plus the option-set covariates. This chapter recomputes both on the
-# source selected below and, for its headline figures, on the real item-level MMLU pool too: the
-# last section, {ref}`sec-pooled-real`, puts the paper's value, the real pool's and the simulated
-# world's side by side, and asks whether the imprecision of the real pool's b̂ changes a conclusion.
+# and the nine indicators plus the option-set covariates. The page opens with what the real
+# item-level MMLU responses say ({ref}`sec-pooled-real`), including whether the imprecision of the
+# real pool's b̂ changes a conclusion; then it checks the method on the page's own source, by default
+# a simulated world whose difficulties are a planted function of the indicators
+# ({ref}`sec-pooled-check`), and ends with the paper, the real pool and the simulated world side by
+# side ({ref}`sec-pooled-side-by-side`).
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | mmlu_real | helm10 | helm20 | opencompass11 | leaderboard
@@ -49,11 +51,12 @@ from mmlu_audit.features import INDICATORS, encode_items
 from mmlu_audit.inference import breusch_pagan, coef_table, fit_ols, vif, wald_test
 from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs, item_results
-from mmlu_audit.book.plots import (PARTITION_COLORS, SOURCE_COLORS, figure_title, legend_outside, stamp_source,
-                                   use_style)
+from mmlu_audit.book.labels import label
+from mmlu_audit.book.plots import (KIND_STYLES, PARTITION_COLORS, SOURCE_COLORS, figure_title, legend_outside,
+                                   stamp_source, use_style)
 from mmlu_audit.analyses.regression import (cv_table, difficulty_reliability, estimated_items, indicator_design,
                                    planted_slopes, table2_designs, table2_ratios)
-from mmlu_audit.analyses.regression.pooled import POOLED_KEYS, disattenuated_r2, pooled_headline
+from mmlu_audit.analyses.regression.pooled import POOLED_KEYS, disattenuated_r2, pooled_headline_with_table
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
                                     source_banner, three_way_table, value_label, write_download)
@@ -61,6 +64,111 @@ from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, po
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 frame = estimated_items(inputs.frame)
+source_banner(inputs.matrix)
+
+# %%
+real = analysis_inputs(real_source, seed, fast)
+source_banner(real.matrix)
+
+# %% [markdown]
+# (sec-pooled-real)=
+# ## What the real responses say
+#
+# The pooled regression and Table 2 on the real item-level responses of {glue:text}`real_n_models`
+# models ({glue:text}`real_source_name`: {glue:text}`real_description`), over the
+# {glue:text}`real_n_items:,` items they calibrate; how each is computed is explained in
+# {ref}`sec-pooled-check`. The nine indicators explain
+# {glue:text}`real_pooled_r2:.2%` of the variance of the real pool's b̂ (classical omnibus
+# F = {glue:text}`real_pooled_F:.2f`, p = {glue:text}`real_pooled_F_p:.2e`; over the length, readability
+# and STEM baseline the incremental F = {glue:text}`real_pooled_F_incremental:.2f`,
+# p = {glue:text}`real_pooled_F_inc_p:.2e`); the paper reports {glue:text}`paper_pooled_r2:.2%`. In
+# Table 2's cross-validation ({glue:text}`cv_folds`-fold item folds over
+# {glue:text}`real_cv_items_used:,` items, the chapter's own subsample rule; {numref}`fig-real-table2`)
+# they capture {glue:text}`real_ratio_framework_vs_length_global:.1f`× the variance the length +
+# readability baseline captures globally and {glue:text}`real_ratio_framework_vs_length_stem:.1f`× in
+# STEM; the encoder ceiling is {glue:text}`real_ceiling_global:.4f` globally and
+# {glue:text}`real_ceiling_stem:.4f` in STEM (the paper: {glue:text}`paper_ceiling_global:.4f` and
+# {glue:text}`paper_ceiling_stem:.4f`), of which the nine indicators recover
+# {glue:text}`real_share_of_ceiling_stem:.1%` in STEM.
+# {download}`Download the real pool's Table 2 (CSV) <pooled_real_table2.csv>`.
+#
+# **The precision of the real outcome.** Each real b̂ rests on a few dozen responses, so it carries
+# more estimation error than the paper's, and error in the outcome lowers every R² above by the
+# outcome's reliability. From the real pool's posterior standard errors the reliability of b̂ is
+# {glue:text}`real_b_reliability:.3f`, so the pooled R² corrected for attenuation, the observed R² over
+# that reliability, is {glue:text}`real_disattenuated_r2:.2%` against the observed
+# {glue:text}`real_pooled_r2:.2%` and the paper's {glue:text}`paper_pooled_r2:.2%`. The corrected
+# figure is the most that the outcome's imprecision can have hidden (more than that if the mean-field
+# standard errors understate the error): whether it still leaves the nine indicators explaining a
+# small share of difficulty is what decides whether attenuation changes the paper's conclusion on
+# this pool.
+
+# %%
+encode_real = partial(encode_items, real.items, progress=False)  # encodes only Table 2's items
+real_values, real_table2 = pooled_headline_with_table(real.frame, seed=seed, cv_folds=cv_folds, cv_items=cv_items,
+                                                      embeddings=encode_real)
+paper_table2 = {("encoder ceiling", "global"): paper_value("encoder_ceiling_pooled"),
+                ("encoder ceiling", "STEM"): paper_value("encoder_ceiling_stem"),
+                ("subject identity", "global"): paper_value("subject_identity_pooled")}
+glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
+               "real_description": real.matrix.description, "paper_pooled_r2": paper_value("pooled_r2"),
+               "paper_ceiling_global": paper_value("encoder_ceiling_pooled"),
+               "paper_ceiling_stem": paper_value("encoder_ceiling_stem"), "cv_folds": cv_folds})
+write_download(real_table2.rename_axis("predictors").reset_index(), "pooled_real_table2.csv", executed_dir)
+
+colours = {"global": "#555555"} | PARTITION_COLORS
+offsets = dict(zip(colours, (-0.27, 0.0, 0.27), strict=True))  # one bar per partition in each row
+fig, ax = plt.subplots(figsize=(5.4, 4.2))  # the row labels and the legend add about 2 in
+positions = np.arange(len(real_table2))
+for part, offset in offsets.items():
+    ax.barh(positions + offset, real_table2[part], height=0.26, color=colours[part], label=part)
+marks = [(value, list(real_table2.index).index(row) + offsets[part]) for (row, part), value in paper_table2.items()]
+ax.plot(*zip(*marks, strict=True), ls="none", ms=7, zorder=3, label="paper", **KIND_STYLES["paper"])
+ax.set_yticks(positions, [label(name) for name in real_table2.index])
+ax.invert_yaxis()
+ax.axvline(0, color="k", lw=0.8)
+ax.set(xlabel="cross-validated R² of b̂ (item folds)",
+       title=f"Table 2 on {real.matrix.shape[0]} real models")
+legend_outside(ax)
+stamp_source(fig, real.matrix)
+glue_figure("fig_real_table2", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_table2
+# :name: fig-real-table2
+#
+# Table 2 on the real responses: the cross-validated $R^2$ of the real pool's $\hat b$ from each
+# predictor set, over all items and within each partition (item folds); the diamonds are the values
+# the paper reports (the encoder ceiling globally and in STEM, subject identity globally). What to
+# see: how far the nine indicators' bars fall short of the encoder ceiling's, and whether the real
+# pool's ceiling and subject bars reach the paper's diamonds; a bar left of zero predicts worse than
+# the mean. The source is named under the figure.
+# ```
+
+# %% [markdown]
+# {download}`Download the item-level results on the real pool (CSV) <item_results.csv>`: one row per
+# item with its subject and partition, the real pool's b̂, its posterior SD and â (empty for the items
+# no model of the pool answered), the nine indicators and the feature table's quality flags; the
+# `data_source` column names the responses the parameters were fitted to.
+
+# %%
+write_download(item_results(real), "item_results.csv", executed_dir)
+
+# %%
+rerun_box("real_source", "helm20",
+          "The real-pool headline on another population: HELM's 20 models alone instead of the pooled HELM + OpenCompass responses.")
+
+# %% [markdown]
+# (sec-pooled-check)=
+# ## The method's check on this page's source
+#
+# From here on every figure is computed on the page's own source, named in the banner below. On
+# the default simulated world difficulty is planted as a function of the nine indicators, subject
+# effects and noise, so each estimate can be read against what was planted; nothing in this part is
+# a finding about MMLU.
+
+# %%
 source_banner(inputs.matrix)
 
 # %% [markdown]
@@ -170,7 +278,6 @@ designs = table2_designs(cv_frame, embeddings)
 table2 = cv_table(cv_frame["b_hat"], cv_frame["stem"], cv_frame["subject"], designs,
                   n_folds=cv_folds, seed=seed)
 glue_values({
-    "cv_folds": cv_folds,
     "cv_sample_note": (f"Fast mode: Table 2 uses a seeded random subsample of {len(rows):,} items, "
                        "so its values are rougher than the full run's." if len(rows) < len(frame)
                        else f"All {len(rows):,} items are used."),
@@ -282,61 +389,27 @@ if truth_known:
                          index=["STEM", "non-STEM"]).round(4))
 
 # %% [markdown]
-# (sec-pooled-real)=
-# ## The headline figures on real responses
+# (sec-pooled-side-by-side)=
+# ## The paper, the real pool and the simulated world side by side
 #
-# The same figures on the real item-level responses of {glue:text}`real_n_models` models
-# ({glue:text}`real_source_name`: {glue:text}`real_description`), over the
-# {glue:text}`real_n_items:,` items they calibrate. The nine indicators explain
-# {glue:text}`real_pooled_r2:.2%` of the variance of the real pool's b̂ (classical omnibus
-# F = {glue:text}`real_pooled_F:.2f`, p = {glue:text}`real_pooled_F_p:.2e`; over the length, readability
-# and STEM baseline the incremental F = {glue:text}`real_pooled_F_incremental:.2f`,
-# p = {glue:text}`real_pooled_F_inc_p:.2e`). In Table 2's cross-validation ({glue:text}`cv_folds`-fold
-# item folds over {glue:text}`real_cv_items_used:,` items, the chapter's own subsample rule) they
-# capture {glue:text}`real_ratio_framework_vs_length_global:.1f`× the variance the length + readability
-# baseline captures globally and {glue:text}`real_ratio_framework_vs_length_stem:.1f`× in STEM; the
-# encoder ceiling is {glue:text}`real_ceiling_global:.4f` globally and {glue:text}`real_ceiling_stem:.4f`
-# in STEM, of which the nine indicators recover {glue:text}`real_share_of_ceiling_stem:.1%` in STEM.
-#
-# **The precision of the real outcome.** Each real b̂ rests on a few dozen responses, so it carries
-# more estimation error than the paper's, and error in the outcome lowers every R² above by the
-# outcome's reliability. From the real pool's posterior standard errors the reliability of b̂ is
-# {glue:text}`real_b_reliability:.3f` (on the chapter's own source: {glue:text}`b_reliability:.3f`), so
-# the pooled R² corrected for attenuation, the observed R² over that reliability, is
-# {glue:text}`real_disattenuated_r2:.2%` against the observed {glue:text}`real_pooled_r2:.2%` and the
-# paper's {glue:text}`paper_pooled_r2:.2%`. The corrected figure is the most that the outcome's
-# imprecision can have hidden (more than that if the mean-field standard errors understate the error):
-# whether it still leaves the nine indicators explaining a small share of difficulty is what decides
-# whether attenuation changes the paper's conclusion on this pool.
+# The headline figures of {ref}`sec-pooled-real` beside the paper's and those of this page's own
+# source: the real column is evidence about MMLU; the simulated column is the check of the method.
+# On the chapter's own source the reliability of b̂ is {glue:text}`b_reliability:.3f`, beside the real
+# pool's {glue:text}`real_b_reliability:.3f`.
+# {download}`Download the table (CSV) <pooled_side_by_side.csv>`.
 
 # %%
-real = analysis_inputs(real_source, seed, fast)
-real_values = pooled_headline(real.frame, seed=seed, cv_folds=cv_folds, cv_items=cv_items,  # encodes Table 2's items
-                              embeddings=partial(encode_items, real.items, progress=False))
-glue_values({f"real_{k}": v for k, v in real_values.items()}
-            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
-               "real_description": real.matrix.description, "paper_pooled_r2": paper_value("pooled_r2")})
 simulated_values = pooled_stats | table2_stats | {
     "b_reliability": outcome["b_reliability"],
     "disattenuated_r2": disattenuated_r2(pooled_stats["pooled_r2"], outcome["b_reliability"])}
-three_way_table({k: simulated_values[k] for k in POOLED_KEYS}, real_values, real_matrix=real.matrix,
-                paper_keys={"ceiling_global": "encoder_ceiling_pooled", "ceiling_stem": "encoder_ceiling_stem",
-                            "subject_global": "subject_identity_pooled"},
-                labels={"b_reliability": "reliability of b̂ from its SEs",
-                        "disattenuated_r2": "pooled R² / reliability of b̂"}).round(4)
-
-# %% [markdown]
-# {download}`Download the item-level results on the real pool (CSV) <item_results.csv>`: one row per
-# item with its subject and partition, the real pool's b̂, its posterior SD and â (empty for the items
-# no model of the pool answered), the nine indicators and the feature table's quality flags; the
-# `data_source` column names the responses the parameters were fitted to.
-
-# %%
-write_download(item_results(real), "item_results.csv", executed_dir)
-
-# %%
-rerun_box("real_source", "helm20",
-          "The real-pool headline on another population: HELM's 20 models alone instead of the pooled HELM + OpenCompass responses.")
+side_by_side = three_way_table({k: simulated_values[k] for k in POOLED_KEYS}, real_values, real_matrix=real.matrix,
+                               paper_keys={"ceiling_global": "encoder_ceiling_pooled",
+                                           "ceiling_stem": "encoder_ceiling_stem",
+                                           "subject_global": "subject_identity_pooled"},
+                               labels={"b_reliability": "reliability of b̂ from its SEs",
+                                       "disattenuated_r2": "pooled R² / reliability of b̂"})
+write_download(side_by_side.reset_index(), "pooled_side_by_side.csv", executed_dir)
+side_by_side.round(4)
 
 # %% [markdown]
 # ## Checks
@@ -351,6 +424,8 @@ assert 0 < real_values["pooled_r2"] < 1 and real_values["b_reliability"] <= 1
 assert np.isnan(real_values["disattenuated_r2"]) or np.isclose(
     real_values["disattenuated_r2"] * real_values["b_reliability"], real_values["pooled_r2"])
 assert real_values["cv_items_used"] == (min(cv_items, real_values["n_items"]) if cv_items else real_values["n_items"])
+assert np.isclose(real_table2.loc["subject identity", "global"], real_values["subject_global"])  # the figure's
+assert np.isclose(real_table2.loc["encoder ceiling", "global"], real_values["ceiling_global"])  # table is the headline's
 # what this one seed recovered is reported, not asserted
 planted_world = truth_known and not inputs.matrix.meta["spec"]["null_world"]
 display(finding_checks({

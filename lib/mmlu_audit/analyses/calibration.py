@@ -12,6 +12,7 @@ one population.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from mmlu_audit.analyses.regression.designs import difficulty_reliability, estimated_items
 from mmlu_audit.core.checkpoints import checkpoint_labels
@@ -19,7 +20,7 @@ from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.irt import parameter_ranges, split_cohort_reliability
 
-__all__ = ["CALIBRATION_KEYS", "calibration_headline"]
+__all__ = ["CALIBRATION_KEYS", "calibration_headline", "calibration_headline_with_cohorts"]
 
 #: §3's headline figures, by their glue names in the calibration chapter.
 CALIBRATION_KEYS = ("b_min", "b_max", "b_sd", "theta_min", "theta_max", "theta_sd", "split_cohort_r",
@@ -67,6 +68,31 @@ def calibration_headline(inputs, spec, *, seed: int, cohort_split: str = "checkp
     ParameterError
         If ``cohort_split`` is not one of ``"checkpoint"``, ``"rows"``.
     """
+    return calibration_headline_with_cohorts(inputs, spec, seed=seed, cohort_split=cohort_split,
+                                             strata=strata)[0]
+
+
+@seeded
+def calibration_headline_with_cohorts(inputs, spec, *, seed: int, cohort_split: str = "checkpoint",
+                                      strata: str | None = "population") -> tuple[dict, pd.DataFrame]:
+    """:func:`calibration_headline` and the two cohorts' difficulties it correlates, from one split.
+
+    Parameters are those of :func:`calibration_headline`.
+
+    Returns
+    -------
+    headline : dict
+        :func:`calibration_headline`'s figures.
+    cohorts : DataFrame
+        Indexed by item id (the items both cohorts answered, in the matrix's order), with
+        columns ``b_first`` and ``b_second``: each cohort's b̂; their Pearson r is
+        ``headline["split_cohort_r"]``. What a figure of the split's agreement draws.
+
+    Raises
+    ------
+    ParameterError
+        If ``cohort_split`` is not one of ``"checkpoint"``, ``"rows"``.
+    """
     if cohort_split not in COHORT_SPLITS:
         raise ParameterError("cohort_split", f"is one of {COHORT_SPLITS}, not {cohort_split!r}")
     matrix, frame = inputs.matrix, estimated_items(inputs.frame)
@@ -75,8 +101,11 @@ def calibration_headline(inputs, spec, *, seed: int, cohort_split: str = "checkp
               if strata is not None and strata in matrix.models.columns else None)
     split = split_cohort_reliability(matrix, spec, seed=seed, groups=groups, strata=layers)
     ranges = parameter_ranges(frame["b_hat"], np.asarray(inputs.fit.theta))
+    used = split["items_used"]
+    cohorts = pd.DataFrame({"b_first": split["b_first"], "b_second": split["b_second"]},
+                           index=pd.Index(matrix.item_ids[used], name="item_id"))
     return {**ranges, "split_cohort_r": split["r"], "spearman_brown": split["spearman_brown"],
             "b_reliability": difficulty_reliability(frame),
             "cohort_size": split["cohort_size"], "cohort_second_size": split["second_size"],
             "cohort_items": int(split["items_used"].sum()), "n_strata": split["n_strata"],
-            "cohort_split": split["split"], "cohort_groups": split["n_groups"]}
+            "cohort_split": split["split"], "cohort_groups": split["n_groups"]}, cohorts

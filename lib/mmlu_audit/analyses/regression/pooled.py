@@ -23,7 +23,8 @@ from mmlu_audit.core.seeds import seeded
 from mmlu_audit.features import INDICATORS
 from mmlu_audit.inference import fit_ols, fold_ids, r2_score, wald_test
 
-__all__ = ["BASELINE_COLUMNS", "POOLED_KEYS", "disattenuated_r2", "item_fold_table", "pooled_headline"]
+__all__ = ["BASELINE_COLUMNS", "POOLED_KEYS", "disattenuated_r2", "item_fold_table", "pooled_headline",
+           "pooled_headline_with_table"]
 
 #: The three regressors besides the intercept that the paper's F(9, 14029) implies (§4.1).
 BASELINE_COLUMNS = ("n_tokens", "readability_fk", "stem")
@@ -114,6 +115,32 @@ def pooled_headline(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: 
     DataError
         If ``embeddings`` has not one row per row of ``frame`` (or per requested row).
     """
+    return pooled_headline_with_table(frame, seed=seed, cv_folds=cv_folds, cv_items=cv_items,
+                                      embeddings=embeddings)[0]
+
+
+@seeded
+def pooled_headline_with_table(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: int = 0,
+                               embeddings: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None
+                               ) -> tuple[dict, pd.DataFrame]:
+    """:func:`pooled_headline` and the Table 2 it reads, from one cross-validation.
+
+    Parameters are those of :func:`pooled_headline`.
+
+    Returns
+    -------
+    headline : dict
+        :func:`pooled_headline`'s figures.
+    table : DataFrame
+        Table 2's item-fold cross-validated R² of b̂: predictor sets by the partitions
+        ``global``, ``STEM``, ``non-STEM`` (the ``"item"`` level of :func:`item_fold_table`);
+        without embeddings it has no encoder row. What a figure of Table 2 draws.
+
+    Raises
+    ------
+    DataError
+        If ``embeddings`` has not one row per row of ``frame`` (or per requested row).
+    """
     if embeddings is not None and not callable(embeddings) and len(embeddings) != len(frame):
         raise DataError("embeddings", f"needs one row per row of frame ({len(frame)}), got {len(embeddings)}")
     estimated = np.isfinite(frame["b_hat"].to_numpy(float))
@@ -142,7 +169,7 @@ def pooled_headline(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: 
             "subject_global": item_cv.loc["subject identity", "global"],
             "b_reliability": reliability, "disattenuated_r2": disattenuated_r2(pooled.r2, reliability),
             "n_items": pooled.n_obs, "pooled_F_p": omnibus["p"], "pooled_F_inc_p": incremental["p"],
-            "cv_items_used": len(rows)}
+            "cv_items_used": len(rows)}, item_cv
 
 
 def _embeddings_of(embeddings: np.ndarray | Callable[[np.ndarray], np.ndarray],
