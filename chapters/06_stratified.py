@@ -20,10 +20,11 @@
 # they explain in each, and then asks which individual slopes differ across the boundary:
 # each contrast (STEM slope − non-STEM slope) is tested with item-level HC3 standard errors,
 # with subject-clustered CR1 and CR2 standard errors, and with a wild cluster bootstrap, each
-# Holm-adjusted over the nine indicators. The chapter runs on the simulated world (whose
-# truth is known) and, for its headline figures, on the real item-level MMLU pool too: the
-# last section, {ref}`sec-stratified-real`, puts the paper's value, the real pool's and the
-# simulated world's side by side.
+# Holm-adjusted over the nine indicators. The page opens with what the real item-level MMLU
+# responses say ({ref}`sec-stratified-real`); then it checks the method on the page's own source,
+# by default a simulated world with planted contrasts ({ref}`sec-stratified-check`), and ends with
+# the paper, the real pool and the simulated world side by side
+# ({ref}`sec-stratified-side-by-side`).
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | mmlu_real | helm10 | helm20 | opencompass11 | leaderboard
@@ -34,6 +35,7 @@ n_boot = 9999  # subject-cluster bootstrap draws (effect sizes) and wild bootstr
 cv_folds = 10  # K of the K-fold cross-validation
 boot_kind = "CR2"  # covariance inside the bootstrapped t statistics
 results_dir = "../bench/results"  # where `make bench` recorded the many-seed study this page reads
+executed_dir = "../book/_executed"  # where bookbuild writes this page; its CSV download goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # n_boot = 199
@@ -41,6 +43,7 @@ results_dir = "../bench/results"  # where `make bench` recorded the many-seed st
 
 # %%
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FormatStrFormatter, NullFormatter
 import numpy as np
 import pandas as pd
 from IPython.display import display
@@ -51,16 +54,19 @@ from mmlu_audit.inference import partition_effects, standardise_within
 from mmlu_audit.analyses.regression.joint import partition_joint_tests
 from mmlu_audit.analyses.regression.stratified import (HEADLINE_KEYS, contrast_statistics, effect_statistics,
                                                        standardised_statistics, stratified_headline)
-from mmlu_audit.core.paper import PAPER, paper_table
+from mmlu_audit.core.paper import PAPER, paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs
+from mmlu_audit.analyses.replication import CLAIM_ESTIMAND, CLAIM_TITLES, ESTIMANDS, claim_sentence, judge
 from mmlu_audit.book.labels import label
-from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, legend_outside, stamp_source, use_style
+from mmlu_audit.book.plots import (KIND_STYLES, SOURCE_COLORS, figure_title, legend_outside, stamp_source,
+                                   use_style)
 from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tests, cv_table, declared, design_arrays,
                                    estimated_items, holm_count, interaction_fit, partition_fits, planted_slopes,
                                    planted_summary, planted_truth_table)
 from mmlu_audit.irt import recovery_slope
-from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
-                                    rate_texts, source_banner, three_way_table, value_label)
+from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, in_words, population_note,
+                                    rerun_box, rate_texts, source_banner, three_way_table, value_label,
+                                    write_download)
 from mmlu_audit.core.formatting import names_where
 from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rejection_rate
 
@@ -77,6 +83,109 @@ X, y, stem, subjects = design_arrays(frame)
 planted = planted_slopes(inputs.matrix)
 recovery = recovery_slope(frame["b_hat"], frame.get("b_true"))
 glue_values({"population_note": population_note(inputs.matrix), "recovery": recovery})
+
+# %%
+real = analysis_inputs(real_source, seed, fast)
+source_banner(real.matrix)
+
+# %% [markdown]
+# (sec-stratified-real)=
+# ## What the real responses say
+#
+# The real item-level responses of {glue:text}`real_n_models` models
+# ({glue:text}`real_source_name`: {glue:text}`real_description`) are this page's evidence about
+# MMLU, with the difficulties b̂ of that pool's own 2PL calibration. In the real pool, STEM's
+# cross-validated R² is {glue:text}`real_cv_r2_stem:.4f` against {glue:text}`real_cv_r2_nonstem:.4f`
+# outside it, a logit² ratio of {glue:text}`real_logit2_ratio:.2f` (subject-cluster bootstrap 95 %
+# interval {glue:text}`real_logit2_ratio_ci_low:.2f`–{glue:text}`real_logit2_ratio_ci_high:.2f`);
+# the STEM × D_ner contrast has CR2 t = {glue:text}`real_t_cr2_d_ner:.2f` (Holm
+# p = {glue:text}`real_holm_p_cr2_d_ner:.3f`; wild cluster bootstrap
+# p = {glue:text}`real_boot_p_d_ner:.3f`); {glue:text}`real_holm_cr2` of the nine contrasts survive
+# Holm under CR2 and {glue:text}`real_holm_boot` under the bootstrap. Read by the rule of
+# {ref}`chap-real-verdicts` (each claim's estimand and its 95 % interval against no effect and
+# against the paper's estimate):
+#
+# - **{glue:text}`title_stem_r2`** ({glue:text}`estimand_stem_r2`): {glue:text}`real_sentence_stem_r2`.
+# - **{glue:text}`title_d_ner`** ({glue:text}`estimand_d_ner`): {glue:text}`real_sentence_d_ner`.
+#
+# The difficulties come from a few dozen models, so each b̂ is noisier than the paper's; how often
+# these tests reject at this design when the paper's effects are true is the power study on the
+# {ref}`central claims page <chap-real-verdicts>`, which also combines the disjoint real populations.
+# {numref}`fig-real-stratified` draws the two partitions' R² and the ratio beside the paper's.
+
+# %%
+real_values = stratified_headline(real.frame, seed=seed, n_boot=n_boot, cv_folds=cv_folds, boot_kind=boot_kind)
+X_real, y_real, stem_real, subjects_real = design_arrays(estimated_items(real.frame))
+real_d_ner = contrast_tests(interaction_fit(y_real, X_real, stem_real), subjects_real,
+                           contrast_terms(X_real.columns), kinds=("CR2",)).loc["STEM:d_ner"]
+real_d_ner_half = stats.t.ppf(0.975, real_d_ner["df_CR2"]) * real_d_ner["se_CR2"]
+real_estimands = {
+    "stem_r2": (real_values["logit2_ratio"], real_values["logit2_ratio_ci_low"],
+                real_values["logit2_ratio_ci_high"]),
+    "d_ner": (real_d_ner["estimate"], real_d_ner["estimate"] - real_d_ner_half,
+              real_d_ner["estimate"] + real_d_ner_half)}
+real_outcomes = {claim: judge(CLAIM_ESTIMAND[claim], *values)["outcome"] for claim, values in real_estimands.items()}
+glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
+               "real_description": real.matrix.description}
+            | {f"real_outcome_{c}": real_outcomes[c] for c in real_estimands}
+            | {f"real_sentence_{c}": claim_sentence(real_outcomes[c], *real_estimands[c],
+                                                    ESTIMANDS[CLAIM_ESTIMAND[c]].paper) for c in real_estimands}
+            | {f"title_{c}": CLAIM_TITLES[c] for c in real_estimands}
+            | {f"estimand_{c}": ESTIMANDS[CLAIM_ESTIMAND[c]].label for c in real_estimands})
+
+real_name = value_label(real.matrix)
+paper_name = f"paper ({paper_value('n_models'):,} leaderboard models)"
+fig, (r2_ax, ratio_ax) = plt.subplots(1, 2, figsize=(6.5, 3.2), gridspec_kw={"width_ratios": [2, 3]})
+parts = [("STEM", "cv_r2_stem"), ("non-STEM", "cv_r2_nonstem")]
+r2_ax.plot(np.arange(len(parts)) - 0.12, [real_values[key] for _, key in parts], ls="none", ms=8,
+           label=real_name, **KIND_STYLES["real"])
+r2_ax.plot(np.arange(len(parts)) + 0.12, [paper_value(key) for _, key in parts], ls="none", ms=8,
+           label=paper_name, **KIND_STYLES["paper"])
+r2_ax.axhline(0, color="k", lw=0.8, ls=":")
+r2_ax.set_xticks(range(len(parts)), [part for part, _ in parts])
+r2_ax.set_xlim(-0.6, len(parts) - 0.4)
+r2_ax.set(ylabel="cross-validated R² (item folds)", title="R² per partition")
+ratio_keys = ("logit2_ratio", "logit2_ratio_ci_low", "logit2_ratio_ci_high")
+rows = [([real_values[k] for k in ratio_keys], KIND_STYLES["real"]),
+        ([paper_value(k) for k in ratio_keys], KIND_STYLES["paper"])]
+for position, ((estimate, low, high), style) in enumerate(rows):
+    ratio_ax.errorbar(estimate, position, xerr=[[estimate - low], [high - estimate]], capsize=4, ms=8,
+                      ecolor=style["color"], **style)
+ratio_ax.axvline(1, color="k", lw=0.9, ls=":")
+ratio_ax.set_xscale("log", base=2)
+ratio_ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+ratio_ax.xaxis.set_minor_formatter(NullFormatter())
+ratio_ax.set_yticks([])  # the markers say who: the legend below both panels
+ratio_ax.set_ylim(len(rows) - 0.5, -0.5)
+ratio_ax.set(xlabel="STEM ÷ non-STEM, logit² (log scale)", title="ratio of variance explained, 95 % CI")
+fig.legend(*r2_ax.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, -0.03), ncol=2,
+           frameon=False)
+stamp_source(fig, real.matrix)
+glue_figure("fig_real_stratified", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_stratified
+# :name: fig-real-stratified
+#
+# Left: the nine indicators' cross-validated R² in each partition on the real responses (filled
+# circles) beside the paper's (open diamonds). Right: the STEM ÷ non-STEM ratio of variance
+# explained in logit² units, the real pool's with its subject-cluster bootstrap 95 % interval and
+# the paper's with the interval it reports; the dotted line at 1 is no difference. What to see:
+# whether the real interval clears 1, and whether it holds the paper's ratio. The source is named
+# under the figure.
+# ```
+
+# %% [markdown]
+# (sec-stratified-check)=
+# ## The method's check on this page's source
+#
+# From here on every figure is computed on the page's own source, named in the banner below. On
+# the default simulated world the contrasts are planted, so each test's verdict can be checked
+# against the truth; nothing in this part is a finding about MMLU.
+
+# %%
+source_banner(inputs.matrix)
 
 # %% [markdown]
 # ## Table 3: one fit per partition
@@ -265,30 +374,21 @@ glue_values(standardised_statistics(contrasts, contrasts_z))
 contrasts_z[["estimate", "t_HC3", "holm_HC3", "t_CR1", "holm_CR1", "t_CR2", "holm_CR2"]].rename(columns=label).round(4)
 
 # %% [markdown]
-# (sec-stratified-real)=
-# ## The headline figures on real responses
+# (sec-stratified-side-by-side)=
+# ## The paper, the real pool and the simulated world side by side
 #
-# The same figures on the real item-level responses of {glue:text}`real_n_models` models
-# ({glue:text}`real_source_name`: {glue:text}`real_description`). In the real pool, STEM's
-# cross-validated R² is {glue:text}`real_cv_r2_stem:.4f` against {glue:text}`real_cv_r2_nonstem:.4f`
-# outside it, a logit² ratio of {glue:text}`real_logit2_ratio:.2f` (subject-cluster bootstrap 95 %
-# interval {glue:text}`real_logit2_ratio_ci_low:.2f`–{glue:text}`real_logit2_ratio_ci_high:.2f`);
-# the STEM × D_ner contrast has CR2 t = {glue:text}`real_t_cr2_d_ner:.2f` (Holm
-# p = {glue:text}`real_holm_p_cr2_d_ner:.3f`; wild cluster bootstrap
-# p = {glue:text}`real_boot_p_d_ner:.3f`). The difficulties come from a few dozen models, so
-# each b̂ is noisier than the paper's; how often these tests reject at this design when the
-# paper's effects are true is the power study on the {ref}`central claims page <chap-real-verdicts>`.
+# The headline figures of {ref}`sec-stratified-real` beside the paper's and those of this page's
+# own source: the real column is evidence about MMLU; the simulated column is the check of the
+# method, to be read against what was planted.
+# {download}`Download the table (CSV) <stratified_side_by_side.csv>`.
 
 # %%
-real = analysis_inputs(real_source, seed, fast)
-real_values = stratified_headline(real.frame, seed=seed, n_boot=n_boot, cv_folds=cv_folds, boot_kind=boot_kind)
-glue_values({f"real_{k}": v for k, v in real_values.items()}
-            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
-               "real_description": real.matrix.description})
 simulated_values = size_stats | contrast_statistics(contrasts) | contrast_keys
 survivor_keys = {"holm_hc3": "holm_survivors_hc3", "holm_boot": "holm_survivors_boot"}  # counts, not p-values
-three_way_table({k: simulated_values[k] for k in HEADLINE_KEYS}, real_values, real_matrix=real.matrix,
-                paper_keys=survivor_keys, labels={k: label(v) for k, v in survivor_keys.items()}).round(4)
+side_by_side = three_way_table({k: simulated_values[k] for k in HEADLINE_KEYS}, real_values, real_matrix=real.matrix,
+                               paper_keys=survivor_keys, labels={k: label(v) for k, v in survivor_keys.items()})
+write_download(in_words(side_by_side).reset_index(), "stratified_side_by_side.csv", executed_dir)
+side_by_side.round(4)
 
 # %%
 rerun_box("real_source", "helm20",
@@ -311,6 +411,9 @@ assert np.allclose(contrasts["estimate"], (table3[("STEM", "estimate")] - table3
                    .loc[list(INDICATORS)])
 assert effects.loc["explained_var_ratio", "ci_low"] <= effects.loc["explained_var_ratio", "ci_high"]
 assert (contrasts["se_CR2"] > 0).all() and set(survivors) == {"HC3", "CR1", "CR2", "boot"}
+# the real D_ner contrast of the opening is the headline's, and its interval brackets it
+assert np.isclose(real_d_ner["t_CR2"], real_values["t_cr2_d_ner"], rtol=1e-10)
+assert real_estimands["d_ner"][1] < real_estimands["d_ner"][0] < real_estimands["d_ner"][2]
 if planted is not None and not inputs.matrix.meta["spec"]["null_world"]:
     assert truth_stats["n_planted"] == 3
     # without subject effects the true b carries the planted contrasts exactly (up to item noise)
