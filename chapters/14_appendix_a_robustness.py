@@ -27,8 +27,12 @@
 # planted slopes in STEM, so the planted truth makes all three conclusions true; WSCG Depth
 # carries no planted contrast, so a tier perturbation only mis-measures one covariate, and the
 # claim that the conclusions survive it is true by construction unless the tests are fragile.
-# (On `simulated-null` the first two conclusions are false by construction.) The headline figures
-# on the real item-level pool of HELM and OpenCompass models are in {ref}`sec-appendix-a-real`.
+# (On `simulated-null` the first two conclusions are false by construction.) The page opens with
+# what the real item-level responses say ({ref}`sec-appendix-a-real`): the three conclusions'
+# estimands on the real pool, read by the replication rule of {ref}`chap-real-verdicts`, and how a
+# tier perturbation moves W(9) there. Then it checks the method on the page's own source, by default
+# the simulated world just described ({ref}`sec-appendix-a-check`), and ends with the paper, the real
+# pool and the simulated world side by side ({ref}`sec-appendix-a-side-by-side`).
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
@@ -42,8 +46,9 @@ n_boot = 9999  # wild cluster bootstrap draws in the estimator comparison
 boot_kind = "CR2"  # covariance inside the bootstrapped statistics
 refit_max_steps = 0  # SVI steps of the Rasch / hierarchical refits; 0 keeps the calibration default
 refits = ["rasch", "hierarchical"]  # alternative calibrations refitted: rasch | hierarchical | wide
-real_source = "mmlu_real"  # real pool of the last section: mmlu_real | helm10 | helm20 | opencompass11
+real_source = "mmlu_real"  # real pool the page opens with: mmlu_real | helm10 | helm20 | opencompass11
 real_n_draws = 1  # tier draws per perturbed tier in the real pool's study (the first of the draws above)
+executed_dir = "../book/_executed"  # where bookbuild writes this page; its CSV download goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # n_draws = 1
@@ -59,8 +64,11 @@ from IPython.display import display
 from mmlu_audit.analyses.central import ALPHA  # the decision rules below are identities at this level
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.analyses.regression import estimated_items, planted_slopes
+from mmlu_audit.analyses.appendix_real import claim_forest_rows
+from mmlu_audit.analyses.replication import CLAIM_TITLES
 from mmlu_audit.analyses.robustness import (
     CONCLUSIONS,
+    OUTCOME_ESTIMANDS,
     active_tiers,
     conclusion_shares,
     estimator_sensitivity,
@@ -75,7 +83,7 @@ from mmlu_audit.analyses.robustness import (
     tier_schemes,
     tier_statistics,
 )
-from mmlu_audit.book.plots import SOURCE_COLORS, figure_title, stamp_source, use_style
+from mmlu_audit.book.plots import SOURCE_COLORS, estimand_forest, figure_title, stamp_source, use_style
 from mmlu_audit.book.report import (
     finding_checks,
     glue_figure,
@@ -85,9 +93,10 @@ from mmlu_audit.book.report import (
     source_banner,
     three_way_table,
     value_label,
+    write_download,
 )
 from mmlu_audit.book.labels import labels
-from mmlu_audit.core.paper import paper_table, paper_value
+from mmlu_audit.core.paper import PAPER, paper_table, paper_value
 from mmlu_audit.features import GraphBatch, default_tiers, depths, item_graphs
 
 use_style()
@@ -100,7 +109,140 @@ glue_values({"population_note": population_note(inputs.matrix)}
 
 # %% [markdown]
 # {glue:text}`population_note`
+
+# %%
+graphs = item_graphs(inputs.items, progress=False)  # the items, hence the graphs, are the real pool's too
+tiers = default_tiers()
+active = active_tiers(graphs)
+batch = GraphBatch(graphs, list(tiers))
+schemes = tier_schemes(dict(tiers), active, n_draws, seed=seed, width=tier_width, clamp_tier=clamp_tier)
+real = analysis_inputs(real_source, seed, fast)
+source_banner(real.matrix)
+
+# %% [markdown]
+# (sec-appendix-a-real)=
+# ## What the real responses say
 #
+# The real item-level responses of {glue:text}`real_n_models` models
+# ({glue:text}`real_source_name`: {glue:text}`real_description`), with the difficulties of that
+# pool's own 2PL calibration, are this page's evidence about MMLU. Each of the three primary
+# conclusions (defined in {ref}`sec-appendix-a-conclusions` below) is read by the rule of
+# {ref}`chap-real-verdicts`: its estimand and 95 % interval against no effect and against the
+# paper's estimate ({numref}`fig-real-appendix-a-claims`). Under the default tiers:
+# homogeneity (the share of variance the nine interactions add, {glue:text}`real_base_interaction_share:.4f`
+# [{glue:text}`real_base_interaction_share_low:.4f`, {glue:text}`real_base_interaction_share_high:.4f`]) is
+# *{glue:text}`real_base_outcome_homogeneity`*; the $D_{ner}$ contrast
+# ({glue:text}`real_base_d_ner_contrast:.3f` [{glue:text}`real_base_d_ner_contrast_low:.3f`,
+# {glue:text}`real_base_d_ner_contrast_high:.3f`] logits per SD) is *{glue:text}`real_base_outcome_d_ner`*; the
+# STEM ÷ non-STEM variance ratio ({glue:text}`real_base_logit2_ratio:.2f`
+# [{glue:text}`real_base_logit2_ratio_low:.2f`, {glue:text}`real_base_logit2_ratio_high:.2f`]) is
+# *{glue:text}`real_base_outcome_stem_r2`*. The significance tests the paper's Appendix A reads are shown
+# beside them as context (CR2-HTZ p = {glue:text}`real_base_htz_p:.3g`, wild cluster bootstrap
+# p = {glue:text}`real_base_wcr_p:.3f`, $D_{ner}$'s Holm p = {glue:text}`real_base_d_ner_holm_cr2:.3f`). The
+# length-residualised Dimension 1 gives HC3
+# W(9) = {glue:text}`real_w9_residualised_dim1:.2f` (unperturbed {glue:text}`real_base_w9_hc3:.2f`),
+# the clamp of {glue:text}`clamp_tier` W(9) = {glue:text}`real_w9_clamped:.1f`. The hierarchical and Rasch
+# refits are the simulated world's check below; on the real pool only the Rasch refit's significance
+# reading is repeated ({glue:text}`real_rasch_conclusions_intact`).
+
+# %%
+real_schemes = schemes.groupby(["kind", "tier"], sort=False).head(real_n_draws)  # the first draws, the clamp
+real_values = robustness_headline(real, batch, real_schemes, seed=seed, fast=fast, n_folds=cv_folds,
+                                  n_boot=n_boot, boot_kind=boot_kind, max_steps=refit_max_steps, outcomes=True)
+real_name = f"real pool ({real.matrix.shape[0]} models)"
+glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
+               "real_description": real.matrix.description, "real_n_draws": real_n_draws})
+
+claim_rows = claim_forest_rows(real_values, real_name)
+fig = estimand_forest(claim_rows, titles=CLAIM_TITLES)
+fig.set_size_inches(6.5, fig.get_size_inches()[1])
+fig.tight_layout()
+stamp_source(fig, real.matrix)
+glue_figure("fig_real_appendix_a_claims", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_appendix_a_claims
+# :name: fig-real-appendix-a-claims
+#
+# The estimand of each primary conclusion on its own scale. Black hollow diamond: the paper, with the
+# interval its text gives (grey band; the share of variance has none). Green square: the real pool
+# under the default tier table, with its 95 % interval and, under its name, its replication outcome.
+# What to see: a row that clears the dotted line (no effect) and reaches into the grey band is
+# *replicated*; one that straddles both is *inconclusive*. The source is named under the figure.
+# ```
+#
+# The real pool is scored under a subset of the perturbation schemes: the first
+# {glue:text}`real_n_draws` draw(s) of each perturbed tier, the clamp and the length
+# residualisation, {glue:text}`real_n_schemes` of the {glue:text}`n_schemes` schemes of the simulated
+# study below. The whole study is not repeated because each scheme refits the §4 statistics: it would
+# take as long again on the real pool, whose items are the same. Across these schemes W(9) under HC3
+# runs from {glue:text}`real_scheme_w9_min:.2f` to {glue:text}`real_scheme_w9_max:.2f` and its CR2-HTZ p
+# from {glue:text}`real_scheme_htz_p_min:.3g` to {glue:text}`real_scheme_htz_p_max:.3g`
+# ({numref}`fig-real-appendix-a-tiers`). The replication outcome is the default tiers' in
+# {glue:text}`real_share_schemes_same_outcome_homogeneity:.1%` of these schemes for homogeneity,
+# {glue:text}`real_share_schemes_same_outcome_d_ner:.1%` for $D_{ner}$ and
+# {glue:text}`real_share_schemes_same_outcome_stem_r2:.1%` for the STEM R² ratio. A share over so few schemes
+# is coarse: it says whether an outcome can turn under a tier shift, not how often.
+# {download}`Download the real pool's statistics under each scheme (CSV) <appendix_a_real_schemes.csv>`.
+
+# %%
+real_study = perturbation_study(estimated_items(real.frame), batch, real.items["item_id"], real_schemes,
+                                seed=seed, n_folds=cv_folds)
+write_download(real_study, "appendix_a_real_schemes.csv", executed_dir)
+glue_values({"real_scheme_w9_min": real_study["w9_hc3"].min(), "real_scheme_w9_max": real_study["w9_hc3"].max(),
+             "real_scheme_htz_p_min": real_study["htz_p"].min(),
+             "real_scheme_htz_p_max": real_study["htz_p"].max()})
+
+scheme_names = [f"tier {row.tier} shifted {row.delta:+.2f}" if row.kind == "tier shift" else row.scheme
+                for row in real_study.itertuples()]
+positions = np.arange(len(real_study))
+fig, axes = plt.subplots(1, 2, figsize=(6.5, 0.32 * len(real_study) + 1.6), sharey=True)
+axes[0].scatter(real_study["w9_hc3"], positions, color=SOURCE_COLORS["ours"], zorder=3)
+axes[0].axvline(real_values["base_w9_hc3"], color=SOURCE_COLORS["ours"], lw=1, label="real pool, default tiers")
+axes[0].axvline(PAPER["w9_hc3"][0], color=SOURCE_COLORS["paper"], ls="--", lw=1, label="paper, default tiers")
+axes[0].axvline(PAPER["w9_residualised_dim1"][0], color=SOURCE_COLORS["paper"], ls=":", lw=1.2,
+                label="paper, Dimension 1 residualised")
+axes[0].set(xlabel="W(9) under HC3", yticks=positions)
+axes[0].set_yticklabels(scheme_names, fontsize=8.5)
+axes[0].invert_yaxis()
+axes[1].scatter(real_study["htz_p"], positions, color=SOURCE_COLORS["ours"], zorder=3)
+axes[1].axvline(real_values["base_htz_p"], color=SOURCE_COLORS["ours"], lw=1, label="real pool, default tiers")
+axes[1].axvline(ALPHA, color="k", ls="--", lw=1, label="α = 0.05")
+axes[1].set(xlabel="CR2-HTZ p of W(9)")
+axes[1].set_xlim(left=0)
+handles = {text: handle for ax in axes for handle, text in zip(*ax.get_legend_handles_labels(), strict=True)}
+fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=2,
+           fontsize=8.5)
+figure_title(fig, f"Tier perturbation on the {real_name}")
+stamp_source(fig, real.matrix)
+glue_figure("fig_real_appendix_a_tiers", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_appendix_a_tiers
+# :name: fig-real-appendix-a-tiers
+#
+# W(9) under HC3 (left) and the CR2-HTZ p of W(9) (right) on the real pool under each perturbation
+# scheme scored on it (points), against the same statistic under the default tier table (solid line);
+# on the left the paper's W(9) under HC3 with the default tiers (dashed) and with Dimension 1
+# length-residualised (dotted), on the right the 5 % level (dashed). What to see: how far a tier shift
+# moves W(9) from the solid line, and whether any scheme carries the p across the dashed line, which
+# would turn the significance reading of the first conclusion. The source is named under the figure.
+# ```
+
+# %% [markdown]
+# (sec-appendix-a-check)=
+# ## The method's check on this page's source
+#
+# From here on every figure is computed on the page's own source, named in the banner below. On
+# the default simulated world the slope contrasts are planted, so each conclusion can be checked
+# against the truth; nothing in this part is a finding about MMLU.
+
+# %%
+source_banner(inputs.matrix)
+
+# %% [markdown]
+# (sec-appendix-a-conclusions)=
 # ## The three primary conclusions
 #
 # Each scheme below reports the same three booleans, defined once in
@@ -147,11 +289,6 @@ glue_values({"cv_folds": cv_folds, **{f"base_{k}": v for k, v in {**base, **base
 # the build machine is on the {ref}`chap-performance` page.
 
 # %%
-graphs = item_graphs(inputs.items, progress=False)
-tiers = default_tiers()
-active = active_tiers(graphs)
-batch = GraphBatch(graphs, list(tiers))
-schemes = tier_schemes(dict(tiers), active, n_draws, seed=seed, width=tier_width, clamp_tier=clamp_tier)
 study = perturbation_study(frame, batch, inputs.items["item_id"], schemes, seed=seed, n_folds=cv_folds,
                            progress=not fast)
 scheme_stats = tier_statistics(graphs, tiers) | scheme_statistics(study) | {
@@ -252,47 +389,14 @@ sensitivity["table3"].round(4)
 # recomputed here.
 
 # %% [markdown]
-# (sec-appendix-a-real)=
-# ## The headline figures on real responses
+# (sec-appendix-a-side-by-side)=
+# ## The real pool beside the paper and the simulated world
 #
-# The same figures on the real item-level responses of {glue:text}`real_n_models` models
-# ({glue:text}`real_source_name`: {glue:text}`real_description`), with the difficulties of that
-# pool's own 2PL calibration, read by the rule of {ref}`chap-real-verdicts`: each claim's estimand and
-# its 95 % interval against no effect and against the paper's estimate. Under the default tiers:
-# homogeneity (the share of variance the nine interactions add, {glue:text}`real_base_interaction_share:.4f`
-# [{glue:text}`real_base_interaction_share_low:.4f`, {glue:text}`real_base_interaction_share_high:.4f`]) is
-# *{glue:text}`real_base_outcome_homogeneity`*; the $D_{ner}$ contrast
-# ({glue:text}`real_base_d_ner_contrast:.3f` [{glue:text}`real_base_d_ner_contrast_low:.3f`,
-# {glue:text}`real_base_d_ner_contrast_high:.3f`] logits per SD) is *{glue:text}`real_base_outcome_d_ner`*; the
-# STEM ÷ non-STEM variance ratio ({glue:text}`real_base_logit2_ratio:.2f`
-# [{glue:text}`real_base_logit2_ratio_low:.2f`, {glue:text}`real_base_logit2_ratio_high:.2f`]) is
-# *{glue:text}`real_base_outcome_stem_r2`*. The significance tests the paper's Appendix A reads are shown
-# beside them as context (CR2-HTZ p = {glue:text}`real_base_htz_p:.3g`, wild cluster bootstrap
-# p = {glue:text}`real_base_wcr_p:.3f`, $D_{ner}$'s Holm p = {glue:text}`real_base_d_ner_holm_cr2:.3f`). The
-# length-residualised Dimension 1 gives HC3
-# W(9) = {glue:text}`real_w9_residualised_dim1:.2f` (unperturbed {glue:text}`real_base_w9_hc3:.2f`),
-# the clamp of {glue:text}`clamp_tier` W(9) = {glue:text}`real_w9_clamped:.1f`. The hierarchical and Rasch
-# refits are the simulated world's check above; on the real pool only the Rasch refit's significance
-# reading is repeated ({glue:text}`real_rasch_conclusions_intact`).
-#
-# The real pool is scored under a subset of the perturbation schemes: the first
-# {glue:text}`real_n_draws` draw(s) of each perturbed tier, the clamp and the length
-# residualisation, {glue:text}`real_n_schemes` of the {glue:text}`n_schemes` schemes above. The
-# whole study is not repeated because each scheme refits the §4 statistics: it would take as long
-# again on the real pool, whose items are the same. The replication outcome is the default tiers' in
-# {glue:text}`real_share_schemes_same_outcome_homogeneity:.1%` of these schemes for homogeneity,
-# {glue:text}`real_share_schemes_same_outcome_d_ner:.1%` for $D_{ner}$ and
-# {glue:text}`real_share_schemes_same_outcome_stem_r2:.1%` for the STEM R² ratio. A share over so few schemes
-# is coarse: it says whether an outcome can turn under a tier shift, not how often.
+# The headline figures of this page under the paper's significance reading: the paper's value, the
+# real pool's ({ref}`sec-appendix-a-real`) and the simulated world's, with the world's planted truth
+# where it has one.
 
 # %%
-real = analysis_inputs(real_source, seed, fast)
-real_schemes = schemes.groupby(["kind", "tier"], sort=False).head(real_n_draws)  # the first draws, the clamp
-real_values = robustness_headline(real, batch, real_schemes, seed=seed, fast=fast, n_folds=cv_folds,
-                                  n_boot=n_boot, boot_kind=boot_kind, max_steps=refit_max_steps, outcomes=True)
-glue_values({f"real_{k}": v for k, v in real_values.items()}
-            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
-               "real_description": real.matrix.description, "real_n_draws": real_n_draws})
 HEADLINE_KEYS = ["base_w9_hc3", "base_homogeneity_rejected", "base_htz_p", "base_wcr_p",
                  "base_d_ner_survives_holm", "base_d_ner_holm_cr2", "base_stem_r2_exceeds", "base_cv_r2_stem",
                  "base_cv_r2_nonstem", "n_perturbation_schemes", *(f"share_schemes_{c}" for c in CONCLUSIONS), "share_all_three",
@@ -363,3 +467,11 @@ if real_source == data_source:  # the same pool two ways: the chapter's cells an
     assert real_values["w9_residualised_dim1"] == share_stats["w9_residualised_dim1"]
     if "rasch" in refits:
         assert real_values["rasch_conclusions_intact"] == estimator_stats["rasch_conclusions_intact"]
+# the opening's per-scheme study of the real pool is the one the library call summarised
+real_shares = share_statistics(real_study)
+assert len(real_study) == real_values["n_schemes"]
+assert all(np.isclose(real_shares[k], real_values[k], rtol=1e-10, equal_nan=True) for k in real_shares)
+# and its figure's rows are judged as the library call judged the claims
+pool_rows = claim_rows[claim_rows["kind"] != "paper"].set_index("estimand")
+assert all(pool_rows.loc[key, "outcome"] == real_values[f"base_outcome_{claim}"]
+           for claim, key in OUTCOME_ESTIMANDS.items())

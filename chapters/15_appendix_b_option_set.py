@@ -25,8 +25,11 @@
 # reversing sign). There the planted truth makes the first and third claims true and the
 # non-linearity claim false: any non-linearity found below comes from the IRT estimation of
 # b̂ or from chance, not from the world. (On `simulated-null` all contrasts are zero and the
-# first and third claims are false as well.) The three headline figures on the real item-level
-# pool of HELM and OpenCompass models are in {ref}`sec-appendix-b-real`.
+# first and third claims are false as well.) The page opens with what the real item-level
+# responses say about the three claims ({ref}`sec-appendix-b-real`); then it checks the method on
+# the page's own source, by default the simulated world just described ({ref}`sec-appendix-b-check`),
+# and ends with the paper, the real pool and the simulated world side by side
+# ({ref}`sec-appendix-b-side-by-side`).
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
@@ -37,7 +40,8 @@ boot_kind = "CR2"  # covariance inside the bootstrapped t statistics
 n_knots = 4  # knots of each restricted cubic spline (3, 4 or 5; Harrell's quantiles)
 support_trim = 0.01  # quantile trimmed from each end of each partition before intersecting ranges
 cv_folds = 10  # K of the item-fold cross-validation in the three conclusions
-real_source = "mmlu_real"  # real pool of the last section: mmlu_real | helm10 | helm20 | opencompass11
+real_source = "mmlu_real"  # real pool the page opens with: mmlu_real | helm10 | helm20 | opencompass11
+executed_dir = "../book/_executed"  # where bookbuild writes this page; its CSV download goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # n_boot = 199
@@ -50,17 +54,19 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.features import INDICATORS, OPTION_COVARIATES, option_covariate_table
+from mmlu_audit.analyses.appendix_real import entity_contrast_rows
+from mmlu_audit.analyses.replication import CLAIM_TITLES
 from mmlu_audit.analyses.option_set import (common_support, controlled_contrasts, option_controls,
                                             option_set_headline)
 from mmlu_audit.core.paper import paper_table
 from mmlu_audit.analyses.central import ALPHA  # the decision rules below are identities at this level
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.labels import label
-from mmlu_audit.book.plots import PARTITION_COLORS, figure_title, stamp_source, use_style
+from mmlu_audit.book.plots import PARTITION_COLORS, estimand_forest, figure_title, stamp_source, use_style
 from mmlu_audit.analyses.regression import design_arrays, estimated_items, partition_fits, planted_slopes
 from mmlu_audit.irt import recovery_slope
 from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, population_note, rerun_box,
-                                    source_banner, three_way_table, value_label)
+                                    source_banner, three_way_table, value_label, write_download)
 from mmlu_audit.analyses.robustness import ENTITY_TERM, primary_conclusions, section4_statistics
 from mmlu_audit.analyses.splines import nonlinearity_statistics, nonlinearity_tests, spline_curve
 
@@ -72,7 +78,93 @@ glue_values({"population_note": population_note(inputs.matrix)})
 
 # %% [markdown]
 # {glue:text}`population_note`
+
+# %%
+real = analysis_inputs(real_source, seed, fast)
+source_banner(real.matrix)
+
+# %% [markdown]
+# (sec-appendix-b-real)=
+# ## What the real responses say
 #
+# The real item-level responses of {glue:text}`real_n_models` models
+# ({glue:text}`real_source_name`: {glue:text}`real_description`), with the difficulties of that
+# pool's own 2PL calibration, are this page's evidence about MMLU. The settings are those of the
+# sections below ({glue:text}`n_boot:,` bootstrap draws, {glue:text}`n_knots`
+# knots, {glue:text}`support_trim:.0%` trim), which also say how each test is built. The $D_{ner}$
+# contrast is {glue:text}`real_entity_all:.3f` [{glue:text}`real_entity_all_low:.3f`,
+# {glue:text}`real_entity_all_high:.3f`] logits per SD on all items,
+# {glue:text}`real_entity_options:.3f` [{glue:text}`real_entity_options_low:.3f`,
+# {glue:text}`real_entity_options_high:.3f`] with the option set controlled and
+# {glue:text}`real_entity_support:.3f` [{glue:text}`real_entity_support_low:.3f`,
+# {glue:text}`real_entity_support_high:.3f`] on the common support (CR2 95 % intervals), against the
+# paper's {glue:text}`paper_entity:.3f` on all items ({numref}`fig-real-appendix-b-entity`). With the
+# option set controlled the $D_{ner}$ contrast has CR2 t = {glue:text}`real_option_d_ner_t:.2f` (Holm
+# p = {glue:text}`real_option_d_ner_holm:.3f`, bootstrap Holm
+# p = {glue:text}`real_option_d_ner_boot:.3f`; without the option set
+# t = {glue:text}`real_plain_d_ner_t:.2f`); does it survive Holm under CR2?
+# {glue:text}`real_contrast_survives_options`. The spline test of $C_{bry}$ outside STEM gives
+# p = {glue:text}`real_c_bry_nonlinear_p_nonstem:.3g` (in STEM
+# {glue:text}`real_c_bry_nonlinear_p_stem:.3g`), and the test flags
+# {glue:text}`real_nonlinear_flagged` of {glue:text}`real_nonlinear_tested` indicator × partition
+# pairs. On the common support ({glue:text}`real_support_n:,` items,
+# {glue:text}`real_support_share:.1%` of those with a b̂) homogeneity is rejected:
+# {glue:text}`real_homogeneity_rejected_common_support` (CR2-HTZ
+# p = {glue:text}`real_support_htz_p:.3g` against {glue:text}`real_full_htz_p:.3g` on all items), and
+# the $D_{ner}$ contrast survives Holm: {glue:text}`real_d_ner_survives_common_support`. Every test
+# here clusters by subject, as below. The real pool's b̂ rest on a few dozen models and are
+# noisier than the paper's, so a test that does not reject here may lack power; the
+# {ref}`chap-real-verdicts` page gives the power of the same tests on all items at this design.
+# {download}`Download the D_ner contrasts of the figure (CSV) <appendix_b_real_entity.csv>`.
+
+# %%
+real_values = option_set_headline(real.frame, seed=seed, n_boot=n_boot, boot_kind=boot_kind,
+                                  n_knots=n_knots, support_trim=support_trim, n_folds=cv_folds)
+glue_values({f"real_{k}": v for k, v in real_values.items()}
+            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
+               "real_description": real.matrix.description})
+
+entity_rows = entity_contrast_rows(real.frame, seed=seed, support_trim=support_trim, who="real pool, ")
+write_download(entity_rows[["who", "estimate", "low", "high", "n_items", "t_CR2", "holm_CR2"]],
+               "appendix_b_real_entity.csv", executed_dir)
+entity_by_fit = entity_rows.set_index("fit")
+glue_values({f"real_entity_{name}{end}": entity_by_fit.loc[fit, column]
+             for name, fit in (("all", "all items"), ("options", "all items + option set"),
+                               ("support", "common support"))
+             for end, column in (("", "estimate"), ("_low", "low"), ("_high", "high"))}
+            | {"paper_entity": entity_rows.loc[entity_rows["kind"] == "paper", "estimate"].item()})
+fig = estimand_forest(entity_rows, titles=CLAIM_TITLES)
+fig.set_size_inches(6.5, fig.get_size_inches()[1])
+fig.tight_layout()
+stamp_source(fig, real.matrix)
+glue_figure("fig_real_appendix_b_entity", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_appendix_b_entity
+# :name: fig-real-appendix-b-entity
+#
+# The STEM − non-STEM slope of Entity Density ($D_{ner}$), in logits per SD. Black hollow diamond:
+# the paper on all items, with the interval its CR2 t implies (grey band). Green squares: the real
+# pool on all items with the nine indicators, with the eight option-set covariates added (fully
+# interacted with STEM), and on the items inside every indicator's common support; each with its CR2
+# 95 % interval (Bell–McCaffrey df). What to see: whether the real contrast moves when the option set
+# enters or when the items outside the common support leave, and whether each interval clears the
+# dotted zero line and reaches into the grey band. The source is named under the figure.
+# ```
+
+# %% [markdown]
+# (sec-appendix-b-check)=
+# ## The method's check on this page's source
+#
+# From here on every figure is computed on the page's own source, named in the banner below. On
+# the default simulated world the slope contrasts are planted and the difficulties linear in each
+# indicator, so each claim can be checked against the truth; nothing in this part is a finding
+# about MMLU.
+
+# %%
+source_banner(inputs.matrix)
+
+# %% [markdown]
 # ## The option-set covariates
 #
 # What each of the eight covariates measures, computed from the answer options alone (the nine
@@ -218,37 +310,13 @@ glue_figure("fig_appendix_b_splines", fig)
 # ```
 
 # %% [markdown]
-# (sec-appendix-b-real)=
-# ## The headline figures on real responses
+# (sec-appendix-b-side-by-side)=
+# ## The real pool beside the paper and the simulated world
 #
-# The same three claims on the real item-level responses of {glue:text}`real_n_models` models
-# ({glue:text}`real_source_name`: {glue:text}`real_description`), with the difficulties of that
-# pool's own 2PL calibration and the same settings ({glue:text}`n_boot:,` bootstrap draws,
-# {glue:text}`n_knots` knots, {glue:text}`support_trim:.0%` trim). With the option set controlled
-# the $D_{ner}$ contrast has CR2 t = {glue:text}`real_option_d_ner_t:.2f` (Holm
-# p = {glue:text}`real_option_d_ner_holm:.3f`, bootstrap Holm
-# p = {glue:text}`real_option_d_ner_boot:.3f`; without the option set
-# t = {glue:text}`real_plain_d_ner_t:.2f`); does it survive Holm under CR2?
-# {glue:text}`real_contrast_survives_options`. The spline test of $C_{bry}$ outside STEM gives
-# p = {glue:text}`real_c_bry_nonlinear_p_nonstem:.3g` (in STEM
-# {glue:text}`real_c_bry_nonlinear_p_stem:.3g`), and the test flags
-# {glue:text}`real_nonlinear_flagged` of {glue:text}`real_nonlinear_tested` indicator × partition
-# pairs. On the common support ({glue:text}`real_support_n:,` items,
-# {glue:text}`real_support_share:.1%` of those with a b̂) homogeneity is rejected:
-# {glue:text}`real_homogeneity_rejected_common_support` (CR2-HTZ
-# p = {glue:text}`real_support_htz_p:.3g` against {glue:text}`real_full_htz_p:.3g` on all items), and
-# the $D_{ner}$ contrast survives Holm: {glue:text}`real_d_ner_survives_common_support`. Every test
-# here clusters by subject, as above. The real pool's b̂ rest on a few dozen models and are
-# noisier than the paper's, so a test that does not reject here may lack power; the
-# {ref}`chap-real-verdicts` page gives the power of the same tests on all items at this design.
+# The headline figures of this page: the paper's value, the real pool's ({ref}`sec-appendix-b-real`)
+# and the simulated world's, with the world's planted truth where it has one.
 
 # %%
-real = analysis_inputs(real_source, seed, fast)
-real_values = option_set_headline(real.frame, seed=seed, n_boot=n_boot, boot_kind=boot_kind,
-                                  n_knots=n_knots, support_trim=support_trim, n_folds=cv_folds)
-glue_values({f"real_{k}": v for k, v in real_values.items()}
-            | {"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
-               "real_description": real.matrix.description})
 HEADLINE_KEYS = ["contrast_survives_options", "option_d_ner_t", "option_d_ner_holm", "option_d_ner_boot",
                  "option_htz_p", "plain_d_ner_t", "c_bry_nonlinear_nonstem", "c_bry_nonlinear_p_nonstem",
                  "c_bry_nonlinear_p_stem", "nonlinear_flagged", "homogeneity_rejected_common_support",
@@ -309,3 +377,10 @@ if real_source == data_source:  # the same pool two ways: the chapter's cells an
     assert real_values["option_d_ner_boot"] == option_stats["option_d_ner_boot"]
     assert real_values["support_htz_p"] == support_stats["htz_p"]
     assert real_values["c_bry_nonlinear_p_nonstem"] == nonlinear_stats["c_bry_nonlinear_p_nonstem"]
+# the opening figure's contrasts are the library call's: t and Holm p of each fit, the common support's items
+assert np.isclose(entity_by_fit.loc["all items", "t_CR2"], real_values["plain_d_ner_t"], rtol=1e-10)
+assert np.isclose(entity_by_fit.loc["all items + option set", "holm_CR2"], real_values["option_d_ner_holm"],
+                  rtol=1e-10)
+assert np.isclose(entity_by_fit.loc["common support", "holm_CR2"], real_values["support_d_ner_holm"], rtol=1e-10)
+assert entity_by_fit.loc["common support", "n_items"] == real_values["support_n"]
+assert (entity_rows["low"] <= entity_rows["estimate"]).all() and (entity_rows["estimate"] <= entity_rows["high"]).all()
