@@ -71,8 +71,10 @@ def test_homogeneity_summary_detects_a_planted_contrast():
     summary = homogeneity_summary(frame, seed=0, n_boot=199)
     assert summary["n_items"] == 1200 and summary["p_hc3"] < 1e-6
     assert summary["p_htz"] < 0.05 and summary["p_wcr"] < 0.05
+    assert 0 < summary["share_low"] <= summary["share"] <= summary["share_high"]  # the planted slope gap
     frame["b_hat"] = rng.normal(size=subjects.size)
-    assert homogeneity_summary(frame, seed=0, n_boot=199)["p_hc3"] > 1e-3
+    null = homogeneity_summary(frame, seed=0, n_boot=199)
+    assert null["p_hc3"] > 1e-3 and null["share_low"] <= 0 <= null["share_high"]
 
 
 def test_recalibration_leaves_flagged_items_out_of_the_fit():
@@ -124,13 +126,15 @@ def test_homogeneity_pair_by_hand():
 
     def summary(n, shift):
         return {"n_items": n, "w9_hc3": 10.0 + shift, "p_hc3": 0.01 + shift, "w9_cr2": 5.0 + shift,
-                "htz_F": 1.0, "p_htz": 0.2 + shift, "p_wcr": 0.3 + shift}
+                "htz_F": 1.0, "p_htz": 0.2 + shift, "p_wcr": 0.3 + shift, "share": 0.01 + shift,
+                "share_low": shift, "share_high": 0.02 + shift}
 
     out = homogeneity_pair(summary(100, 0.0), summary(93, 0.5))
     assert tuple(out) == HEADLINE_KEYS and out["n_removed"] == 7
     assert (out["n_items_all"], out["p_wcr_all"]) == (100, 0.3)
     assert (out["n_items_kept"], out["p_wcr_kept"]) == (93, 0.8)
     assert out["w9_hc3_kept"] == 10.5 and out["p_htz_all"] == 0.2
+    assert (out["share_all"], out["share_low_kept"], out["share_high_kept"]) == (0.01, 0.5, 0.52)
 
 
 def test_redux_headline_is_both_summaries_around_the_refit():

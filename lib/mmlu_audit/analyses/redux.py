@@ -16,7 +16,8 @@ from scipy import stats
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.core.errors import DataError
-from mmlu_audit.inference import coef_table, fit_ols, homogeneity_test, wild_cluster_bootstrap
+from mmlu_audit.inference import (coef_table, fit_ols, homogeneity_test, interaction_share,
+                                  wild_cluster_bootstrap)
 from mmlu_audit.analyses.regression import contrast_terms, design_arrays, interaction_fit
 
 __all__ = ["HEADLINE_KEYS", "flagged_vs_clean", "homogeneity_pair", "homogeneity_summary",
@@ -90,30 +91,36 @@ def recalibrated_without_flagged(frame: pd.DataFrame, matrix: ResponseMatrix, re
 
 @seeded
 def homogeneity_summary(frame: pd.DataFrame, *, seed: int, n_boot: int, boot_kind: str = "CR2") -> dict:
-    """The §4.3 verdict on one item frame: W(9) under HC3 and CR2-HTZ, and the WCR bootstrap.
+    """The §4.3 tests on one item frame (W(9) under HC3 and CR2-HTZ, the WCR bootstrap) and the
+    homogeneity claim's estimand, the share of variance the nine interactions add.
 
     Parameters
     ----------
     frame : DataFrame
         Items with ``b_hat``, ``stem``, ``subject`` and the nine indicators.
     seed : int
-        Seed of the wild cluster bootstrap.
+        Seed of the wild cluster bootstrap and of the subject resamples of the share.
     n_boot : int
-        Bootstrap draws.
+        Bootstrap draws (of each).
 
     Returns
     -------
     dict
-        ``n_items``, ``w9_hc3``, ``p_hc3``, ``htz_F``, ``p_htz``, ``w9_cr2``, ``p_wcr``.
+        ``n_items``, ``w9_hc3``, ``p_hc3``, ``htz_F``, ``p_htz``, ``w9_cr2``, ``p_wcr``, and
+        ``share``, ``share_low``, ``share_high``:
+        :func:`~mmlu_audit.inference.interaction_share` with its 95 % subject-resample interval
+        (the estimand the real-verdicts chapter reads the homogeneity claim by).
     """
     X, y, stem, subjects = design_arrays(frame)
     hc3 = homogeneity_test(y, X, stem, subjects, kind="HC3").iloc[0]
     cr2 = homogeneity_test(y, X, stem, subjects, kind="CR2", forms=["chi2", "HTZ"]).set_index("form")
     boot = wild_cluster_bootstrap(interaction_fit(y, X, stem), contrast_terms(X.columns), clusters=subjects,
                                   seed=seed, kind=boot_kind, n_draws=n_boot)
+    share = interaction_share(y, X, stem, subjects, seed=seed, n_boot=n_boot)
     return {"n_items": len(frame), "w9_hc3": float(hc3["wald"]), "p_hc3": float(hc3["p"]),
             "w9_cr2": float(cr2.loc["chi2", "wald"]), "htz_F": float(cr2.loc["HTZ", "stat"]),
-            "p_htz": float(cr2.loc["HTZ", "p"]), "p_wcr": float(boot.p)}
+            "p_htz": float(cr2.loc["HTZ", "p"]), "p_wcr": float(boot.p), "share": share["estimate"],
+            "share_low": share["low"], "share_high": share["high"]}
 
 
 def item_rest_correlation(responses: np.ndarray) -> np.ndarray:
@@ -180,8 +187,9 @@ def _clustered_difference(v: np.ndarray, flag: np.ndarray, subjects: np.ndarray)
 
 #: The keys :func:`redux_homogeneity_headline` returns, named as Appendix D (chap-appendix-d) glues them.
 HEADLINE_KEYS = ("n_removed", "n_items_all", "w9_hc3_all", "p_hc3_all", "w9_cr2_all", "p_htz_all",
-                 "p_wcr_all", "n_items_kept", "w9_hc3_kept", "p_hc3_kept", "w9_cr2_kept", "p_htz_kept",
-                 "p_wcr_kept")
+                 "p_wcr_all", "share_all", "share_low_all", "share_high_all", "n_items_kept", "w9_hc3_kept",
+                 "p_hc3_kept", "w9_cr2_kept", "p_htz_kept", "p_wcr_kept", "share_kept", "share_low_kept",
+                 "share_high_kept")
 
 
 def homogeneity_pair(all_items: dict, kept: dict) -> dict:
@@ -196,13 +204,13 @@ def homogeneity_pair(all_items: dict, kept: dict) -> dict:
     -------
     dict
         ``n_removed`` (items the removal took out of the test) and each summary's
-        ``n_items``, ``w9_hc3``, ``p_hc3``, ``w9_cr2``, ``p_htz``, ``p_wcr`` with the suffix
-        ``_all`` or ``_kept``.
+        ``n_items``, ``w9_hc3``, ``p_hc3``, ``w9_cr2``, ``p_htz``, ``p_wcr``, ``share``,
+        ``share_low``, ``share_high`` with the suffix ``_all`` or ``_kept``.
     """
     out = {"n_removed": int(all_items["n_items"] - kept["n_items"])}
     for suffix, summary in (("all", all_items), ("kept", kept)):
         out |= {f"{key}_{suffix}": summary[key] for key in ("n_items", "w9_hc3", "p_hc3", "w9_cr2", "p_htz",
-                                                             "p_wcr")}
+                                                             "p_wcr", "share", "share_low", "share_high")}
     return {key: out[key] for key in HEADLINE_KEYS}
 
 

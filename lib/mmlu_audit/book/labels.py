@@ -39,6 +39,10 @@ _OTHER_LABELS = {
     "holm_boot": "Holm p, bootstrap",
     "n_items": "items",
     "n_models": "models",
+    # the homogeneity claim's estimand (mmlu_audit.inference.interaction_share), Appendix D's table
+    "interaction_share": "share of variance the nine interactions add",
+    "interaction_share_low": "share of variance the interactions add: 95 % low",
+    "interaction_share_high": "share of variance the interactions add: 95 % high",
     # the replication tables (chap-real-verdicts)
     "in_pi": "within the paper's prediction interval",
     "smaller_than_d33": "smaller than d33 (small telescopes)",
