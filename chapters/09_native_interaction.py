@@ -22,6 +22,10 @@
 # mean-field intervals, and recovers a planted interaction. The interval that also resamples the
 # models and the subjects, a bootstrap of refits, is the next page ({ref}`chap-interaction-bootstrap`):
 # each of §5.1's three pages then runs, and reruns with its own parameters, within a few minutes.
+# The page opens with what the real item-level MMLU responses say ({ref}`sec-interaction-real`:
+# the depth trends λ and κ of the items and the native model's γ1 on the real pool); then it checks
+# the method on the page's own source, by default a simulated world with no ability × depth term and
+# a second world with a planted one ({ref}`sec-interaction-check`).
 
 # %% tags=["parameters"]
 data_source = "simulated"  # simulated | simulated-null | helm20 | leaderboard
@@ -30,8 +34,11 @@ fast = False  # smoke run: shorter shared fits, plus this chapter's fast-paramet
 planted_gamma1 = -0.1  # γ1 planted in the second (interaction) world, near the paper's −0.086
 trend_boot = 9999  # wild cluster bootstrap draws of the depth trends λ and κ
 results_dir = "../bench/results"  # where `make bench` recorded the many-seed study of λ this page reads
+real_source = "mmlu_real"  # real pool of the opening section: mmlu_real | helm10 | helm20 | opencompass11
+executed_dir = "../book/_executed"  # where bookbuild writes this page; its CSV download goes beside it
 
 # %%
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import display
@@ -39,13 +46,16 @@ from IPython.display import display
 from mmlu_audit.irt import fit_cached
 from mmlu_audit.analyses.seed_study_fits import load_fit_study, placed_in_fit_study
 from mmlu_audit.irt.posterior import fit_summary
-from mmlu_audit.analyses.modelside import (column_submatrix, depth_trends, null_spec, interaction_spec,
+from mmlu_audit.analyses.modelside import (DEPTH_TRENDS, column_submatrix, depth_trends, null_spec, interaction_spec,
                                            planted_gamma_target, recovery_check, simulate_interaction)
-from mmlu_audit.core.paper import paper_table
+from mmlu_audit.core.paper import paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs
-from mmlu_audit.book.report import finding_checks, format_p, glue_values, source_banner, value_label
+from mmlu_audit.book.plots import KIND_STYLES, stamp_source, use_style
+from mmlu_audit.book.report import (finding_checks, format_p, glue_figure, glue_values, in_words, source_banner,
+                                    value_label, write_download)
 from mmlu_audit.worlds.calibration import CHANCE_CUTOFF, above_floor
 
+use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 source_banner(inputs.matrix)
 stem = inputs.frame["stem"].to_numpy(bool) & inputs.matrix.observed.any(axis=0)  # HELM leaves some unanswered
@@ -53,6 +63,161 @@ stem_matrix = column_submatrix(inputs.matrix, stem)
 depth = inputs.frame.loc[stem, "wscg_depth"].to_numpy(float)
 observed_cells = stem_matrix.responses >= 0
 simulated = inputs.truth is not None
+int_spec = interaction_spec(fast, seed)
+# mean and equal-tailed 95 % interval of the guide's γ draws, computed by ArviZ (az.summary)
+as_estimate = {"mean": "estimate"}
+gammas = ["gamma0", "gamma1"]
+
+# %%
+real = analysis_inputs(real_source, seed, fast)
+source_banner(real.matrix)
+
+# %% [markdown]
+# (sec-interaction-real)=
+# ## What the real responses say
+#
+# The real item-level responses of {glue:text}`real_n_models` models
+# ({glue:text}`real_source_name`: {glue:text}`real_description`), on the
+# {glue:text}`real_n_stem_items:,` STEM items that some model answered, in
+# {glue:text}`real_n_subjects` subjects. Both estimands are explained with the method in
+# {ref}`sec-interaction-check`. First the items' own depth trends: regressing the item estimates of
+# the 3PL with the floor fixed at c = {glue:text}`real_trend_floor` (the interaction model's own
+# response model) on the standardised depth, clustered by subject, the discrimination's trend is
+# λ = {glue:text}`real_lambda_hat:.3f` per SD of depth (CR2 95 % interval
+# [{glue:text}`real_lambda_low:.3f`, {glue:text}`real_lambda_high:.3f`] on
+# {glue:text}`real_lambda_df:.1f` Bell–McCaffrey degrees of freedom; CR2 p {glue:text}`real_lambda_p`,
+# wild cluster bootstrap p {glue:text}`real_lambda_p_wcb`) and the difficulty's trend is
+# κ = {glue:text}`real_kappa_hat:.3f` ([{glue:text}`real_kappa_low:.3f`,
+# {glue:text}`real_kappa_high:.3f`]). The pool's own 2PL calibration, which has no floor, gives
+# λ = {glue:text}`real_lambda_2pl_hat:.3f` ([{glue:text}`real_lambda_2pl_low:.3f`,
+# {glue:text}`real_lambda_2pl_high:.3f`]; wild cluster bootstrap p {glue:text}`real_lambda_2pl_p_wcb`)
+# and κ = {glue:text}`real_kappa_2pl_hat:.3f` ([{glue:text}`real_kappa_2pl_low:.3f`,
+# {glue:text}`real_kappa_2pl_high:.3f`]).
+#
+# Then the native interaction model itself, fitted on the same STEM responses. Over every model it
+# estimates γ1 = {glue:text}`real_gamma1:.3f` (mean-field 95 % interval
+# [{glue:text}`real_gamma1_low:.3f`, {glue:text}`real_gamma1_high:.3f`]) and
+# γ0 = {glue:text}`real_gamma0:.3f` ([{glue:text}`real_gamma0_low:.3f`,
+# {glue:text}`real_gamma0_high:.3f`]); the paper reports γ1 = {glue:text}`paper_gamma1:.3f`
+# ([{glue:text}`paper_gamma1_low:.3f`, {glue:text}`paper_gamma1_high:.3f`]) on its leaderboard
+# models. {glue:text}`real_floor_note` Above the floor, γ1 = {glue:text}`real_gamma1_working:.3f`
+# ([{glue:text}`real_gamma1_working_low:.3f`, {glue:text}`real_gamma1_working_high:.3f`]) and
+# γ0 = {glue:text}`real_gamma0_working:.3f` ([{glue:text}`real_gamma0_working_low:.3f`,
+# {glue:text}`real_gamma0_working_high:.3f`]).
+# {numref}`fig-real-interaction` puts λ and γ1 side by side. The two kinds of interval answer
+# different questions. The mean-field interval of γ holds these items and
+# these models fixed: it says how well this one data set pins γ down, not how far γ would move with
+# other items from the same subjects. λ's CR2 interval respects the subject clusters, so it is the
+# one that speaks to MMLU's items as a sample; the bootstrap over models and subjects that gives γ1
+# such an interval is the next page, {ref}`chap-interaction-bootstrap`.
+# {download}`Download the real depth trends λ and κ with their CR2 intervals (CSV) <interaction_real_trends.csv>`.
+
+# %%
+real_stem = real.frame["stem"].to_numpy(bool) & real.matrix.observed.any(axis=0)
+real_stem_matrix = column_submatrix(real.matrix, real_stem)
+real_depth = real.frame.loc[real_stem, "wscg_depth"].to_numpy(float)
+real_subjects = real.frame.loc[real_stem, "subject"].to_numpy()
+real_fit_floor = fit_cached(real_stem_matrix, null_spec(fast, seed), progress=False)
+real_trends = pd.concat(
+    {"3PL": depth_trends(real_fit_floor.a, real_fit_floor.b, real_depth, real_subjects, seed=seed, n_boot=trend_boot),
+     "2PL": depth_trends(real.frame.loc[real_stem, "a_hat"].to_numpy(), real.frame.loc[real_stem, "b_hat"].to_numpy(),
+                         real_depth, real_subjects, seed=seed, n_boot=trend_boot)}, names=["calibration", "trend"])
+real_working = above_floor(real.matrix.responses, real.matrix.observed)
+real_fit_int = fit_cached(real_stem_matrix, int_spec, item_covariate=real_depth, progress=False)
+real_fit_working = fit_cached(real_stem_matrix.take(rows=np.flatnonzero(real_working)), int_spec,
+                              item_covariate=real_depth, progress=False)
+real_gammas = pd.concat(
+    {"all": fit_summary(real_fit_int, gammas, data_source=real_source, seed=seed),
+     "working": fit_summary(real_fit_working, gammas, data_source=real_source, seed=seed)},
+    names=["fitted on", "parameter"]).rename(columns=as_estimate)
+write_download(real_trends.reset_index(), "interaction_real_trends.csv", executed_dir)
+glue_values({"real_n_models": real.matrix.shape[0], "real_source_name": real.matrix.source,
+             "real_description": real.matrix.description, "real_n_stem_items": int(real_stem.sum()),
+             "real_n_subjects": int(real_trends.loc[("3PL", "lambda"), "n_clusters"]),
+             "real_trend_floor": real_fit_floor.spec.guessing,
+             "real_n_working_models": int(real_working.sum()), "chance_cutoff": CHANCE_CUTOFF,
+             "real_floor_note": (
+                 f"All {real_working.size} real models answer at least {CHANCE_CUTOFF:.2f} of their items, "
+                 "so none sits at the guessing floor and the fit above the floor is the fit over every model."
+                 if real_working.all() else
+                 f"{int(real_working.sum())} of the {real_working.size} real models answer at least "
+                 f"{CHANCE_CUTOFF:.2f} of their items; the other {int((~real_working).sum())} sit at or near "
+                 "the guessing floor, and the model is refitted without them.")}
+            | {f"paper_{key}": paper_value(key) for key in ("gamma1", "gamma1_low", "gamma1_high")}
+            | {f"real_{name}{suffix}_{key}": real_trends.loc[(calibration, name), column]
+               for calibration, suffix in (("3PL", ""), ("2PL", "_2pl")) for name in ("lambda", "kappa")
+               for key, column in (("hat", "estimate"), ("low", "low"), ("high", "high"), ("df", "df"))}
+            | {f"real_lambda{suffix}_{key}": p if p.startswith("<") else f"= {p}"
+               for calibration, suffix in (("3PL", ""), ("2PL", "_2pl"))
+               for key, p in (("p", format_p(real_trends.loc[(calibration, "lambda"), "p_cr2"])),
+                              ("p_wcb", format_p(real_trends.loc[(calibration, "lambda"), "p_wcb"])))}
+            | {f"real_{name}{suffix}{key}": real_gammas.loc[(fitted, name), column]
+               for fitted, suffix in (("all", ""), ("working", "_working")) for name in gammas
+               for key, column in (("", "estimate"), ("_low", "low"), ("_high", "high"))})
+display(paper_table({key: real_gammas.loc[("all", key.split("_")[0]), column]
+                     for key, column in (("gamma0", "estimate"), ("gamma0_low", "low"), ("gamma0_high", "high"),
+                                         ("gamma1", "estimate"), ("gamma1_low", "low"), ("gamma1_high", "high"))},
+                    column=value_label(real.matrix)).pipe(in_words).round(3))
+in_words(real_trends.assign(p_cr2=real_trends["p_cr2"].map(format_p), p_wcb=real_trends["p_wcb"].map(format_p))
+         .drop(columns="outcome").round(3)
+         .rename(index={name: what for name, (_, what) in DEPTH_TRENDS.items()},
+                 columns={"se_cr2": "CR2 SE", "df": "Bell–McCaffrey df", "low": "CR2 95 % low",
+                          "high": "CR2 95 % high", "p_cr2": "CR2 p", "p_wcb": "wild cluster bootstrap p"}))
+
+# %%
+real_name = value_label(real.matrix)
+fig, (lambda_ax, gamma_ax) = plt.subplots(1, 2, figsize=(6.5, 3.2), sharey=False,
+                                          gridspec_kw={"wspace": 0.9})
+lambda_rows = [(f"3PL, c = {real_fit_floor.spec.guessing:.2f}", real_trends.loc[("3PL", "lambda")]),
+               ("2PL (no floor)", real_trends.loc[("2PL", "lambda")])]
+gamma_rows = [("all models", real_gammas.loc[("all", "gamma1")]),
+              (f"above the floor\n({int(real_working.sum())} of {real_working.size})",
+               real_gammas.loc[("working", "gamma1")])]
+for ax, rows in ((lambda_ax, lambda_rows), (gamma_ax, gamma_rows)):
+    for position, (_, row) in enumerate(rows):
+        ax.errorbar(row["estimate"], position,
+                    xerr=[[row["estimate"] - row["low"]], [row["high"] - row["estimate"]]], capsize=4, ms=7,
+                    label=real_name if position == 0 else None, **KIND_STYLES["real"])
+    ax.axvline(0, color="k", lw=0.8, ls=":")
+    ax.set_yticks(range(len(rows)), [what for what, _ in rows])
+    ax.set_ylim(len(rows) - 0.4, -0.6)
+    ax.margins(x=0.15)
+gamma_ax.errorbar(paper_value("gamma1"), -0.3, capsize=4, ms=7, label="paper (its leaderboard models)",
+                  xerr=[[paper_value("gamma1") - paper_value("gamma1_low")],
+                        [paper_value("gamma1_high") - paper_value("gamma1")]], **KIND_STYLES["paper"])
+lambda_ax.set(xlabel="λ (log-discrimination per SD of depth)", title="items: λ, CR2 95 %")
+gamma_ax.set(xlabel="γ1 (per SD of depth × ability)", title="model: γ1, mean-field 95 %")
+gamma_handles, gamma_labels = gamma_ax.get_legend_handles_labels()
+fig.legend(gamma_handles, gamma_labels, loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=2, frameon=False)
+stamp_source(fig, real.matrix)
+glue_figure("fig_real_interaction", fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_real_interaction
+# :name: fig-real-interaction
+#
+# Left: the depth trend λ of the real STEM items' discrimination, from the 3PL with the floor fixed
+# and from the pool's 2PL, each with its subject-clustered CR2 95 % interval. Right: the native
+# interaction model's γ1 on the same responses, over every model and over the models above the
+# guessing floor, each with its mean-field 95 % interval, beside the paper's γ1 with its interval
+# (open diamond).
+# What to see: λ is what γ1 is identified by, so a λ interval that covers the dotted zero line says
+# the items' discrimination does not fall with depth once the subjects are respected; the γ1
+# intervals are narrower because they hold the items and models fixed, and a gap between the
+# all-model and above-the-floor γ1 is what the models at the floor add. The source is named under the
+# figure.
+# ```
+
+# %% [markdown]
+# (sec-interaction-check)=
+# ## The method's check on this page's source
+#
+# From here on every figure is computed on the page's own source, named in the banner below. On
+# the default simulated world no model has an ability × depth term, and a second world plants one,
+# so each estimate can be checked against the truth; nothing in this part is a finding about MMLU.
+
+# %%
+source_banner(inputs.matrix)
 
 # %% [markdown]
 # ## The native interaction model
@@ -90,11 +255,7 @@ simulated = inputs.truth is not None
 # [{glue:text}`gamma1_working_low:.3f`, {glue:text}`gamma1_working_high:.3f`]).
 
 # %%
-int_spec = interaction_spec(fast, seed)
 fit_int = fit_cached(stem_matrix, int_spec, item_covariate=depth, progress=False)
-# mean and equal-tailed 95 % interval of the guide's γ draws, computed by ArviZ (az.summary)
-as_estimate = {"mean": "estimate"}
-gammas = ["gamma0", "gamma1"]
 all_models = fit_summary(fit_int, gammas, data_source=data_source, seed=seed).rename(columns=as_estimate)
 # the observable rule (accuracy over all items), so a real source gets the same working fit
 working = above_floor(inputs.matrix.responses, inputs.matrix.observed)
@@ -102,7 +263,7 @@ working_stem = stem_matrix.take(rows=np.flatnonzero(working))
 fit_working = fit_cached(working_stem, int_spec, item_covariate=depth, progress=False)
 above_floor_models = fit_summary(fit_working, gammas, data_source=data_source, seed=seed).rename(columns=as_estimate)
 gamma_values = {"n_models_total": int(working.size), "n_working_models": int(working.sum()),
-                "n_floor_models": int((~working).sum()), "chance_cutoff": CHANCE_CUTOFF}
+                "n_floor_models": int((~working).sum())}
 for name in ("gamma0", "gamma1"):
     gamma_values |= {name: all_models.loc[name, "estimate"], f"{name}_low": all_models.loc[name, "low"],
                      f"{name}_high": all_models.loc[name, "high"],
@@ -248,6 +409,9 @@ glue_values(planted)
 
 # %%
 assert gamma1_intervals["low"] <= gamma1_intervals["estimate"] <= gamma1_intervals["high"]
+for calibration in ("3PL", "2PL"):  # the real λ's CR2 interval contains its estimate
+    assert real_trends.loc[(calibration, "lambda"), "low"] <= real_trends.loc[(calibration, "lambda"), "estimate"] \
+        <= real_trends.loc[(calibration, "lambda"), "high"]
 # whether this one seed's intervals cover their targets is reported, not asserted
 display(finding_checks({
     "the mean-field interval covers this item sample's γ1 (working models)":
