@@ -15,7 +15,8 @@ from pathlib import Path
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.paths import project_root
 
-__all__ = ["READERS", "chapter_label", "chapter_labels", "chapter_stem", "declared_label", "in_book_order",
+__all__ = ["NOT_REAL_FIRST", "READERS", "REAL_FIRST", "chapter_label", "chapter_labels", "chapter_stem",
+           "declared_label", "in_book_order",
            "reader_stems"]
 
 #: The line that declares a chapter's label, the first of its first markdown cell.
@@ -24,6 +25,22 @@ LABEL_LINE = re.compile(r"^# \((chap-[a-z0-9-]+)\)=[ \t]*$", re.MULTILINE)
 #: Pages that read the other chapters' glued values rather than compute results: they run after
 #: every other chapter, one at a time, and no registry reads a value from them.
 READERS = ("chap-discussion", "chap-scorecard", "chap-performance")
+
+#: Chapters of §3–§5 and the appendices that open with what the real responses say (a
+#: ``(sec-…-real)=`` section) and only then check the method on the page's own source, under its
+#: banner, in a ``(sec-…-check)=`` section.
+REAL_FIRST = ("chap-calibration", "chap-pooled", "chap-stratified", "chap-homogeneity",
+              "chap-reasoning-sensitivity", "chap-native-interaction", "chap-rank-stability",
+              "chap-appendix-a", "chap-appendix-b", "chap-appendix-c", "chap-appendix-d")
+
+#: The other chapters of those parts, and why they do not open that way.
+NOT_REAL_FIRST = {
+    "chap-complexity": "every figure is computed from the real item texts: there is no simulated part",
+    "chap-interaction-bootstrap": "its bootstrap of refits runs on the page's own source only; the real "
+                                  "pool's γ1 and λ open the page before it",
+    "chap-appendix-c-explanatory": "the explanatory model is fitted on the page's own source only",
+    "chap-validity": "it studies the methods on simulated worlds, by design",
+}
 
 
 @lru_cache(maxsize=4)
