@@ -256,7 +256,7 @@ glue_figure("fig_wcb_null", fig)
 # One contrast at a time, the bootstrap (same settings, Holm over the nine) declares
 # {glue:text}`boot_found_names`; the smallest bootstrap Holm p is
 # {glue:text}`boot_top_holm:.3f`, for {glue:text}`boot_top_term`. Under CR2 with Satterthwaite df,
-# {glue:text}`holm_cr2` contrasts survive Holm.
+# {glue:text}`holm_survivors_cr2` contrasts survive Holm.
 
 # %%
 contrasts = contrast_tests(fit, subjects, terms, kinds=("CR2",), seed=seed, n_boot=n_boot, boot_kind=boot_kind)
@@ -264,7 +264,7 @@ boot_found = declared(contrasts, "boot")
 top = contrasts["holm_boot"].idxmin()
 glue_values({"boot_found_names": names_where(boot_found),
              "boot_top_holm": contrasts.loc[top, "holm_boot"], "boot_top_term": indicator_names(top),
-             "holm_cr2": holm_count(contrasts)["CR2"]})
+             "holm_survivors_cr2": holm_count(contrasts)["CR2"]})
 contrasts.round(4)
 
 # %% [markdown]

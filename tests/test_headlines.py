@@ -43,5 +43,5 @@ def test_stratified_headline_matches_its_parts(frame):
     table = contrast_tests(interaction_fit(y, X, stem), subjects, contrast_terms(X.columns), seed=3,
                            n_boot=99)
     assert out["t_cr2_d_ner"] == table.loc["STEM:d_ner", "t_CR2"]
-    assert out["holm_cr2"] == int((table["holm_CR2"] < 0.05).sum())
+    assert out["holm_survivors_cr2"] == int((table["holm_CR2"] < 0.05).sum())
     assert out["logit2_ratio_ci_low"] <= out["logit2_ratio"] <= out["logit2_ratio_ci_high"]

@@ -31,7 +31,7 @@ def test_contrast_statistics_count_survivors_and_pick_the_largest_absolute_t():
     table = contrasts_table(t_CR2=[1.0, -4.0, 3.0], holm_CR2=[0.5, 0.001, 0.04],
                             holm_HC3=[0.01, 0.01, 0.2], holm_boot=[0.6, 0.03, 0.2])
     out = contrast_statistics(table)
-    assert (out["holm_cr2"], out["holm_hc3"], out["holm_boot"]) == (2, 2, 1)
+    assert (out["holm_survivors_cr2"], out["holm_survivors_hc3"], out["holm_survivors_boot"]) == (2, 2, 1)
     assert (out["top_term"], out["top_t"], out["top_holm"], out["top_boot_holm"]) == ("b", -4.0, 0.001, 0.03)
     with pytest.raises(DataError, match="t_CR2"):
         contrast_statistics(table.drop(columns="holm_boot"))

@@ -13,7 +13,8 @@ __all__ = ["HEADLINE_KEYS", "contrast_statistics", "effect_statistics", "standar
 
 #: §4.2's headline figures, by their glue names in the stratified chapter.
 HEADLINE_KEYS = ("cv_r2_stem", "cv_r2_nonstem", "logit2_ratio", "logit2_ratio_ci_low", "logit2_ratio_ci_high",
-                 "cohens_q", "holm_hc3", "holm_cr2", "holm_boot", "t_cr2_d_ner", "holm_p_cr2_d_ner",
+                 "cohens_q", "holm_survivors_hc3", "holm_survivors_cr2", "holm_survivors_boot", "t_cr2_d_ner",
+                 "holm_p_cr2_d_ner",
                  "boot_p_d_ner")
 
 
@@ -48,7 +49,8 @@ def effect_statistics(cv: pd.DataFrame, effects: pd.DataFrame) -> dict[str, floa
 
 
 def contrast_statistics(contrasts: pd.DataFrame, alpha: float = 0.05) -> dict:
-    """Holm survivors per test (``holm_<kind>``, lower case) and the strongest CR2 contrast.
+    """Holm survivors per test (``holm_survivors_<kind>``, lower case: counts, where a contrasts table's
+    ``holm_<kind>`` columns are p-values) and the strongest CR2 contrast.
 
     The strongest is the largest |t| under CR2: ``top_term`` (its indicator), ``top_t``,
     ``top_holm`` (Holm CR2 p) and ``top_boot_holm`` (bootstrap Holm p).
@@ -56,7 +58,7 @@ def contrast_statistics(contrasts: pd.DataFrame, alpha: float = 0.05) -> dict:
     if "t_CR2" not in contrasts or "holm_boot" not in contrasts:
         raise DataError("contrasts", "needs CR2 tests and the bootstrap (t_CR2, holm_boot)")
     top = contrasts["t_CR2"].abs().idxmax()
-    return {**{f"holm_{k.lower()}": v for k, v in holm_count(contrasts, alpha).items()},
+    return {**{f"holm_survivors_{k.lower()}": v for k, v in holm_count(contrasts, alpha).items()},
             "top_term": indicator_names(top), "top_t": contrasts.loc[top, "t_CR2"],
             "top_holm": contrasts.loc[top, "holm_CR2"], "top_boot_holm": contrasts.loc[top, "holm_boot"]}
 
