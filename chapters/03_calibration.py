@@ -85,8 +85,8 @@ source_banner(real.matrix)
 # $\hat b \in$ [{glue:text}`real_b_min:.2f`, {glue:text}`real_b_max:.2f`] with SD
 # {glue:text}`real_b_sd:.2f`, their abilities $\hat\theta \in$ [{glue:text}`real_theta_min:.2f`,
 # {glue:text}`real_theta_max:.2f`] with SD {glue:text}`real_theta_sd:.2f`; the paper's calibration
-# by {glue:text}`paper_n_models:,.0f` models spans $\hat b \in$ [{glue:text}`paper_b_min:.2f`,
-# {glue:text}`paper_b_max:.2f`] ({numref}`fig-real-calibration`, left).
+# by {glue:text}`paper_n_models:,.0f` models spans $\hat b \in$ [{glue:text}`paper_b_min:.3g`,
+# {glue:text}`paper_b_max:.3g`] ({numref}`fig-real-calibration`, left).
 #
 # Where the pool joins several populations (`mmlu_real` joins HELM and OpenCompass, which answered
 # under different prompts and, for HELM's Redux models, on different items), a cohort made mostly
