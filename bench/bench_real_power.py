@@ -5,17 +5,25 @@ Usage (from the repository root)::
     .venv/bin/python bench/bench_real_power.py                      # mmlu_real, seeds 0.., until SE ≤ 0.03
     .venv/bin/python bench/bench_real_power.py --designs mmlu_real helm10 opencompass11
     .venv/bin/python bench/bench_real_power.py --quick --max-seeds 1  # smoke run (quick settings, own files)
+    .venv/bin/python bench/bench_real_power.py --worlds floor_false   # one world, in its own files
     .venv/bin/python bench/bench_real_power.py --summarise-only      # rewrite the JSON from the CSV
     .venv/bin/python bench/bench_real_power.py --scheduler tcp://HOST:8786   # seeds on a Dask cluster
 
-For every seed and each world (``paper``: the paper's slopes, so a test's rate of supporting the
-claim is its power; ``null``: identical slopes in both partitions, so the item-side tests' rate
-is their size), one world is simulated at the design
+For every seed and each world of ``--worlds`` (default all of
+:data:`mmlu_audit.analyses.power.WORLDS`: ``paper``, the paper's slopes, so a test's rate of
+supporting the claim is its power; ``null``, identical slopes in both partitions, so the
+item-side tests' rate is their size; ``floor_false``, the paper's slopes plus the ability × depth
+interaction §5.1's two-stage estimate implies, so the guessing-floor rate is its false-support
+rate, and one minus its rate in the other two its size), one world is simulated at the design
 (:func:`mmlu_audit.worlds.real_design.simulate_at_design`: the real models, missing cells and
 accuracies), calibrated with the chapters' 2PL, and the four tests of a real-data verdict are run
 (:func:`mmlu_audit.analyses.power.one_seed_at_design`) with ``--n-boot`` bootstrap draws (999)
-and ``--replicates`` 3PL-null replicates (20). Each finished seed is appended to
-``bench/results/real_power.csv`` at once (a stopped run resumes where it ended); the run of a
+and ``--replicates`` 3PL-null replicates (99; the guessing-floor rule needs at least
+:func:`mmlu_audit.analyses.central.floor_min_replicates` to be able to fail). Each finished seed
+is appended to ``bench/results/real_power.csv`` at once (a stopped run resumes where it ended;
+a subset of worlds writes ``real_power_<worlds>.csv``, quick runs ``real_power_quick*``, and the
+settings, the worlds and the guessing-floor rule are config columns, so a file run otherwise is
+refused rather than mixed); the run of a
 design ends at ``--max-seeds`` or when every rate's Monte Carlo SE √(p(1 − p)/n) is at most
 ``--target-se`` after at least ``--min-seeds`` seeds. ``bench/results/real_power.json`` then holds
 the rates, their SEs, seed counts, whether each reached the target, the settings, the design
@@ -27,9 +35,9 @@ per core by default, ``--scheduler ADDRESS`` or ``$MMLU_AUDIT_SCHEDULER`` for an
 ``--scheduler serial`` in this process); results come back in seed order, so the file and the
 stopping rule see the seeds exactly as a serial run does (tasks past the stop are cancelled).
 
-Cost on the pool (31 models × 14,042 items, both worlds): about 22 s a seed on a quiet 2-core
-machine, more on a loaded one. A rate near 0.5 needs √(0.25/n) ≤ the target SE, i.e. about 280
-seeds for 0.03 and 625 for 0.02; the seeds a run took and its rates are in the JSON, not here.
+The seconds each seed and each world took are in the CSV and the JSON. A rate near 0.5 needs
+√(0.25/n) ≤ the target SE, i.e. about 280 seeds for 0.03 and 625 for 0.02; the seeds a run took
+and its rates are in the JSON, not here.
 """
 
 from __future__ import annotations
@@ -42,6 +50,8 @@ from pathlib import Path
 
 from _machine import git_commit
 
+from mmlu_audit.analyses.central import floor_min_replicates
+from mmlu_audit.analyses.power import WORLDS
 from mmlu_audit.core.distributed import (add_scheduler_arguments, map_seeds, next_result, pending_seeds,
                                          scheduler_address, seed_client)
 from mmlu_audit.core.store import write_json_atomic
@@ -50,13 +60,18 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 
 
+#: The version of the guessing-floor rule the rows were decided by (a config column of the CSV):
+#: "band" = r(β, θ̂) inside the 3PL null's 95 % predictive band (its tail probability ≥ 0.05).
+FLOOR_RULE = "band"
+
+
 def seed_rows(seed: int, design, name: str, items, features, n_boot: int, replicates: int,
-              fast: bool) -> list[dict]:
-    """One seed's rows at a design, the paper world's then the null world's (one Dask task)."""
-    from mmlu_audit.analyses.power import WORLDS, one_seed_at_design
+              fast: bool, worlds=None) -> list[dict]:
+    """One seed's rows at a design, one per world in the order of ``worlds`` (one Dask task)."""
+    from mmlu_audit.analyses.power import one_seed_at_design
 
     rows = []
-    for world in WORLDS:
+    for world in worlds or list(WORLDS):
         t0 = time.perf_counter()
         rows.append(one_seed_at_design(design, items, features, seed, world, n_boot=n_boot,
                                        replicates=replicates, fast=fast)
@@ -66,6 +81,12 @@ def seed_rows(seed: int, design, name: str, items, features, n_boot: int, replic
           + "; ".join(f"{r['world']}: " + " ".join(f"{t}={int(r[t])}" for t in verdicts) for r in rows),
           flush=True)
     return rows
+
+
+def results_stem(quick: bool, worlds: list[str]) -> str:
+    """The results files' name: ``real_power``, ``_quick`` for a smoke run, the worlds if not all."""
+    subset = "" if list(worlds) == list(WORLDS) else "_" + "_".join(worlds)
+    return ("real_power_quick" if quick else "real_power") + subset
 
 
 def design_size(design) -> dict:
@@ -87,8 +108,10 @@ def summarise(args, designs: dict, started: float | None = None) -> dict:
     result = {
         "description": "Rate at which each central test supports the paper's claim on worlds simulated at a "
                        "real design: power under the paper's slopes (world 'paper'), size under identical "
-                       "slopes (world 'null'; for the guessing floor both rates are power, since neither "
-                       "world plants an ability x depth interaction). Simulated, not findings about MMLU.",
+                       "slopes (world 'null'); the guessing floor's claim is true in both (one minus its "
+                       "rate is its size) and false in world 'floor_false' (the paper's slopes plus the "
+                       "ability x depth interaction of the paper's two-stage size), where its rate is its "
+                       "false-support rate. Simulated, not findings about MMLU.",
         "target_se": args.target_se,
         "all_targets_reached": bool(table["target_reached"].all()),
         "worst_mc_se": float(table["mc_se"].max()),
@@ -97,7 +120,9 @@ def summarise(args, designs: dict, started: float | None = None) -> dict:
                         "target SE: see each rate's mc_se and target_reached"),
         "settings": {"n_boot": args.n_boot, "replicates": args.replicates, "quick": args.quick,
                      "calibration": "calibration_spec(fast=quick, seed)", "min_seeds": args.min_seeds,
-                     "max_seeds": args.max_seeds, "worlds": ["paper", "null"], "alpha": 0.05,
+                     "max_seeds": args.max_seeds, "worlds": args.worlds, "alpha": 0.05,
+                     "floor_rule": FLOOR_RULE, "ability_depth": {w: WORLDS[w].get("ability_depth", 0.0)
+                                                                 for w in args.worlds},
                      "seeds": "0, 1, 2, ... (world, calibration, bootstraps and 3PL null share the seed)"},
         "designs": designs,
         "n_seeds": {d: int(n) for d, n in rows.groupby("design")["seed"].nunique().items()},
@@ -120,8 +145,10 @@ def main() -> None:
                         help="real sources whose design the worlds keep, run in this order")
     parser.add_argument("--n-boot", type=int, default=999,
                         help="bootstrap draws of the item-side tests")
-    parser.add_argument("--replicates", type=int, default=20,
-                        help="3PL-null replicates of the guessing floor")
+    parser.add_argument("--replicates", type=int, default=99,
+                        help="3PL-null replicates of the guessing floor (at least floor_min_replicates())")
+    parser.add_argument("--worlds", nargs="+", choices=list(WORLDS), default=list(WORLDS),
+                        help="the worlds to run, in this order (a subset writes its own files)")
     parser.add_argument("--max-seeds", type=int, default=400,
                         help="seeds first-seed .. max-seeds-1 at most per design")
     parser.add_argument("--first-seed", type=int, default=0,
@@ -132,15 +159,20 @@ def main() -> None:
     parser.add_argument("--min-seeds", type=int, default=30,
                         help="seeds before the stopping rule may stop")
     parser.add_argument("--quick", action="store_true",
-                        help="smoke run: fast-mode fits, 99 draws, 5 replicates, in real_power_quick.*")
+                        help="smoke run: fast-mode fits, 99 draws, the fewest replicates that can "
+                             "fail, in real_power_quick*.*")
     parser.add_argument("--summarise-only", action="store_true",
                         help="rewrite the JSON from the CSV and stop")
     parser.add_argument("--out", type=Path, default=RESULTS)
     add_scheduler_arguments(parser)
     args = parser.parse_args()
     if args.quick:
-        args.n_boot, args.replicates = min(args.n_boot, 99), min(args.replicates, 5)
-    stem = "real_power_quick" if args.quick else "real_power"
+        args.n_boot, args.replicates = min(args.n_boot, 99), min(args.replicates, floor_min_replicates())
+    if args.replicates < floor_min_replicates():
+        parser.error(f"--replicates must be at least {floor_min_replicates()}: with fewer the guessing-floor "
+                     "rule cannot fail")
+    args.worlds = list(dict.fromkeys(args.worlds))
+    stem = results_stem(args.quick, args.worlds)
     args.csv, args.json = args.out / f"{stem}.csv", args.out / f"{stem}.json"
 
     from mmlu_audit import load_items, load_responses
@@ -157,7 +189,8 @@ def main() -> None:
         return
     features = build_feature_table(items, progress=False)
     stop = StopRule(target_se=args.target_se, min_seeds=args.min_seeds)
-    config = {"n_boot": args.n_boot, "replicates": args.replicates, "quick": args.quick}
+    config = {"n_boot": args.n_boot, "replicates": args.replicates, "quick": args.quick,
+              "worlds": " ".join(args.worlds), "floor_rule": FLOOR_RULE}
     started = time.perf_counter()
     with seed_client(scheduler_address(args.scheduler), args.workers) as client:
         for name, design in designs.items():
@@ -165,7 +198,7 @@ def main() -> None:
             todo = pending_seeds(read_rows(args.csv), seeds, {"design": name})
             results = map_seeds(seed_rows, todo, client=client, design=design, name=name, items=items,
                                 features=features, n_boot=args.n_boot, replicates=args.replicates,
-                                fast=args.quick)
+                                fast=args.quick, worlds=args.worlds)
             result = run_seeds(next_result(results), todo, args.csv, config=config, key={"design": name},
                                stop=stop, progress=os.isatty(2))
             results.close()  # cancels the seeds past the stopping rule

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from mmlu_audit.analyses.central import central_tests, decide
+from mmlu_audit.analyses.central import central_tests, decide, floor_min_replicates
 from mmlu_audit.analyses.replication import RESULT_KEYS
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.features import INDICATORS
@@ -19,10 +19,19 @@ def test_decision_rules():
     assert not decide("d_ner", {"holm_p_cr2_d_ner": 0.01, "boot_holm_p_d_ner": 0.2})
     assert decide("stem_r2", {"cv_r2_stem": 0.1, "cv_r2_nonstem": 0.05, "logit2_ratio_ci_low": 1.01})
     assert not decide("stem_r2", {"cv_r2_stem": 0.1, "cv_r2_nonstem": 0.05, "logit2_ratio_ci_low": 0.99})
-    assert decide("guessing_floor", {"rs_r_all": -0.2, "null_share_all": 0.8})
-    assert not decide("guessing_floor", {"rs_r_all": 0.2, "null_share_all": 0.8})
+    assert decide("guessing_floor", {"null_tail_p_all": 0.05, "null_share_all": 0.1})  # the share is not read
+    assert not decide("guessing_floor", {"null_tail_p_all": 0.049, "null_share_all": 1.2})
+    assert not decide("guessing_floor", {"null_tail_p_all": float("nan")})
     with pytest.raises(ParameterError):
         decide("nope", {})
+
+
+def test_floor_min_replicates_is_the_fewest_that_can_reject():
+    for alpha in (0.05, 0.03, 0.1):
+        fewest = floor_min_replicates(alpha)
+        assert 2 / (fewest + 1) < alpha <= 2 / fewest  # the smallest tail probability, with one fewer
+    with pytest.raises(ParameterError):
+        floor_min_replicates(1.5)
 
 
 def frame_with_contrast(planted: float, seed: int) -> pd.DataFrame:

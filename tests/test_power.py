@@ -9,12 +9,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmlu_audit.analyses.power import (POWER_TESTS, StopRule, load_power, mc_se, one_seed_at_design,
-                                       power_table, rates, read_rows, run_seeds)
+from mmlu_audit.analyses.central import floor_min_replicates
+from mmlu_audit.analyses.power import (CLAIM_FALSE, POWER_TESTS, WORLDS, StopRule, load_power, mc_se,
+                                       one_seed_at_design, power_table, rates, read_rows, run_seeds)
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import CACHE_ENV
 from mmlu_audit.data.responses import ResponseMatrix
 from mmlu_audit.features import INDICATORS
+from mmlu_audit.worlds.real_design import two_stage_interaction
+from mmlu_audit.worlds.simulated import WorldSpec
 
 
 def _coin(p):
@@ -142,8 +145,20 @@ def test_power_table_puts_the_worlds_side_by_side():
     assert table.loc["homogeneity", "power"] == 0.8 and table.loc["homogeneity", "null_rate"] == 0.25
     assert table.loc["homogeneity", "null_se"] == pytest.approx(np.sqrt(0.25 * 0.75 / 4))
     assert table.loc["d_ner", "n_seeds"] == 4
+    assert table["false_support"].isna().all()  # no world where a claim is false was run
     with pytest.raises(DataError, match="null world"):
         power_table(rates(rows[rows["world"] == "paper"]), "d")
+
+
+def test_power_table_shows_the_false_support_rate_of_the_floor_claim():
+    rows = pd.DataFrame({"design": "d", "world": ["paper"] * 4 + ["null"] * 4 + ["floor_false"] * 3,
+                         "guessing_floor": [True] * 8 + [True, False, False],
+                         "homogeneity": [True] * 11})
+    table = power_table(rates(rows), "d")
+    assert table.loc["guessing_floor", "false_support"] == pytest.approx(1 / 3)
+    assert table.loc["guessing_floor", "false_support_se"] == pytest.approx(mc_se(1 / 3, 3))
+    assert table.loc["guessing_floor", "n_seeds"] == 3 and table.loc["homogeneity", "n_seeds"] == 4
+    assert np.isnan(table.loc["homogeneity", "false_support"])  # a power there, not a false support
 
 
 @pytest.fixture(scope="module")
@@ -166,14 +181,23 @@ def test_one_seed_at_design_runs_the_four_tests(toy_design):
     design, items, features = toy_design
     before = os.environ.get(CACHE_ENV)
     fits = _cached_fits(before)
-    row = one_seed_at_design(design, items, features, seed=4, world="null", n_boot=19, replicates=2,
-                             fast=True)
+    row = one_seed_at_design(design, items, features, seed=4, world="null", n_boot=19,
+                             replicates=floor_min_replicates(), fast=True)
     assert os.environ.get(CACHE_ENV) == before and _cached_fits(before) == fits  # 3PL fit not cached
     assert row["world"] == "null" and row["n_items"] == len(items)
     assert all(isinstance(row[test], bool) for test in POWER_TESTS)
     assert row["homogeneity"] == (row["homogeneity_htz"] and row["homogeneity_wcb"])
     assert row["d_ner"] == (row["d_ner_cr2"] and row["d_ner_boot"])
     assert row["homogeneity_htz"] == (row["w9_htz_p"] < 0.05)
-    assert row["guessing_floor"] == (row["rs_r_all"] < 0 and row["null_share_all"] > 0.5)
+    assert row["guessing_floor"] == (row["null_tail_p_all"] >= 0.05) and row["ability_depth"] == 0.0
     with pytest.raises(ParameterError, match="world"):
         one_seed_at_design(design, items, features, seed=4, world="leaderboard")
+    with pytest.raises(ParameterError, match="replicates"):  # too few for the floor rule to fail
+        one_seed_at_design(design, items, features, seed=4, world="null",
+                           replicates=floor_min_replicates() - 1)
+
+
+def test_floor_false_world_plants_the_two_stage_interaction():
+    assert WORLDS["floor_false"] == {"ability_depth": two_stage_interaction()}
+    assert all(WorldSpec(**WORLDS[world]).ability_depth == 0 for world in WORLDS if world not in CLAIM_FALSE)
+    assert set(CLAIM_FALSE.values()) <= set(POWER_TESTS)

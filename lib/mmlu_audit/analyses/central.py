@@ -11,8 +11,9 @@ the replication across model populations and the power study share:
   non-STEM) with its subject-cluster bootstrap interval;
 
 and the model-side one, :func:`guessing_floor_test` (§5.1): the two-stage r(β, θ̂) over all
-models, with its Fisher interval, and the share of it that a 3PL null with no ability × depth
-term reproduces.
+models, with its Fisher interval, judged against the 95 % predictive band of a 3PL null with no
+ability × depth term (the null's two-sided tail probability of the observed r, a test of stated
+size); the share of r the null's mean reproduces is reported beside it.
 
 Each test returns its statistic, its own p (never another test's) and the decision rule the
 verdict reads (:data:`DECISIONS`), so a chapter, a replication table and a many-seed power study
@@ -33,15 +34,14 @@ from mmlu_audit.core.seeds import seeded
 from mmlu_audit.inference import interaction_share, partition_effects, wild_cluster_bootstrap
 
 __all__ = ["ALPHA", "DECISIONS", "CENTRAL_TESTS", "CLAIM_TESTS", "central_tests", "decide",
-           "d_ner_tests", "guessing_floor_test", "homogeneity_tests", "population_tests", "stem_r2_tests"]
+           "d_ner_tests", "floor_min_replicates", "guessing_floor_test", "homogeneity_tests",
+           "population_tests", "stem_r2_tests"]
 
 ALPHA = 0.05
 #: The item-side tests, in the order of the paper.
 CENTRAL_TESTS = ("homogeneity", "d_ner", "stem_r2")
 #: Every test a real-data verdict reads: the item-side ones, then the guessing floor.
 CLAIM_TESTS = CENTRAL_TESTS + ("guessing_floor",)
-#: The share of the observed r(β, θ̂) the 3PL null must reproduce for "most of it" (§5.1).
-FLOOR_SHARE = 0.5
 #: What each test's decision reads: test → (description, rule on its result dict).
 DECISIONS = {
     "homogeneity": "W(9) rejected by both size-holding tests: CR2-HTZ p < 0.05 and wild cluster "
@@ -49,8 +49,25 @@ DECISIONS = {
     "d_ner": "STEM × D_ner survives Holm over the nine contrasts under CR2 and under the wild cluster "
              "bootstrap",
     "stem_r2": "cross-validated R² higher in STEM and the logit² ratio's 95 % interval above 1",
-    "guessing_floor": "r(β, θ̂) over all models below 0 and the 3PL null reproducing more than half of it",
+    "guessing_floor": "r(β, θ̂) over all models inside the 3PL null's 95 % predictive band: the null's "
+                      "two-sided tail probability of it at least 0.05 (the null has no ability × depth "
+                      "term; with R replicates that probability is at least 2 / (R + 1))",
 }
+
+
+def floor_min_replicates(alpha: float = ALPHA) -> int:
+    """The fewest 3PL-null replicates R whose smallest tail probability, 2 / (R + 1), is below ``alpha``.
+
+    With fewer, the guessing-floor rule of :data:`DECISIONS` supports the claim whatever the data.
+
+    Raises
+    ------
+    ParameterError
+        If ``alpha`` is not inside (0, 1).
+    """
+    if not 0 < alpha < 1:
+        raise ParameterError("alpha", f"must lie inside (0, 1), got {alpha}")
+    return int(np.floor(2 / alpha))  # 2 / (R + 1) < alpha  ⇔  R > 2 / alpha − 1
 
 
 @seeded
@@ -118,7 +135,7 @@ def decide(test: str, result: dict, alpha: float = ALPHA) -> bool:
     if test == "stem_r2":
         return bool(result["cv_r2_stem"] > result["cv_r2_nonstem"] and result["logit2_ratio_ci_low"] > 1.0)
     if test == "guessing_floor":
-        return bool(result["rs_r_all"] < 0 and result["null_share_all"] > FLOOR_SHARE)
+        return bool(result["null_tail_p_all"] >= alpha)  # NaN (no finite null r) does not support
     raise ParameterError("test", f"unknown test {test!r}; choose one of {CLAIM_TESTS}")
 
 
@@ -186,7 +203,9 @@ def guessing_floor_test(matrix, frame: pd.DataFrame, theta_hat, *, seed, fast: b
         ``rs_r_all`` with its Fisher 95 % interval (``rs_r_low``, ``rs_r_high``), ``null_r_all``
         (the null's mean r) with its 95 % predictive band (``null_low_all``, ``null_high_all``) and
         the two-sided tail probability of the observed r under it (``null_tail_p_all``),
-        ``null_share_all``, ``n_models`` (with a finite β), ``supports``.
+        ``null_share_all`` (null mean / observed: reported, not decided on), ``null_replicates``,
+        ``n_models`` (with a finite β), ``supports`` (``null_tail_p_all`` ≥ 0.05,
+        :data:`DECISIONS`; it can fail only with :func:`floor_min_replicates` replicates or more).
     """
     from mmlu_audit.analyses.modelside import two_stage_headline
 
@@ -194,7 +213,7 @@ def guessing_floor_test(matrix, frame: pd.DataFrame, theta_hat, *, seed, fast: b
     keys = ("rs_r_all", "rs_r_low", "rs_r_high", "null_r_all", "null_share_all", "null_low_all",
             "null_high_all", "null_tail_p_all")
     result = {key: values[key] for key in keys}
-    result["n_models"] = values["n_all"]
+    result["n_models"], result["null_replicates"] = values["n_all"], int(replicates)
     return result | {"supports": decide("guessing_floor", result)}
 
 

@@ -7,9 +7,12 @@ it rejects there when the paper's effect is true. This module answers that by si
   (:func:`~mmlu_audit.worlds.real_design.simulate_at_design`: the real models, their missing
   cells and their accuracies), calibrates it with the chapters' 2PL and runs the four tests a
   real-data verdict reads (:data:`~mmlu_audit.analyses.central.CLAIM_TESTS`), under the paper's
-  slopes (world ``"paper"``: the rate at which a test supports the claim is its **power**) or
-  under identical slopes in both partitions (world ``"null"``: for the item-side tests the rate
-  is their **size**);
+  slopes (world ``"paper"``: the rate at which a test supports the claim is its **power**), under
+  identical slopes in both partitions (world ``"null"``: for the item-side tests the rate is their
+  **size**), or under the paper's slopes plus a real ability × depth interaction of the size §5.1's
+  two-stage estimate implies (world ``"floor_false"``,
+  :func:`~mmlu_audit.worlds.real_design.two_stage_interaction`: there the guessing-floor claim
+  is false, and its support rate is its **false-support rate**);
 - :func:`run_seeds` is a generic, resumable many-seed runner: one CSV row per finished seed
   (appended as it finishes, so a partial run is usable and an interrupted one resumes), seeds
   already in the file skipped, a foreign file refused, and an optional stopping rule
@@ -20,9 +23,11 @@ it rejects there when the paper's effect is true. This module answers that by si
 - :func:`load_power` reads the committed ``bench/results/real_power.json``
   (written by ``bench/bench_real_power.py``) for the book.
 
-The guessing-floor claim (§5.1) has no null world in the same sense: the simulator never
-plants an ability × depth interaction, so the claim ("the 3PL floor reproduces most of
-r(β, θ̂)") is true in both worlds, and its support rate in either world is its power.
+The guessing-floor claim (§5.1: r(β, θ̂) is the floor's artefact, so it lies inside the 3PL
+null's predictive band) is true in the ``"paper"`` and ``"null"`` worlds, which plant no ability
+× depth interaction: there its support rate is one minus its size. In ``"floor_false"`` the
+interaction is real and the claim false (:data:`CLAIM_FALSE`); :func:`power_table` shows that
+rate as ``false_support``.
 """
 
 from __future__ import annotations
@@ -46,13 +51,20 @@ from mmlu_audit.analyses.study_schema import StudySchema, check_study
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import CACHE_ENV, project_root
 from mmlu_audit.core.seeds import check_seed, seeded
+from mmlu_audit.worlds.real_design import two_stage_interaction
 
-__all__ = ["POWER_SETTINGS", "POWER_TESTS", "RATE_COLUMNS", "SIZE_POWER_COLUMNS", "WORLDS", "RunResult",
-           "StopRule", "load_power", "load_size_power", "mc_se", "one_seed_at_design", "power_path",
-           "power_schema", "power_table", "rates", "read_rows", "run_seeds", "world_frame"]
+__all__ = ["CLAIM_FALSE", "POWER_SETTINGS", "POWER_TESTS", "RATE_COLUMNS", "SIZE_POWER_COLUMNS", "WORLDS",
+           "RunResult", "StopRule", "load_power", "load_size_power", "mc_se", "one_seed_at_design",
+           "power_path", "power_schema", "power_table", "rates", "read_rows", "run_seeds", "world_frame"]
 
 #: The worlds of the study: name → :class:`~mmlu_audit.worlds.simulated.WorldSpec` changes.
-WORLDS = {"paper": {}, "null": {"null_world": True}}
+#: ``"floor_false"`` keeps the paper's slopes and adds the ability × depth interaction that §5.1's
+#: two-stage estimate implies (:func:`~mmlu_audit.worlds.real_design.two_stage_interaction`).
+WORLDS = {"paper": {}, "null": {"null_world": True},
+          "floor_false": {"ability_depth": two_stage_interaction()}}
+#: World → the claim (a test of :data:`POWER_TESTS`) that is false in it, so that test's support
+#: rate there is a false-support rate.
+CLAIM_FALSE = {"floor_false": "guessing_floor"}
 #: The decisions a row records: each claim's verdict (:data:`~mmlu_audit.analyses.central.DECISIONS`),
 #: then each of the two size-holding tests the homogeneity and D_ner verdicts combine, alone.
 POWER_TESTS = ("homogeneity", "d_ner", "stem_r2", "guessing_floor",
@@ -382,14 +394,16 @@ def one_seed_at_design(design, items: pd.DataFrame, features: pd.DataFrame, seed
     seed : int
         Seed of the world, of the 2PL calibration (``calibration_spec(fast, seed)``, the
         chapters' spec), of the bootstraps and CV folds, and of the 3PL null.
-    world : {"paper", "null"}
+    world : {"paper", "null", "floor_false"}
         ``"paper"``: :class:`~mmlu_audit.worlds.simulated.WorldSpec` with the paper's slopes
         (rates are power); ``"null"``: identical slopes in both partitions (rates of the
-        item-side tests are their size).
+        item-side tests are their size); ``"floor_false"``: the paper's slopes and an ability ×
+        depth interaction (:data:`WORLDS`), where the guessing-floor claim is false.
     n_boot : int
         Draws of each bootstrap of the item-side tests.
     replicates : int
-        Matrices simulated from the fitted 3PL for the guessing-floor null.
+        Matrices simulated from the fitted 3PL for the guessing-floor null; at least
+        :func:`~mmlu_audit.analyses.central.floor_min_replicates`, or its rule could not fail.
     fast : bool
         The smoke runs' SVI step cap for both calibrations (tests and ``--quick`` only).
 
@@ -403,15 +417,22 @@ def one_seed_at_design(design, items: pd.DataFrame, features: pd.DataFrame, seed
         ``d_ner_boot``: p < 0.05); the statistics behind them (``w9_htz_p``, ``wcb_p``,
         ``d_ner_estimate``, ``holm_p_cr2_d_ner``, ``boot_holm_p_d_ner``, ``cv_r2_stem``,
         ``cv_r2_nonstem``, ``logit2_ratio``, ``logit2_ratio_ci_low``, ``rs_r_all``,
-        ``null_share_all``), the items in the regressions and the 2PL fit's step count.
+        ``null_r_all``, ``null_low_all``, ``null_high_all``, ``null_tail_p_all``,
+        ``null_share_all``), the planted γ (``ability_depth``), the items in the regressions and
+        the 2PL fit's step count.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown world, or too few replicates for the guessing-floor rule to fail.
 
     Notes
     -----
-    The guessing-floor claim has no null world here: neither world plants an ability × depth
-    interaction, so its support rate is its power in both. Its 3PL fit goes to a temporary
-    cache folder, removed after the call.
+    The guessing-floor claim is true in ``"paper"`` and ``"null"`` (no ability × depth term) and
+    false in ``"floor_false"``. Its 3PL fit goes to a temporary cache folder, removed after the
+    call.
     """
-    from mmlu_audit.analyses.central import ALPHA, central_tests, guessing_floor_test
+    from mmlu_audit.analyses.central import ALPHA, central_tests, floor_min_replicates, guessing_floor_test
     from mmlu_audit.analyses.pipeline import answered_columns, calibration_spec
     from mmlu_audit.irt import fit_irt
     from mmlu_audit.worlds.real_design import simulate_at_design
@@ -419,6 +440,9 @@ def one_seed_at_design(design, items: pd.DataFrame, features: pd.DataFrame, seed
 
     if world not in WORLDS:
         raise ParameterError("world", f"unknown world {world!r}; choose one of {list(WORLDS)}")
+    if replicates < floor_min_replicates():
+        raise ParameterError("replicates", f"the guessing-floor rule needs at least {floor_min_replicates()} "
+                                           f"3PL-null replicates to be able to fail, got {replicates}")
     spec = WorldSpec(**WORLDS[world])
     covariates = features.loc[items["item_id"].to_numpy(), list(spec.slopes)].reset_index(drop=True)
     simulated = simulate_at_design(design, spec, items, covariates, seed=seed)
@@ -443,18 +467,21 @@ def one_seed_at_design(design, items: pd.DataFrame, features: pd.DataFrame, seed
         "boot_holm_p_d_ner": d_ner["boot_holm_p_d_ner"],
         "cv_r2_stem": stem_r2["cv_r2_stem"], "cv_r2_nonstem": stem_r2["cv_r2_nonstem"],
         "logit2_ratio": stem_r2["logit2_ratio"], "logit2_ratio_ci_low": stem_r2["logit2_ratio_ci_low"],
-        "rs_r_all": floor["rs_r_all"], "null_share_all": floor["null_share_all"],
+        **{key: floor[key] for key in ("rs_r_all", "null_r_all", "null_low_all", "null_high_all",
+                                       "null_tail_p_all", "null_share_all")},
+        "ability_depth": spec.ability_depth,
         "n_items": int(homogeneity["n_items"]), "fit_steps": int(fit.meta["steps"]),
     }
 
 
 def power_table(table: pd.DataFrame, design: str = "mmlu_real") -> pd.DataFrame:
-    """One design's rates side by side: power under the paper's slopes, the rate under the null.
+    """One design's rates side by side: power, the rate under the null, false support.
 
     Parameters
     ----------
     table : DataFrame
-        A rates table (:func:`rates` or :func:`load_power`) with worlds ``"paper"`` and ``"null"``.
+        A rates table (:func:`rates` or :func:`load_power`) with worlds ``"paper"`` and ``"null"``,
+        and possibly the worlds of :data:`CLAIM_FALSE`.
     design : str
         The design to show.
 
@@ -462,23 +489,33 @@ def power_table(table: pd.DataFrame, design: str = "mmlu_real") -> pd.DataFrame:
     -------
     DataFrame
         Indexed by test (in :data:`POWER_TESTS` order): ``power`` and ``power_se`` (world
-        ``"paper"``), ``null_rate`` and ``null_se`` (world ``"null"``: the size of the item-side
-        tests; for ``guessing_floor``, whose claim is true in both worlds, a second power), and
-        ``n_seeds`` (the smaller of the two worlds' counts).
+        ``"paper"``; for ``guessing_floor``, whose claim is true there, one minus its size),
+        ``null_rate`` and ``null_se`` (world ``"null"``: the size of the item-side tests; for
+        ``guessing_floor`` again one minus its size), ``false_support`` and ``false_support_se``
+        (the support rate of a claim in the world where it is false, :data:`CLAIM_FALSE`; NaN
+        for the other tests and when that world was not run), and ``n_seeds`` (the smallest
+        count of the worlds shown).
 
     Raises
     ------
     DataError
-        If the table has no rows for ``design`` in both worlds.
+        If the table has no rows for ``design`` in both the paper and the null world.
     """
     rows = table[table["design"] == design]
     if set(rows["world"]) < {"paper", "null"}:
         raise DataError(design, "the rates table lacks the paper or the null world for this design")
     paper, null = (rows[rows["world"] == w].set_index("test") for w in ("paper", "null"))
     tests = [t for t in POWER_TESTS if t in paper.index and t in null.index]
-    return pd.DataFrame({"power": paper.loc[tests, "rate"], "power_se": paper.loc[tests, "mc_se"],
-                         "null_rate": null.loc[tests, "rate"], "null_se": null.loc[tests, "mc_se"],
-                         "n_seeds": np.minimum(paper.loc[tests, "n_seeds"], null.loc[tests, "n_seeds"])})
+    out = pd.DataFrame({"power": paper.loc[tests, "rate"], "power_se": paper.loc[tests, "mc_se"],
+                        "null_rate": null.loc[tests, "rate"], "null_se": null.loc[tests, "mc_se"],
+                        "false_support": np.nan, "false_support_se": np.nan,
+                        "n_seeds": np.minimum(paper.loc[tests, "n_seeds"], null.loc[tests, "n_seeds"])})
+    for world, test in CLAIM_FALSE.items():
+        false = rows[(rows["world"] == world) & (rows["test"] == test)]
+        if test in out.index and len(false):
+            out.loc[test, ["false_support", "false_support_se"]] = false[["rate", "mc_se"]].to_numpy()[0]
+            out.loc[test, "n_seeds"] = min(out.loc[test, "n_seeds"], int(false["n_seeds"].iloc[0]))
+    return out
 
 
 def power_path() -> Path:
@@ -498,7 +535,10 @@ def load_power(path: str | Path | None = None) -> pd.DataFrame:
     -------
     DataFrame
         Columns :data:`RATE_COLUMNS` plus ``target_reached``, one row per design, world and
-        test; ``attrs`` holds the file's ``settings``, ``target_se`` and ``designs``.
+        test (a world of :data:`CLAIM_FALSE` included when the study ran it: its rate for the
+        claim false there is a false-support rate, which :func:`power_table` shows as such);
+        ``attrs`` holds the file's ``settings``, ``target_se``, ``designs`` and ``worlds`` (those
+        the rates hold).
 
     Raises
     ------
@@ -521,7 +561,8 @@ def load_power(path: str | Path | None = None) -> pd.DataFrame:
         raise DataError(path, f"not a valid power-study result: {problem}")
     table = check_study(pd.DataFrame(result["rates"]), power_schema(result["target_se"]), path)
     table = table[[*RATE_COLUMNS, "target_reached"]]
-    table.attrs.update(settings=result["settings"], target_se=result["target_se"], designs=result["designs"])
+    table.attrs.update(settings=result["settings"], target_se=result["target_se"], designs=result["designs"],
+                       worlds=list(dict.fromkeys(table["world"])))
     return table
 
 

@@ -14,11 +14,17 @@ everything of the real design that decides that:
 and plant the item side of :class:`~mmlu_audit.worlds.simulated.WorldSpec` (the paper's slopes,
 or the null world's identical slopes). One ability per model (the STEM / non-STEM abilities of
 the leaderboard world are not identified from a few dozen models).
+
+Optionally (``WorldSpec.ability_depth`` = γ ≠ 0) the response model carries an ability × depth
+interaction on STEM items, logit = a_i(θ_j − b_i) + γ · z(θ_j) · z(depth_i): the effect §5.1's
+two-stage r(β, θ̂) would measure if it were no artefact, so a world where the paper's
+guessing-floor claim is false (:class:`AbilityDepth`, :func:`two_stage_interaction`).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -29,18 +35,96 @@ from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.data.responses import MISSING, ResponseMatrix
 from mmlu_audit.worlds.simulated import World, WorldSpec, plant_items
 
-__all__ = ["abilities_for_accuracy", "simulate_at_design"]
+__all__ = ["AbilityDepth", "abilities_for_accuracy", "simulate_at_design", "two_stage_interaction"]
 
 _BOUNDS = (-20.0, 20.0)
 
 
-def _expected_accuracy(theta: np.ndarray, a, b, c: float, observed: np.ndarray) -> np.ndarray:
-    p = c + (1 - c) / (1 + np.exp(-a[None, :] * (theta[:, None] - b[None, :])))
+def two_stage_interaction() -> float:
+    """γ of the ability × depth interaction that §5.1's two-stage estimate implies, from the paper.
+
+    The paper gives no spread of its per-model β, so the two-stage slope cannot be read off its
+    text; it does give, in §5.1, r(β, θ̂) over all models (``rs_r_all``), the same r without the
+    bottom half of θ̂ (``rs_r_excl_bottom_half``), the 3PL null's r there
+    (``null_r_excl_bottom_half``) and the interaction estimated inside the response model, net of
+    the floor (``gamma1``, logits per SD of WSCG Depth per unit of ability). Where the floor's
+    artefact is weakest (the top half), the part of the two-stage r the null does not reproduce,
+    ``rs_r_excl_bottom_half − null_r_excl_bottom_half``, is the two-stage trace of γ1; the
+    two-stage estimate read at face value puts all of ``rs_r_all`` on the interaction. Taking r
+    proportional to γ (a first-order reading, not a fit), the interaction it implies is
+
+        γ = gamma1 · rs_r_all / (rs_r_excl_bottom_half − null_r_excl_bottom_half),
+
+    a few times γ1, with the sign of γ1 (stronger models lose more per SD of depth).
+
+    Returns
+    -------
+    float
+        γ in logits per SD of depth per SD of ability.
+    """
+    from mmlu_audit.core.paper import PAPER
+
+    excess = PAPER["rs_r_excl_bottom_half"][0] - PAPER["null_r_excl_bottom_half"][0]
+    return float(PAPER["gamma1"][0] * PAPER["rs_r_all"][0] / excess)
+
+
+@dataclass(frozen=True)
+class AbilityDepth:
+    """An ability × depth term of the logit: ``gamma · (θ − centre) / scale · z_i``.
+
+    Parameters
+    ----------
+    weights : ndarray, shape (I,)
+        γ · z(depth_i) on STEM items (depth standardised over the STEM items), 0 elsewhere.
+    centre, scale : float
+        Mean and SD of the abilities that match the models' accuracies without the term, so
+        z(θ) is the standardised ability of the design's models.
+    """
+
+    weights: np.ndarray
+    centre: float
+    scale: float
+
+    def logits(self, theta: np.ndarray) -> np.ndarray:
+        """The (J, I) term added to a(θ − b)."""
+        return ((theta - self.centre) / self.scale)[:, None] * self.weights[None, :]
+
+    @classmethod
+    def planted(cls, gamma: float, depth, stem, theta: np.ndarray) -> AbilityDepth:
+        """The term for ``gamma``, the items' depth and STEM flags and the abilities it standardises by.
+
+        Raises
+        ------
+        DataError
+            If depth is not finite on the STEM items, is constant there, or fewer than two
+            models or no STEM item are given.
+        """
+        depth, stem = np.asarray(depth, float), np.asarray(stem, bool)
+        if stem.sum() < 2 or not np.isfinite(depth[stem]).all() or depth[stem].std() == 0:
+            raise DataError("wscg_depth", "needs finite, non-constant values on at least two STEM items")
+        if theta.size < 2 or theta.std() == 0:
+            raise DataError("design", "needs at least two models of different accuracy to standardise θ")
+        weights = np.zeros(depth.size)
+        weights[stem] = gamma * standardise(depth[stem])
+        return cls(weights, float(theta.mean()), float(theta.std()))
+
+
+def _probabilities(theta: np.ndarray, a, b, c: float, tilt: AbilityDepth | None) -> np.ndarray:
+    """c + (1 − c)·σ(a(θ − b) [+ the ability × depth term]), shape (J, I)."""
+    if tilt is None:
+        return c + (1 - c) / (1 + np.exp(-a[None, :] * (theta[:, None] - b[None, :])))
+    logits = a[None, :] * (theta[:, None] - b[None, :]) + tilt.logits(theta)
+    return c + (1 - c) / (1 + np.exp(-logits))
+
+
+def _expected_accuracy(theta: np.ndarray, a, b, c: float, observed: np.ndarray,
+                       tilt: AbilityDepth | None = None) -> np.ndarray:
+    p = _probabilities(theta, a, b, c, tilt)
     return np.where(observed, p, 0.0).sum(axis=1) / observed.sum(axis=1)
 
 
 def abilities_for_accuracy(accuracy, a, b, c: float, observed: np.ndarray, *,
-                           tol: float = 1e-6) -> np.ndarray:
+                           tol: float = 1e-6, tilt: AbilityDepth | None = None) -> np.ndarray:
     """The ability of each model whose expected accuracy over its observed items is ``accuracy``.
 
     Parameters
@@ -55,6 +139,9 @@ def abilities_for_accuracy(accuracy, a, b, c: float, observed: np.ndarray, *,
         The cells each model answered.
     tol : float
         Bisection stops when the ability bracket is narrower than this.
+    tilt : AbilityDepth, optional
+        An ability × depth term in the logit (expected accuracy still rises with θ while the
+        term is smaller than the discriminations, which bisection assumes).
 
     Raises
     ------
@@ -69,7 +156,7 @@ def abilities_for_accuracy(accuracy, a, b, c: float, observed: np.ndarray, *,
     low, high = np.full(accuracy.size, _BOUNDS[0]), np.full(accuracy.size, _BOUNDS[1])
     while (high - low).max() > tol:
         mid = (low + high) / 2
-        above = _expected_accuracy(mid, a, b, c, observed) > accuracy
+        above = _expected_accuracy(mid, a, b, c, observed, tilt) > accuracy
         high, low = np.where(above, mid, high), np.where(above, low, mid)
     return (low + high) / 2
 
@@ -89,14 +176,30 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
     items : DataFrame
         The items, in the design's column order.
     covariates : DataFrame
-        One column per key of ``spec.slopes``, aligned with ``items``.
+        One column per key of ``spec.slopes``, aligned with ``items``; with
+        ``spec.ability_depth`` ≠ 0 also ``wscg_depth`` (the depth of the interaction).
     seed : int
+        Seed of the items and the responses; the same seed and inputs give the same matrix.
 
     Returns
     -------
     World
         ``truth`` has ``theta`` (J, 2; both columns the one ability), ``a``, ``b``, ``c``,
-        ``stem``, ``subject_effect`` and ``covariates``; the matrix keeps the design's models.
+        ``stem``, ``subject_effect``, ``covariates`` and ``ability_depth`` (the planted term's
+        weights per item, γ · z(depth) on STEM items: all 0 without it); the matrix keeps the
+        design's models.
+
+    Raises
+    ------
+    DataError
+        If the design's columns are not the items', or ``spec.ability_depth`` ≠ 0 and
+        ``covariates`` has no usable ``wscg_depth``.
+
+    Notes
+    -----
+    With ``spec.ability_depth`` = γ ≠ 0 the abilities are solved twice: first without the term
+    (their mean and SD standardise θ in it), then with it, so each model's expected accuracy is
+    still its real one. γ = 0 draws exactly the matrix of a world without the option.
     """
     seed = check_seed(seed)
     if list(design.item_ids) != list(items["item_id"]):
@@ -106,12 +209,17 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
     item_truth = plant_items(spec, items.reset_index(drop=True), x, item_rng)
     c = spec.guessing if spec.response_model == "3pl" else 0.0
     observed = design.observed
-    theta = abilities_for_accuracy(design.accuracy().to_numpy(), item_truth["a"], item_truth["b"], c,
-                                   observed)
-    p = c + (1 - c) / (1 + np.exp(-item_truth["a"][None, :] * (theta[:, None] - item_truth["b"][None, :])))
+    accuracy = design.accuracy().to_numpy()
+    theta = abilities_for_accuracy(accuracy, item_truth["a"], item_truth["b"], c, observed)
+    tilt = _planted_tilt(spec, items, covariates, theta)
+    if tilt is not None:
+        theta = abilities_for_accuracy(accuracy, item_truth["a"], item_truth["b"], c, observed, tilt=tilt)
+    p = _probabilities(theta, item_truth["a"], item_truth["b"], c, tilt)
     responses = (response_rng.random(p.shape) < p).astype(np.int8)
     responses[~observed] = MISSING
     label = "null world (identical slopes)" if spec.null_world else "planted world"
+    if tilt is not None:
+        label += f", ability × depth γ = {spec.ability_depth:g}"
     matrix = ResponseMatrix(
         responses, design.models.copy(), design.item_ids.copy(), "simulated", True,
         f"Simulated at the design of {design.source} ({label}, seed {seed}); not MMLU findings.",
@@ -119,5 +227,17 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
     )
     truth = {"theta": np.column_stack([theta, theta]), "a": item_truth["a"], "b": item_truth["b"],
              "c": np.float64(c), "stem": items["stem"].to_numpy(bool),
-             "subject_effect": item_truth["subject_effect"], "covariates": x}
+             "subject_effect": item_truth["subject_effect"], "covariates": x,
+             "ability_depth": tilt.weights if tilt is not None else np.zeros(len(items))}
     return World(matrix, truth, spec, seed)
+
+
+def _planted_tilt(spec: WorldSpec, items: pd.DataFrame, covariates: pd.DataFrame,
+                  theta: np.ndarray) -> AbilityDepth | None:
+    """The ability × depth term of ``spec`` (None at γ = 0), standardised by ``theta``."""
+    if spec.ability_depth == 0:
+        return None
+    if "wscg_depth" not in covariates.columns:
+        raise DataError("covariates", "an ability × depth interaction needs a 'wscg_depth' column")
+    return AbilityDepth.planted(spec.ability_depth, covariates["wscg_depth"].to_numpy(float),
+                                items["stem"].to_numpy(bool), theta)

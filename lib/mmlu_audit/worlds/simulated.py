@@ -39,7 +39,7 @@ import pandas as pd
 
 from mmlu_audit.data.responses import ResponseMatrix, load_matrix, save_matrix
 from mmlu_audit.core.checkpoints import first_of_each_checkpoint
-from mmlu_audit.core.errors import DataError, warn_bad_cache
+from mmlu_audit.core.errors import DataError, ParameterError, warn_bad_cache
 from mmlu_audit.core.paths import cache_root, writable_folder
 from mmlu_audit.core.store import array_digest, cache_key, locked, stamp_problem
 from mmlu_audit.core.scaling import standardise
@@ -187,6 +187,12 @@ class WorldSpec:
         exactly ``round(chance_share · n_distinct)`` of them, drawn at random):
         both their abilities sit at :attr:`chance_theta`, below nearly every item, so they
         answer at about the floor ``guessing`` (at about 0 in a 2PL world).
+    ability_depth : float
+        γ of an ability × depth interaction planted in the response model's logit on STEM
+        items, γ · z(θ_j) · z(depth_i) (logits per SD of WSCG Depth per SD of ability; 0: none,
+        the paper's guessing-floor null). Only the real-design simulator plants it
+        (:func:`mmlu_audit.worlds.real_design.simulate_at_design`, which defines the
+        standardisations); :func:`simulate_world` refuses a non-zero value.
     """
 
     n_models: int = 1000
@@ -210,6 +216,7 @@ class WorldSpec:
     a_median: float | None = None
     theta_shift: float | None = None
     chance_share: float | None = None
+    ability_depth: float = 0.0
 
     def __post_init__(self):
         if self.calibration not in CALIBRATIONS:
@@ -242,6 +249,8 @@ class WorldSpec:
             problems.append("chance_share must lie in [0, 1)")
         if not np.isfinite(self.theta_shift):
             problems.append("theta_shift must be finite")
+        if not np.isfinite(self.ability_depth):
+            problems.append("ability_depth must be finite")
         if problems:
             raise ValueError("invalid WorldSpec: " + "; ".join(problems))
 
@@ -280,12 +289,14 @@ class WorldSpec:
     def to_json(self) -> str:
         """Canonical JSON of the spec (used in cache keys and saved truth).
 
-        ``b_noise`` appears only when it is not the default, so worlds cached before the
-        field existed keep their keys.
+        ``b_noise`` and ``ability_depth`` appear only when they are not the default, so worlds
+        cached before the fields existed keep their keys.
         """
         fields = asdict(self)
         if fields["b_noise"] == "normal":
             del fields["b_noise"]
+        if fields["ability_depth"] == 0:
+            del fields["ability_depth"]
         return json.dumps(fields, sort_keys=True)
 
 
@@ -595,11 +606,19 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
     Returns
     -------
     World
+
+    Raises
+    ------
+    ParameterError
+        If ``spec.ability_depth`` is not 0 (only the real-design simulator plants it).
     """
     from mmlu_audit.data.items import load_items
 
     seed = check_seed(seed)
     spec = spec or WorldSpec()
+    if spec.ability_depth != 0:
+        raise ParameterError("spec", "the leaderboard world plants no ability × depth interaction "
+                                     "(ability_depth must be 0); simulate_at_design plants it")
     items = load_items() if items is None else items.reset_index(drop=True)
     covariates = default_covariates(spec, items) if covariates is None else covariates
     missing = [name for name in spec.slopes if name not in covariates.columns]
