@@ -113,6 +113,8 @@ bench: $(VENV)/.installed $(PYIRT) $(GIRTH)  ## benchmarks (long); results land 
 	$(PY) bench/bench_seed_study.py
 	$(PY) bench/bench_dask.py
 	$(PY) bench/bench_seed_study_fits.py
+	$(PY) bench/bench_lambda_coverage.py
+	$(PY) bench/bench_dner_estimated.py
 	$(PY) bench/bench_interaction_bootstrap.py
 	$(PY) bench/bench_mmlu_pro.py
 	$(PY) bench/bench_modelside.py --chapters 08 11

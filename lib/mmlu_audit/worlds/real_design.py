@@ -163,7 +163,7 @@ def abilities_for_accuracy(accuracy, a, b, c: float, observed: np.ndarray, *,
 
 @seeded
 def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFrame,
-                       covariates: pd.DataFrame, seed: int) -> World:
+                       covariates: pd.DataFrame, seed: int, log_a_shift=None) -> World:
     """One simulated world with ``design``'s models, missing cells and accuracies.
 
     Parameters
@@ -180,6 +180,9 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
         ``spec.ability_depth`` ≠ 0 also ``wscg_depth`` (the depth of the interaction).
     seed : int
         Seed of the items and the responses; the same seed and inputs give the same matrix.
+    log_a_shift : array, shape (I,), optional
+        Added to the items' log discriminations (a planted depth trend,
+        :func:`~mmlu_audit.worlds.simulated.plant_items`); None plants none.
 
     Returns
     -------
@@ -206,7 +209,7 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
         raise DataError("design", "its columns are not in the items' order")
     x = standardise(covariates[list(spec.slopes)].to_numpy(dtype=float))
     item_rng, response_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
-    item_truth = plant_items(spec, items.reset_index(drop=True), x, item_rng)
+    item_truth = plant_items(spec, items.reset_index(drop=True), x, item_rng, log_a_shift)
     c = spec.guessing if spec.response_model == "3pl" else 0.0
     observed = design.observed
     accuracy = design.accuracy().to_numpy()

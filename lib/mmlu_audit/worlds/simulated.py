@@ -470,7 +470,7 @@ def _difficulties(spec: WorldSpec, items: pd.DataFrame, covariates: np.ndarray,
 
 
 def plant_items(spec: WorldSpec, items: pd.DataFrame, covariates: np.ndarray,
-                rng: np.random.Generator) -> dict:
+                rng: np.random.Generator, log_a_shift=None) -> dict:
     """The item side of a world: difficulties from the planted slopes, then discriminations.
 
     Parameters
@@ -482,14 +482,30 @@ def plant_items(spec: WorldSpec, items: pd.DataFrame, covariates: np.ndarray,
         Standardised covariates, columns in ``spec.slopes`` order.
     rng : numpy.random.Generator
         Consumed in a fixed order (difficulties, then discriminations).
+    log_a_shift : array, shape (I,), optional
+        Added to each item's log discrimination (a planted depth trend λ, see
+        :func:`mmlu_audit.analyses.lambda_coverage.planted_log_a_shift`); draws nothing, so the
+        world's other draws stay those of its seed, and zeros give the world without it bit for bit.
 
     Returns
     -------
     dict
         ``b``, ``a``, ``subject_effect``, ``b_scale`` and ``b_shift``.
+
+    Raises
+    ------
+    DataError
+        If ``log_a_shift`` is not one finite value per item.
     """
     truth = _difficulties(spec, items, covariates, rng)
-    return truth | {"a": spec.a_median * np.exp(rng.normal(0, spec.a_log_sd, len(items)))}
+    log_a = rng.normal(0, spec.a_log_sd, len(items))
+    if log_a_shift is not None:
+        shift = np.asarray(log_a_shift, float)
+        if shift.shape != log_a.shape or not np.isfinite(shift).all():
+            raise DataError("log_a_shift",
+                            f"needs one finite value per item ({len(items)}), got shape {shift.shape}")
+        log_a = log_a + shift
+    return truth | {"a": spec.a_median * np.exp(log_a)}
 
 
 def _standard_noise(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -587,7 +603,7 @@ def _responses(theta_items: np.ndarray, a: np.ndarray, b: np.ndarray, c: float,
 @seeded
 def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
                    items: pd.DataFrame | None = None,
-                   covariates: pd.DataFrame | None = None) -> World:
+                   covariates: pd.DataFrame | None = None, log_a_shift=None) -> World:
     """Generate a simulated leaderboard world.
 
     Parameters
@@ -602,6 +618,9 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
     covariates : DataFrame, optional
         Item covariates aligned with ``items``, one column per key of
         ``spec.slopes``; defaults to those named by ``spec.covariates``.
+    log_a_shift : array, shape (I,), optional
+        Added to the items' log discriminations (:func:`plant_items`); not cached by
+        :func:`load_or_simulate`, so only this function plants it.
 
     Returns
     -------
@@ -630,7 +649,7 @@ def simulate_world(spec: WorldSpec | None = None, seed: int = 0,
     item_rng, model_rng, name_rng, response_rng, chance_rng = (
         np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5))
 
-    item_truth = plant_items(spec, items, x, item_rng)
+    item_truth = plant_items(spec, items, x, item_rng, log_a_shift)
     a = item_truth["a"]
     ability = _abilities(spec, model_rng, chance_rng)
     checkpoint = np.sort(np.concatenate([
