@@ -70,7 +70,6 @@ from mmlu_audit.worlds.simulated import working_models
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 matrix, fit, frame, truth = inputs.matrix, inputs.fit, inputs.frame, inputs.truth
-source_banner(matrix)
 
 # %%
 real = analysis_inputs(real_source, seed, fast)

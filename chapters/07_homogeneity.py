@@ -79,10 +79,6 @@ from mmlu_audit.analyses.seed_study import load_seed_study, placed_in_study, rej
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 frame = estimated_items(inputs.frame)
-source_banner(inputs.matrix)
-
-# %% [markdown]
-# {glue:text}`population_note`
 
 # %%
 X, y, stem, subjects = design_arrays(frame)
@@ -90,8 +86,7 @@ fit = interaction_fit(y, X, stem)
 terms = contrast_terms(X.columns)
 planted = planted_slopes(inputs.matrix)
 recovery = recovery_slope(frame["b_hat"], frame.get("b_true"))
-glue_values({"population_note": population_note(inputs.matrix), "recovery": recovery,
-             "n_clusters": len(np.unique(subjects))})
+glue_values({"n_clusters": len(np.unique(subjects))})
 
 # %%
 real = analysis_inputs(real_source, seed, fast)
@@ -158,8 +153,11 @@ glue_figure("fig_real_contrasts", fig)
 
 # %%
 source_banner(inputs.matrix)
+glue_values({"population_note": population_note(inputs.matrix), "recovery": recovery})
 
 # %% [markdown]
+# {glue:text}`population_note`
+#
 # ## Which test can be trusted with few clusters
 #
 # The inference engine's size and power study (`size_power.csv` in `results_dir`,

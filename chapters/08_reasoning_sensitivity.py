@@ -62,7 +62,6 @@ from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, in
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
-source_banner(inputs.matrix)
 # STEM items no model answered carry no response: left out of β and of the 3PL fit (HELM-20 has one)
 stem = inputs.frame["stem"].to_numpy(bool) & inputs.matrix.observed.any(axis=0)
 stem_matrix = column_submatrix(inputs.matrix, stem)

@@ -57,7 +57,6 @@ from mmlu_audit.worlds.calibration import CHANCE_CUTOFF, above_floor
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
-source_banner(inputs.matrix)
 stem = inputs.frame["stem"].to_numpy(bool) & inputs.matrix.observed.any(axis=0)  # HELM leaves some unanswered
 stem_matrix = column_submatrix(inputs.matrix, stem)
 depth = inputs.frame.loc[stem, "wscg_depth"].to_numpy(float)

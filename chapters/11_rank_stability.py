@@ -75,7 +75,6 @@ from mmlu_audit.worlds.simulated import working_models, working_rho
 
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
-source_banner(inputs.matrix)
 matrix, frame = inputs.matrix, inputs.frame
 stem = frame["stem"].to_numpy(bool)
 blocks = item_blocks(matrix.responses, stem, frame["subject"].to_numpy(str), matrix.models["model_id"])

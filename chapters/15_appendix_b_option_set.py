@@ -73,11 +73,6 @@ from mmlu_audit.analyses.splines import nonlinearity_statistics, nonlinearity_te
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 frame = estimated_items(inputs.frame)
-source_banner(inputs.matrix)
-glue_values({"population_note": population_note(inputs.matrix)})
-
-# %% [markdown]
-# {glue:text}`population_note`
 
 # %%
 real = analysis_inputs(real_source, seed, fast)
@@ -163,8 +158,11 @@ glue_figure("fig_real_appendix_b_entity", fig)
 
 # %%
 source_banner(inputs.matrix)
+glue_values({"population_note": population_note(inputs.matrix)})
 
 # %% [markdown]
+# {glue:text}`population_note`
+#
 # ## The option-set covariates
 #
 # What each of the eight covariates measures, computed from the answer options alone (the nine

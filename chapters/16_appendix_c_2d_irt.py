@@ -78,9 +78,7 @@ spec_1d = calibration_spec(fast, seed, **steps)
 spec_2d = spec_1d.with_(model="2d")
 rho_working_draws = 2000
 rho_planted = working_rho(truth) if truth is not None else float("nan")  # among the working models
-glue_values({"population_note": population_note(matrix), "rho_planted": rho_planted,
-             "paper_rho_2d": paper_value("rho_2d"), "paper_heldout_paired_z": paper_value("heldout_paired_z")})
-source_banner(matrix)
+glue_values({"paper_rho_2d": paper_value("rho_2d"), "paper_heldout_paired_z": paper_value("heldout_paired_z")})
 
 # %%
 real = analysis_inputs(real_source, seed, fast)
@@ -174,6 +172,7 @@ glue_figure("fig_real_rho", fig)
 
 # %%
 source_banner(matrix)
+glue_values({"population_note": population_note(matrix), "rho_planted": rho_planted})
 
 # %% [markdown]
 # {glue:text}`population_note`

@@ -75,11 +75,8 @@ from mmlu_audit.book.report import (P_FLOOR, finding_checks, glue_figure, glue_v
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 redux = load_redux(inputs.items)
-source_banner(inputs.matrix)
 
 # %% [markdown]
-# {glue:text}`population_note`
-#
 # ## What the Redux labels cover
 #
 # The staged MMLU-Redux 2.0 labels cover {glue:text}`n_annotated:,` of the
@@ -95,7 +92,7 @@ source_banner(inputs.matrix)
 # %%
 coverage = redux_coverage(inputs.items, redux)
 glue_values({
-    "population_note": population_note(inputs.matrix), "n_items": coverage.loc["all", "items"],
+    "n_items": coverage.loc["all", "items"],
     "n_annotated": coverage.loc["all", "annotated"], "n_flagged": coverage.loc["all", "flagged"],
     "share_annotated": coverage.loc["all", "share_annotated"],
     "share_flagged": coverage.loc["all", "share_flagged_of_annotated"],
@@ -304,8 +301,11 @@ glue_figure("fig_real_redux_tests", fig)
 
 # %%
 source_banner(inputs.matrix)
+glue_values({"population_note": population_note(inputs.matrix)})
 
 # %% [markdown]
+# {glue:text}`population_note`
+#
 # ## Homogeneity without the flagged items
 #
 # As on the real pool ({ref}`sec-redux-real`), the flagged items leave the response matrix, the

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from mmlu_audit.analyses.modelside import (bootstrap_key, interaction_spec, read_bootstrap_record,
                                            write_bootstrap_record)
+from mmlu_audit.core.errors import ParameterError
 
 
 def _inputs():
@@ -47,3 +49,21 @@ def test_a_record_round_trips_and_refuses_other_inputs_or_a_changed_table(tmp_pa
     csv.write_text(csv.read_text().replace("0.1,", "0.2,", 1))
     table, meta = read_bootstrap_record(tmp_path, _key())
     assert table is None and "do not match" in meta["problem"]
+
+
+def test_each_source_keeps_its_own_record(tmp_path):
+    from mmlu_audit.analyses.modelside import record_name
+
+    assert record_name("simulated") == "interaction_bootstrap"
+    assert record_name("mmlu_real") == "interaction_bootstrap_mmlu_real"
+    assert record_name("simulated-null") == "interaction_bootstrap_simulated_null"
+    boot = pd.DataFrame({"gamma0": [0.1, 0.2], "gamma1": [0.3, 0.4], "converged": [True, True]})
+    write_bootstrap_record(tmp_path, boot, "sim-key", {}, record_name("simulated"))
+    write_bootstrap_record(tmp_path, boot * 2, "real-key", {}, record_name("mmlu_real"))
+    # recording the real pool's refits leaves the simulated world's record as it was
+    assert read_bootstrap_record(tmp_path, "sim-key")[0]["gamma1"].tolist() == [0.3, 0.4]
+    real = read_bootstrap_record(tmp_path, "real-key", record_name("mmlu_real"))[0]
+    assert real["gamma1"].tolist() == [0.6, 0.8]
+    assert read_bootstrap_record(tmp_path, "real-key")[0] is None
+    with pytest.raises(ParameterError):
+        record_name("")

@@ -32,6 +32,8 @@ def real_first_problems(source: str) -> list[str]:
     if real is None or check is None:
         return ["no (sec-…-real)= and (sec-…-check)= sections"]
     problems = [] if real < check else ["the real section comes after the method's check"]
+    if BANNER.search(source[:real]):
+        problems.append("the page's own source banner shows above the real section")
     problems += [f"a heading about the simulation before the check: {match.group(1)!r}"
                  for match in HEADING.finditer(source[:check])
                  if re.search(r"simulat|planted", match.group(1), re.IGNORECASE)]
@@ -59,10 +61,13 @@ def test_a_chapter_that_opens_with_the_simulation_is_caught():
     check = ("# (sec-x-check)=\n# ## The method's check on this page's source\n\n# %%\n"
              "source_banner(inputs.matrix)\n")
     assert real_first_problems(real + check) == []
-    assert real_first_problems(check + real) == ["the real section comes after the method's check"]
+    assert real_first_problems(check + real) == ["the real section comes after the method's check",
+                                                 "the page's own source banner shows above the real section"]
     planted = "# ## Planted truth (simulated sources only)\n" + real + check
     assert real_first_problems(planted) == ["a heading about the simulation before the check: "
                                             "'Planted truth (simulated sources only)'"]
     assert real_first_problems(real + check.replace("inputs.matrix", "real.matrix")) == [
         "the method's check does not show the page's own source banner"]
     assert real_first_problems(real) == ["no (sec-…-real)= and (sec-…-check)= sections"]
+    banner_on_top = "# %%\nsource_banner(matrix)\n\n" + real + check
+    assert real_first_problems(banner_on_top) == ["the page's own source banner shows above the real section"]

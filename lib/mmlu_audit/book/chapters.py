@@ -30,15 +30,14 @@ READERS = ("chap-discussion", "chap-scorecard", "chap-performance")
 #: ``(sec-…-real)=`` section) and only then check the method on the page's own source, under its
 #: banner, in a ``(sec-…-check)=`` section.
 REAL_FIRST = ("chap-calibration", "chap-pooled", "chap-stratified", "chap-homogeneity",
-              "chap-reasoning-sensitivity", "chap-native-interaction", "chap-rank-stability",
-              "chap-appendix-a", "chap-appendix-b", "chap-appendix-c", "chap-appendix-d")
+              "chap-reasoning-sensitivity", "chap-native-interaction", "chap-interaction-bootstrap",
+              "chap-rank-stability",
+              "chap-appendix-a", "chap-appendix-b", "chap-appendix-c", "chap-appendix-c-explanatory",
+              "chap-appendix-d")
 
 #: The other chapters of those parts, and why they do not open that way.
 NOT_REAL_FIRST = {
     "chap-complexity": "every figure is computed from the real item texts: there is no simulated part",
-    "chap-interaction-bootstrap": "its bootstrap of refits runs on the page's own source only; the real "
-                                  "pool's γ1 and λ open the page before it",
-    "chap-appendix-c-explanatory": "the explanatory model is fitted on the page's own source only",
     "chap-validity": "it studies the methods on simulated worlds, by design",
 }
 

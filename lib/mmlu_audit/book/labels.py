@@ -324,6 +324,12 @@ _OTHER_LABELS = {
     "mirt_a": "mirt's a",
     "mmlu_answer": "MMLU's key",
     "p_correct": "share of models correct",
+    # the explanatory model's summarised parameters (mmlu_audit.irt.explanatory)
+    "beta0": "intercept β0",
+    "delta": "partition shift δ",
+    "tau": "subject-effect SD τ",
+    "sigma_b": "residual SD of b, σ_b",
+    "delta_plus_subject_gap": "δ + mean STEM − non-STEM subject effect",
 }
 
 
@@ -345,7 +351,10 @@ def labels() -> dict[str, str]:
     statistics = {f"{prefix}_{column}": f"STEM × {name}: {what}" for column, name in words.items()
                   for prefix, what in (("t_cr2", "CR2 t"), ("z_hc3", "HC3 z"), ("boot_p", "bootstrap p"),
                                        ("holm_p_cr2", "Holm p, CR2"))}
-    return words | contrasts | statistics | _OTHER_LABELS
+    # the explanatory model's coefficients as it names them (mmlu_audit.irt.explanatory: "gamma[d_ner]")
+    explanatory = {f"{site}[{column}]": f"{letter}: {prefix}{name}" for column, name in words.items()
+                   for site, letter, prefix in (("beta", "β", ""), ("gamma", "γ", "STEM × "))}
+    return words | contrasts | statistics | explanatory | _OTHER_LABELS
 
 
 def label(name: str) -> str:

@@ -15,7 +15,7 @@
   noise floor and the 2D-IRT ability gap.
 """
 
-from mmlu_audit.analyses.modelside.bootstrap_record import (bootstrap_key, read_bootstrap_record,
+from mmlu_audit.analyses.modelside.bootstrap_record import (bootstrap_key, read_bootstrap_record, record_name,
                                                             working_stem_inputs, write_bootstrap_record)
 from mmlu_audit.analyses.modelside.depth_trend import DEPTH_TRENDS, depth_trends
 from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_gammas, bootstrap_spec,
@@ -38,8 +38,8 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
                                                        reasoning_sensitivity)
 
 __all__ = [
-    "DEPTH_TRENDS", "depth_trends", "bootstrap_key", "read_bootstrap_record", "working_stem_inputs",
-    "write_bootstrap_record",
+    "DEPTH_TRENDS", "depth_trends", "bootstrap_key", "read_bootstrap_record", "record_name",
+    "working_stem_inputs", "write_bootstrap_record",
     "DISPLACEMENT_INTERVAL", "displacement_interval", "EXCLUSIONS", "REFIT_CHECK", "ability_gap",
     "beta_theta_correlations", "bootstrap_gammas",
     "bootstrap_spec", "column_submatrix",

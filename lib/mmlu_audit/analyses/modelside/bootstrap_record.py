@@ -16,14 +16,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.core.store import array_digest, atomic_write, cache_key, write_json_atomic
 
-__all__ = ["RECORD_NAME", "bootstrap_key", "read_bootstrap_record", "working_stem_inputs",
+__all__ = ["RECORD_NAME", "bootstrap_key", "read_bootstrap_record", "record_name", "working_stem_inputs",
            "write_bootstrap_record"]
 
-#: File stem of a record under the bench results folder (``.csv`` refits, ``.json`` key and settings).
+#: File stem of the simulated world's record under the bench results folder (``.csv`` refits,
+#: ``.json`` key and settings); another source's record adds its name (:func:`record_name`).
 RECORD_NAME = "interaction_bootstrap"
 
 _COLUMNS = ("gamma0", "gamma1", "converged")
@@ -43,11 +44,22 @@ def bootstrap_key(responses, covariate, spec, *, replicates: int, seed: int, ite
                       "seed": check_seed(seed)})
 
 
-def write_bootstrap_record(folder, boot: pd.DataFrame, key: str, meta: dict) -> Path:
-    """Write the refits (``<folder>/interaction_bootstrap.csv``) and their key and settings (``.json``).
+def record_name(data_source: str) -> str:
+    """The file stem of ``data_source``'s record: :data:`RECORD_NAME`, plus the source unless simulated.
+
+    Each source keeps its own record, so recording the real pool's refits never replaces the
+    simulated world's.
+    """
+    if not isinstance(data_source, str) or not data_source:
+        raise ParameterError("data_source", f"needs a source name, got {data_source!r}")
+    return RECORD_NAME if data_source == "simulated" else f"{RECORD_NAME}_{data_source.replace('-', '_')}"
+
+
+def write_bootstrap_record(folder, boot: pd.DataFrame, key: str, meta: dict, name: str = RECORD_NAME) -> Path:
+    """Write the refits (``<folder>/<name>.csv``) and their key and settings (``<name>.json``).
 
     Both files are written atomically, the table first, so a reader never pairs a key with
-    another run's refits.
+    another run's refits. ``name`` is the record's file stem (:func:`record_name`).
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -55,14 +67,14 @@ def write_bootstrap_record(folder, boot: pd.DataFrame, key: str, meta: dict) -> 
     if missing:
         raise DataError("bootstrap refits", f"columns missing: {missing}")
     table = boot[list(_COLUMNS)].reset_index(drop=True)
-    atomic_write(folder / f"{RECORD_NAME}.csv", lambda tmp: table.to_csv(tmp, index=False))
+    atomic_write(folder / f"{name}.csv", lambda tmp: table.to_csv(tmp, index=False))
     payload = meta | {"key": key, "replicates": len(table),
                       "table_digest": array_digest(table[["gamma0", "gamma1"]].to_numpy(float))}
-    return write_json_atomic(folder / f"{RECORD_NAME}.json", payload, sort_keys=False)
+    return write_json_atomic(folder / f"{name}.json", payload, sort_keys=False)
 
 
-def read_bootstrap_record(folder, key: str) -> tuple[pd.DataFrame | None, dict]:
-    """The recorded refits in ``folder`` if they were made from the inputs ``key`` names.
+def read_bootstrap_record(folder, key: str, name: str = RECORD_NAME) -> tuple[pd.DataFrame | None, dict]:
+    """The recorded refits ``<folder>/<name>.{csv,json}`` if they were made from the inputs ``key`` names.
 
     Returns
     -------
@@ -72,7 +84,7 @@ def read_bootstrap_record(folder, key: str) -> tuple[pd.DataFrame | None, dict]:
         not the one its key was written with.
     """
     folder = Path(folder)
-    meta_path, table_path = folder / f"{RECORD_NAME}.json", folder / f"{RECORD_NAME}.csv"
+    meta_path, table_path = folder / f"{name}.json", folder / f"{name}.csv"
     if not (meta_path.is_file() and table_path.is_file()):
         return None, {"problem": "no recorded bootstrap"}
     meta = json.loads(meta_path.read_text())
