@@ -33,11 +33,13 @@ seed = 20240601  # seed of the simulated world, the IRT fit and the CV folds
 fast = False  # smoke run: shorter shared fits, plus this chapter's fast-parameters below
 cv_folds = 10  # K of the K-fold cross-validation
 cv_items = 0  # items in Table 2, 0 for all (else a seeded subsample)
+r2_boot = 999  # subject resamples of the interval of each real Table 2 R² (0: no intervals)
 executed_dir = "../book/_executed"  # where bookbuild writes this page; the item-level CSV goes beside it
 
 # %% [raw] tags=["fast-parameters"]
 # cv_folds = 5
 # cv_items = 1000
+# r2_boot = 199
 
 # %%
 from functools import partial
@@ -64,7 +66,6 @@ from mmlu_audit.book.report import (finding_checks, glue_figure, glue_values, po
 use_style()
 inputs = analysis_inputs(data_source, seed, fast)
 frame = estimated_items(inputs.frame)
-source_banner(inputs.matrix)
 
 # %%
 real = analysis_inputs(real_source, seed, fast)
@@ -106,7 +107,7 @@ source_banner(real.matrix)
 # %%
 encode_real = partial(encode_items, real.items, progress=False)  # encodes only Table 2's items
 real_values, real_table2 = pooled_headline_with_table(real.frame, seed=seed, cv_folds=cv_folds, cv_items=cv_items,
-                                                      embeddings=encode_real)
+                                                      embeddings=encode_real, n_boot=r2_boot)
 paper_table2 = {("encoder ceiling", "global"): paper_value("encoder_ceiling_pooled"),
                 ("encoder ceiling", "STEM"): paper_value("encoder_ceiling_stem"),
                 ("subject identity", "global"): paper_value("subject_identity_pooled")}
@@ -122,7 +123,10 @@ offsets = dict(zip(colours, (-0.27, 0.0, 0.27), strict=True))  # one bar per par
 fig, ax = plt.subplots(figsize=(5.4, 4.2))  # the row labels and the legend add about 2 in
 positions = np.arange(len(real_table2))
 for part, offset in offsets.items():
-    ax.barh(positions + offset, real_table2[part], height=0.26, color=colours[part], label=part)
+    spread = ([real_table2[part] - real_table2[f"{part} low"], real_table2[f"{part} high"] - real_table2[part]]
+              if r2_boot else None)
+    ax.barh(positions + offset, real_table2[part], height=0.26, color=colours[part], label=part, xerr=spread,
+            error_kw={"ecolor": "k", "elinewidth": 0.8, "capsize": 2})
 marks = [(value, list(real_table2.index).index(row) + offsets[part]) for (row, part), value in paper_table2.items()]
 ax.plot(*zip(*marks, strict=True), ls="none", ms=7, zorder=3, label="paper", **KIND_STYLES["paper"])
 ax.set_yticks(positions, [label(name) for name in real_table2.index])
@@ -139,7 +143,8 @@ glue_figure("fig_real_table2", fig)
 # :name: fig-real-table2
 #
 # Table 2 on the real responses: the cross-validated $R^2$ of the real pool's $\hat b$ from each
-# predictor set, over all items and within each partition (item folds); the diamonds are the values
+# predictor set, over all items and within each partition (item folds), each with the 95 % interval
+# of its subjects resampled (the out-of-fold predictions held fixed); the diamonds are the values
 # the paper reports (the encoder ceiling globally and in STEM, subject identity globally). What to
 # see: how far the nine indicators' bars fall short of the encoder ceiling's, and whether the real
 # pool's ceiling and subject bars reach the paper's diamonds; a bar left of zero predicts worse than

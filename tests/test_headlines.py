@@ -45,3 +45,14 @@ def test_stratified_headline_matches_its_parts(frame):
     assert out["t_cr2_d_ner"] == table.loc["STEM:d_ner", "t_CR2"]
     assert out["holm_survivors_cr2"] == int((table["holm_CR2"] < 0.05).sum())
     assert out["logit2_ratio_ci_low"] <= out["logit2_ratio"] <= out["logit2_ratio_ci_high"]
+
+
+def test_the_cv_r2_intervals_surround_the_headlines_r2(frame):
+    from mmlu_audit.analyses.regression.stratified import cv_r2_intervals
+
+    out = stratified_headline(frame, seed=3, n_boot=99, cv_folds=5)
+    intervals = cv_r2_intervals(frame, seed=3, cv_folds=5, n_boot=199)
+    for key in ("stem", "nonstem"):
+        assert intervals[f"cv_r2_{key}"] == pytest.approx(out[f"cv_r2_{key}"])  # the same folds
+        assert intervals[f"cv_r2_{key}_low"] < intervals[f"cv_r2_{key}"] < intervals[f"cv_r2_{key}_high"]
+    assert intervals == cv_r2_intervals(frame, seed=3, cv_folds=5, n_boot=199)

@@ -47,3 +47,18 @@ def test_the_table_is_the_one_the_headline_reads():
     assert "encoder ceiling" not in no_encoder.index
     with pytest.raises(DataError, match="one row per row of frame"):
         pooled_headline_with_table(frame, seed=5, cv_folds=4, embeddings=embeddings[:10])
+
+
+def test_table2_intervals_resample_subjects_around_the_same_r2():
+    frame = _item_frame()
+    embeddings = np.random.default_rng(8).normal(size=(len(frame), 6))
+    plain = pooled_headline_with_table(frame, seed=5, cv_folds=4, embeddings=embeddings)
+    headline, table = pooled_headline_with_table(frame, seed=5, cv_folds=4, embeddings=embeddings, n_boot=199)
+    assert headline == pytest.approx(plain[0], nan_ok=True)
+    pd.testing.assert_frame_equal(table[["global", "STEM", "non-STEM"]], plain[1])
+    for part in ("global", "STEM", "non-STEM"):
+        assert (table[f"{part} low"] < table[f"{part} high"]).all()
+        # a percentile interval of a skewed statistic need not hold the estimate, but a fair one is near it
+        width = table[f"{part} high"] - table[f"{part} low"]
+        near = (table[part] > table[f"{part} low"] - width) & (table[part] < table[f"{part} high"] + width)
+        assert near.all()

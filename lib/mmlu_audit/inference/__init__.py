@@ -19,7 +19,7 @@ Resampling
     :func:`r2_gap`, :func:`lr_interaction`.
 Diagnostics and effect sizes
     :func:`vif`, :func:`residual_skew`, :func:`breusch_pagan`,
-    :func:`r2_score`, :func:`cv_r2`, :func:`fold_ids`, :func:`partition_effects`,
+    :func:`r2_score`, :func:`r2_cluster_interval`, :func:`cv_r2`, :func:`fold_ids`, :func:`partition_effects`,
     :func:`cohens_f2`, :func:`cohens_q`, :func:`standardise_within`, :func:`fisher_interval`,
     :func:`fisher_exceedance`.
 
@@ -32,7 +32,8 @@ from mmlu_audit.inference.bootstrap import (BootstrapResult, cluster_bootstrap_c
 from mmlu_audit.inference.correlation import fisher_exceedance, fisher_interval
 from mmlu_audit.inference.covariance import (CLUSTER_KINDS, HC_KINDS, KINDS, ClusterAlgebra, cluster_algebra,
                                              vcov)
-from mmlu_audit.inference.diagnostics import breusch_pagan, cv_r2, fold_ids, r2_score, residual_skew, vif
+from mmlu_audit.inference.diagnostics import (breusch_pagan, cv_r2, fold_ids, r2_cluster_interval, r2_score,
+                                              residual_skew, vif)
 from mmlu_audit.inference.effects import (cohens_f2, cohens_q, interaction_share, partition_effects,
                                           standardise_within)
 from mmlu_audit.inference.hypothesis import (
@@ -67,6 +68,7 @@ __all__ = [
     "cohens_q",
     "interaction_share",
     "cv_r2",
+    "r2_cluster_interval",
     "r2_score",
     "draw_weights",
     "fisher_exceedance",

@@ -12,7 +12,7 @@ from mmlu_audit.core.validate import count
 from mmlu_audit.inference._validate import as_clusters, as_matrix, as_vector, check_rows
 from mmlu_audit.inference.ols import OLSFit, fit_ols
 
-__all__ = ["vif", "residual_skew", "breusch_pagan", "r2_score", "cv_r2", "fold_ids"]
+__all__ = ["vif", "residual_skew", "breusch_pagan", "r2_score", "r2_cluster_interval", "cv_r2", "fold_ids"]
 
 #: Residuals below this fraction of the response's root mean square are float rounding, not error
 #: (a least-squares solve leaves ~1e-15 relative on an exact fit; any real noise is far above it).
@@ -132,6 +132,52 @@ def r2_score(y, predicted) -> float:
     check_rows(y.size, predicted=predicted)
     centred = y - y.mean()
     return float(1.0 - np.sum((y - predicted) ** 2) / (centred @ centred))
+
+
+@seeded
+def r2_cluster_interval(y, predicted, clusters, *, seed, n_boot: int = 999, level: float = 0.95
+                        ) -> tuple[float, float]:
+    """Percentile interval of :func:`r2_score` over clusters resampled with replacement.
+
+    The predictions are held fixed (out-of-fold predictions of one cross-validation, say), so the
+    interval shows how much the R² depends on which clusters — MMLU's subjects — the items came
+    from, not how much refitting on other clusters would move the predictions. Each replicate
+    draws as many clusters as there are, with replacement, and scores the R² of their items
+    around the replicate's own mean.
+
+    Parameters
+    ----------
+    y, predicted : array-like, shape (n,)
+    clusters : array-like, shape (n,)
+        Cluster labels, the resampling unit.
+    seed : int or numpy.random.Generator
+    n_boot : int
+        Replicates.
+    level : float
+        Coverage of the interval.
+
+    Returns
+    -------
+    (float, float)
+        The interval's bounds.
+    """
+    y, predicted = as_vector(y), as_vector(predicted, "predicted")
+    check_rows(y.size, predicted=predicted)
+    n_boot = count(n_boot, "n_boot")
+    if not 0 < level < 1:
+        raise ParameterError("level", f"must lie strictly between 0 and 1, got {level}")
+    codes, _ = as_clusters(clusters, y.size)
+    n_clusters = int(codes.max()) + 1
+    # per-cluster sums, so a replicate is a weighted sum over clusters (weights: multiplicities)
+    sums = np.stack([np.bincount(codes, weights=w, minlength=n_clusters)
+                     for w in (np.ones(y.size), y, y * y, (y - predicted) ** 2)])
+    weights = rng_from(seed).multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=n_boot)
+    n, total, squares, sse = (weights @ sums.T).T
+    sst = squares - total ** 2 / n
+    replicates = 1.0 - sse / np.where(sst > 0, sst, np.nan)
+    tail = (1.0 - level) / 2.0
+    low, high = np.nanquantile(replicates, [tail, 1.0 - tail])
+    return float(low), float(high)
 
 
 @seeded

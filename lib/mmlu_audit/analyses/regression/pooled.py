@@ -21,10 +21,10 @@ from mmlu_audit.analyses.regression.designs import (Design, difficulty_reliabili
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.features import INDICATORS
-from mmlu_audit.inference import fit_ols, fold_ids, r2_score, wald_test
+from mmlu_audit.inference import fit_ols, fold_ids, r2_cluster_interval, r2_score, wald_test
 
-__all__ = ["BASELINE_COLUMNS", "POOLED_KEYS", "disattenuated_r2", "item_fold_table", "pooled_headline",
-           "pooled_headline_with_table"]
+__all__ = ["BASELINE_COLUMNS", "POOLED_KEYS", "disattenuated_r2", "item_fold_predictions", "item_fold_table",
+           "pooled_headline", "pooled_headline_with_table"]
 
 #: The three regressors besides the intercept that the paper's F(9, 14029) implies (§4.1).
 BASELINE_COLUMNS = ("n_tokens", "readability_fk", "stem")
@@ -62,17 +62,33 @@ def item_fold_table(y, stem, designs: list[Design], *, n_folds: int, seed: int) 
     DataFrame
         Index: design names; columns: MultiIndex ``("item", part)`` for part in :data:`PARTS`.
     """
-    y, stem = np.asarray(y, float), np.asarray(stem, bool)
-    masks = {"global": np.ones(y.size, bool), "STEM": stem, "non-STEM": ~stem}
-    columns = {}
-    for part in PARTS:
-        mask = masks[part]
-        folds = fold_ids(int(mask.sum()), n_folds, seed=seed)
-        columns[("item", part)] = [r2_score(y[mask], cv_predict(y[mask], d.rows(mask), folds))
-                                   for d in designs]
+    y = np.asarray(y, float)
+    predictions = item_fold_predictions(y, stem, designs, n_folds=n_folds, seed=seed)
+    columns = {("item", part): [r2_score(y[mask], predicted[d.name]) for d in designs]
+               for part, (mask, predicted) in predictions.items()}
     table = pd.DataFrame(columns, index=pd.Index([d.name for d in designs], name="predictors"))
     table.columns = pd.MultiIndex.from_tuples(table.columns, names=["folds", "part"])
     return table
+
+
+@seeded
+def item_fold_predictions(y, stem, designs: list[Design], *, n_folds: int, seed) -> dict:
+    """The out-of-fold predictions behind :func:`item_fold_table`, per partition and design.
+
+    Returns
+    -------
+    dict
+        ``part → (mask, {design name: out-of-fold predictions of y[mask]})`` for each part of
+        :data:`PARTS`, with the seeded folds of :func:`item_fold_table`.
+    """
+    y, stem = np.asarray(y, float), np.asarray(stem, bool)
+    masks = {"global": np.ones(y.size, bool), "STEM": stem, "non-STEM": ~stem}
+    out = {}
+    for part in PARTS:
+        mask = masks[part]
+        folds = fold_ids(int(mask.sum()), n_folds, seed=seed)
+        out[part] = (mask, {d.name: cv_predict(y[mask], d.rows(mask), folds) for d in designs})
+    return out
 
 
 @seeded
@@ -121,11 +137,16 @@ def pooled_headline(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: 
 
 @seeded
 def pooled_headline_with_table(frame: pd.DataFrame, *, seed: int, cv_folds: int, cv_items: int = 0,
-                               embeddings: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None
-                               ) -> tuple[dict, pd.DataFrame]:
+                               embeddings: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
+                               n_boot: int = 0) -> tuple[dict, pd.DataFrame]:
     """:func:`pooled_headline` and the Table 2 it reads, from one cross-validation.
 
-    Parameters are those of :func:`pooled_headline`.
+    Parameters are those of :func:`pooled_headline`, and:
+
+    n_boot : int
+        Subject resamples of each R²'s interval (:func:`~mmlu_audit.inference.r2_cluster_interval`
+        on the cross-validation's own out-of-fold predictions, so no model is refitted); 0 for
+        none. ``frame`` then needs ``subject``.
 
     Returns
     -------
@@ -134,7 +155,9 @@ def pooled_headline_with_table(frame: pd.DataFrame, *, seed: int, cv_folds: int,
     table : DataFrame
         Table 2's item-fold cross-validated R² of b̂: predictor sets by the partitions
         ``global``, ``STEM``, ``non-STEM`` (the ``"item"`` level of :func:`item_fold_table`);
-        without embeddings it has no encoder row. What a figure of Table 2 draws.
+        without embeddings it has no encoder row. With ``n_boot``, also ``<part> low`` and
+        ``<part> high``: the subject-resampled 95 % interval of each. What a figure of Table 2
+        draws.
 
     Raises
     ------
@@ -157,9 +180,16 @@ def pooled_headline_with_table(frame: pd.DataFrame, *, seed: int, cv_folds: int,
         rows = np.sort(np.random.default_rng(seed).choice(len(items), cv_items, replace=False))
     cv_frame = items.iloc[rows]
     vectors = None if embeddings is None else _embeddings_of(embeddings, np.flatnonzero(estimated)[rows])
-    table = item_fold_table(cv_frame["b_hat"], cv_frame["stem"], table2_designs(cv_frame, vectors),
-                            n_folds=cv_folds, seed=seed)
-    item_cv = table["item"]
+    designs = table2_designs(cv_frame, vectors)
+    y_cv = cv_frame["b_hat"].to_numpy(float)
+    predictions = item_fold_predictions(y_cv, cv_frame["stem"], designs, n_folds=cv_folds, seed=seed)
+    item_cv = pd.DataFrame({part: [r2_score(y_cv[mask], predicted[d.name]) for d in designs]
+                            for part, (mask, predicted) in predictions.items()},
+                           index=pd.Index([d.name for d in designs], name="predictors"))
+    if n_boot:
+        item_cv = item_cv.join(_r2_intervals(y_cv, cv_frame["subject"].to_numpy(), predictions, seed, n_boot))
+    item_cv.columns.name = "part"
+    table = pd.concat({"item": item_cv[list(PARTS)]}, axis=1, names=["folds"])
     ceiling = (item_cv.loc["encoder ceiling"] if "encoder ceiling" in item_cv.index
                else pd.Series(np.nan, index=item_cv.columns))
     reliability = difficulty_reliability(items)
@@ -170,6 +200,16 @@ def pooled_headline_with_table(frame: pd.DataFrame, *, seed: int, cv_folds: int,
             "b_reliability": reliability, "disattenuated_r2": disattenuated_r2(pooled.r2, reliability),
             "n_items": pooled.n_obs, "pooled_F_p": omnibus["p"], "pooled_F_inc_p": incremental["p"],
             "cv_items_used": len(rows)}, item_cv
+
+
+def _r2_intervals(y, subjects, predictions: dict, seed: int, n_boot: int) -> pd.DataFrame:
+    """``<part> low`` and ``<part> high`` of every design's R², subjects resampled within the part."""
+    rows = {}
+    for part, (mask, predicted) in predictions.items():
+        for name, values in predicted.items():
+            low, high = r2_cluster_interval(y[mask], values, subjects[mask], seed=seed, n_boot=n_boot)
+            rows.setdefault(name, {}).update({f"{part} low": low, f"{part} high": high})
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 def _embeddings_of(embeddings: np.ndarray | Callable[[np.ndarray], np.ndarray],

@@ -8,8 +8,8 @@ from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.analyses.regression.contrasts import holm_count, holm_survivors, indicator_names
 
-__all__ = ["HEADLINE_KEYS", "contrast_statistics", "effect_statistics", "standardised_statistics",
-           "stratified_headline"]
+__all__ = ["HEADLINE_KEYS", "contrast_statistics", "cv_r2_intervals", "effect_statistics",
+           "standardised_statistics", "stratified_headline"]
 
 #: §4.2's headline figures, by their glue names in the stratified chapter.
 HEADLINE_KEYS = ("cv_r2_stem", "cv_r2_nonstem", "logit2_ratio", "logit2_ratio_ci_low", "logit2_ratio_ci_high",
@@ -109,3 +109,37 @@ def stratified_headline(frame: pd.DataFrame, *, seed, n_boot: int, cv_folds: int
     out = effect_statistics(cv, effects) | contrast_statistics(contrasts) | {
         "t_cr2_d_ner": d_ner["t_CR2"], "holm_p_cr2_d_ner": d_ner["holm_CR2"], "boot_p_d_ner": d_ner["p_boot"]}
     return {key: out[key] for key in HEADLINE_KEYS}
+
+
+@seeded
+def cv_r2_intervals(frame: pd.DataFrame, *, seed, cv_folds: int, n_boot: int) -> dict:
+    """Subject-resampled 95 % intervals of the nine indicators' cross-validated R² in each partition.
+
+    The item folds are :func:`stratified_headline`'s (the same seed gives the same ``cv_r2_stem``
+    and ``cv_r2_nonstem``); each interval resamples the partition's subjects around the
+    cross-validation's own out-of-fold predictions
+    (:func:`~mmlu_audit.inference.r2_cluster_interval`), so no model is refitted.
+
+    Returns
+    -------
+    dict
+        ``cv_r2_stem``, ``cv_r2_stem_low``, ``cv_r2_stem_high`` and the same for ``nonstem``.
+    """
+    import numpy as np
+
+    from mmlu_audit.analyses.regression import Design, design_arrays, estimated_items
+    from mmlu_audit.analyses.regression.pooled import item_fold_predictions
+    from mmlu_audit.inference import r2_cluster_interval, r2_score
+
+    X, y, stem, subjects = design_arrays(estimated_items(frame))
+    design = Design("nine indicators", X.to_numpy())
+    predictions = item_fold_predictions(y, stem, [design], n_folds=cv_folds, seed=seed)
+    out = {}
+    for part, key in (("STEM", "stem"), ("non-STEM", "nonstem")):
+        mask, predicted = predictions[part]
+        values = np.asarray(y, float)[mask]
+        low, high = r2_cluster_interval(values, predicted[design.name], np.asarray(subjects)[mask], seed=seed,
+                                        n_boot=n_boot)
+        out |= {f"cv_r2_{key}": r2_score(values, predicted[design.name]), f"cv_r2_{key}_low": low,
+                f"cv_r2_{key}_high": high}
+    return out
