@@ -20,6 +20,7 @@ from mmlu_audit.analyses.robustness import (CONCLUSIONS, REFITS, active_tiers, c
                                             estimator_sensitivity, estimator_statistics,
                                             length_residualised, perturbation_study, primary_conclusions,
                                             refit_frames, refitted_frame, robustness_headline,
+                                            robustness_headline_with_study,
                                             scheme_statistics, section4_statistics, share_statistics,
                                             tier_schemes, tier_statistics)
 
@@ -363,3 +364,8 @@ def test_robustness_headline_is_the_appendix_pipeline_in_one_call():
     refit, _ = refitted_frame(inputs, calibration_spec(True, 4, model="rasch", max_steps=60))
     rasch = primary_conclusions(section4_statistics(refit, seed=4, n_folds=5))
     assert out["rasch_conclusions_intact"] == all(rasch[c] for c in CONCLUSIONS)
+    # the study a figure draws is the one the headline read, not a second scoring of the schemes
+    again, drawn = robustness_headline_with_study(inputs, batch, schemes, seed=4, fast=True, n_folds=5,
+                                                  n_boot=49, max_steps=60)
+    assert again == pytest.approx(out, nan_ok=True)
+    pd.testing.assert_frame_equal(drawn, study)

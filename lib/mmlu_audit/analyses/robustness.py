@@ -69,6 +69,7 @@ __all__ = [
     "refitted_frame",
     "replication_outcomes",
     "robustness_headline",
+    "robustness_headline_with_study",
     "section4_statistics",
     "tier_schemes",
 ]
@@ -518,7 +519,18 @@ def estimator_statistics(sensitivity: Mapping) -> dict:
 def robustness_headline(inputs, batch: GraphBatch, schemes: pd.DataFrame, *, seed, fast: bool,
                         n_folds: int = 10, n_boot: int = 0, boot_kind: str = "CR2", max_steps: int = 0,
                         alpha: float = 0.05, outcomes: bool = False) -> dict:
-    """Appendix A's headline figures on one population, in one call.
+    """Appendix A's headline figures (:func:`robustness_headline_with_study` without its study)."""
+    return robustness_headline_with_study(inputs, batch, schemes, seed=seed, fast=fast, n_folds=n_folds,
+                                          n_boot=n_boot, boot_kind=boot_kind, max_steps=max_steps,
+                                          alpha=alpha, outcomes=outcomes)[0]
+
+
+@seeded
+def robustness_headline_with_study(inputs, batch: GraphBatch, schemes: pd.DataFrame, *, seed, fast: bool,
+                                   n_folds: int = 10, n_boot: int = 0, boot_kind: str = "CR2",
+                                   max_steps: int = 0, alpha: float = 0.05, outcomes: bool = False
+                                   ) -> tuple[dict, pd.DataFrame]:
+    """Appendix A's headline figures on one population, in one call, and the schemes' study they read.
 
     The three conclusions under the paper calibration, their survival of the given perturbation
     schemes (plus the length-residualised one), and of a Rasch refit of the difficulties.
@@ -549,13 +561,17 @@ def robustness_headline(inputs, batch: GraphBatch, schemes: pd.DataFrame, *, see
 
     Returns
     -------
-    dict
+    headline : dict
         Keyed by Appendix A's glue names (chap-appendix-a): ``base_<stat>`` for the statistics of
         :func:`section4_statistics` and ``base_<conclusion>`` for the conclusions under the paper
         calibration; ``share_schemes_<conclusion>``, ``share_all_three``, ``w9_residualised_dim1``
         and ``w9_clamped`` (:func:`share_statistics`) with ``n_schemes``, ``n_tier_schemes`` and
         ``n_perturbation_schemes`` (:func:`scheme_statistics`, less its sentence); and
         ``rasch_conclusions_intact`` (all three conclusions hold on the Rasch difficulties).
+    study : DataFrame
+        :func:`perturbation_study` of ``schemes`` (one row per scheme, the length-residualised one
+        last), with the replication outcomes and their estimands' intervals when ``outcomes``:
+        what a figure of the schemes draws.
     """
     frame = estimated_items(inputs.frame)
     base = section4_statistics(frame, seed=seed, n_folds=n_folds, n_boot=n_boot, boot_kind=boot_kind)
@@ -572,5 +588,7 @@ def robustness_headline(inputs, batch: GraphBatch, schemes: pd.DataFrame, *, see
             f"share_schemes_same_outcome_{claim}": float((study[f"outcome_{claim}"]
                                                           == base_outcomes[f"outcome_{claim}"]).mean())
             for claim in OUTCOME_ESTIMANDS}
-    return ({f"base_{k}": v for k, v in {**base, **base_conclusions}.items()} | share_statistics(study)
-            | counts | {"rasch_conclusions_intact": all(rasch_conclusions[c] for c in CONCLUSIONS)} | same)
+    intact = {"rasch_conclusions_intact": all(rasch_conclusions[c] for c in CONCLUSIONS)}
+    headline = ({f"base_{k}": v for k, v in {**base, **base_conclusions}.items()} | share_statistics(study)
+                | counts | intact | same)
+    return headline, study
