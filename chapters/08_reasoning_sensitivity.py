@@ -50,10 +50,10 @@ from mmlu_audit import load_responses
 from mmlu_audit.irt import fit_cached
 from mmlu_audit.analyses.modelside import (EXCLUSIONS, beta_theta_correlations, column_submatrix,
                                            construct_consistency, null_correlations, null_spec, null_summary,
-                                           reasoning_sensitivity, simulate_3pl, two_stage_headline)
+                                           reasoning_sensitivity, simulate_3pl)
 from mmlu_audit.inference import fisher_interval
-from mmlu_audit.analyses.modelside.null_band import null_beta_band
-from mmlu_audit.analyses.modelside.null3pl import predictive_band
+from mmlu_audit.analyses.modelside.null_band import beta_band
+from mmlu_audit.analyses.modelside.null3pl import predictive_band, two_stage_null
 from mmlu_audit.core.paper import PAPER, paper_table, paper_value
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.analyses.replication import CLAIM_ESTIMAND, CLAIM_TITLES, ESTIMANDS, claim_sentence, judge
@@ -111,10 +111,8 @@ source_banner(real.matrix)
 #   reproduces the observed r is the band in {numref}`fig-real-beta-theta`.
 
 # %%
-real_values = two_stage_headline(real.matrix, real.frame, real.fit.theta, seed=seed, fast=fast,
-                                 replicates=null_replicates)
-real_band = null_beta_band(real.matrix, real.frame, real.fit.theta, seed=seed, fast=fast,
-                           replicates=null_replicates)
+real_null = two_stage_null(real.matrix, real.frame, real.fit.theta, seed=seed, fast=fast, replicates=null_replicates)
+real_values, real_band = real_null.headline, beta_band(real_null)  # one draw of the null for both
 real_floor = (real_values["rs_r_all"], real_values["rs_r_low"], real_values["rs_r_high"])
 real_floor_outcome = judge(CLAIM_ESTIMAND["guessing_floor"], *real_floor)["outcome"]
 glue_values({f"real_{k}": v for k, v in real_values.items()}

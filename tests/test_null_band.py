@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from mmlu_audit.analyses.modelside import beta_theta_correlations, null_correlations
-from mmlu_audit.analyses.modelside.null_band import null_beta_band, null_betas
+from mmlu_audit.analyses.modelside.null3pl import null_betas, two_stage_null
+from mmlu_audit.analyses.modelside.null_band import beta_band, null_beta_band
 from mmlu_audit.core.errors import DataError, ParameterError
 
 
@@ -87,6 +88,30 @@ def test_the_band_belongs_to_the_headline_null(short_fit):
     np.testing.assert_allclose(band["beta"], observed)
     assert beta_theta_correlations(band["beta"].to_numpy(), theta_hat)["all"] == pytest.approx(
         headline["rs_r_all"], rel=1e-12)
+
+
+def test_one_draw_of_the_null_serves_the_headline_and_the_band(short_fit, monkeypatch):
+    from mmlu_audit.analyses.modelside import null3pl, two_stage_headline
+
+    matrix, frame, theta_hat = _three_pl_matrix()
+    calls = []
+    drawn = null3pl.null_betas
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs["replicates"])
+        return drawn(*args, **kwargs)
+
+    monkeypatch.setattr(null3pl, "null_betas", counted)
+    null = two_stage_null(matrix, frame, theta_hat, seed=3, fast=True, replicates=6)
+    band = beta_band(null, level=0.9)
+    assert calls == [6]  # the headline and the band read one simulation
+    again = null_beta_band(matrix, frame, theta_hat, seed=3, fast=True, replicates=6, level=0.9)
+    pd.testing.assert_frame_equal(band, again)
+    assert null.headline == pytest.approx(two_stage_headline(matrix, frame, theta_hat, seed=3, fast=True,
+                                                             replicates=6), nan_ok=True)
+    # the headline's null r is the mean over the band's replicates of r(β, θ of the 3PL)
+    rs = [beta_theta_correlations(row, null.theta_3pl)["all"] for row in null.draws]
+    assert null.headline["null_r_all"] == pytest.approx(np.mean(rs), rel=1e-12)
 
 
 def test_the_band_refuses_mismatched_abilities_and_a_bad_level():

@@ -16,6 +16,7 @@ two abilities correlate at ≈ 0.99 (see :func:`construct_consistency`).
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -28,8 +29,9 @@ from mmlu_audit.analyses.modelside.sensitivity import (EXCLUSIONS, beta_theta_co
                                                        reasoning_sensitivity)
 from mmlu_audit.core.seeds import check_seed, seeded
 
-__all__ = ["null_spec", "simulate_3pl", "null_correlations", "null_summary", "construct_consistency",
-           "predictive_band", "two_stage_headline"]
+__all__ = ["TwoStageNull", "null_spec", "simulate_3pl", "null_betas", "null_correlations",
+           "null_correlations_of", "null_summary", "construct_consistency", "predictive_band",
+           "two_stage_headline", "two_stage_null"]
 
 
 @seeded
@@ -62,14 +64,18 @@ def simulate_3pl(theta, a, b, guessing: float, observed, rng: np.random.Generato
 
 
 @seeded
-def null_correlations(theta, a, b, covariate, observed, *, replicates: int, seed: int,
-                      guessing: float = 0.25, progress: bool = True) -> pd.DataFrame:
-    """β–θ correlations of ``replicates`` matrices simulated from a fitted 3PL.
+def null_betas(theta, a, b, covariate, observed, *, replicates: int, seed: int, guessing: float = 0.25,
+               progress: bool = False) -> np.ndarray:
+    """β of every model in each of ``replicates`` matrices simulated from a fitted 3PL.
+
+    The one simulation of the null: :func:`null_correlations` summarises these β by their
+    correlation with θ, and :func:`~mmlu_audit.analyses.modelside.null_band.beta_band` by each
+    model's band.
 
     Parameters
     ----------
     theta, a, b : arrays
-        The fitted 3PL's abilities and item parameters.
+        The fitted 3PL's abilities (J,) and item parameters (I,).
     covariate : array, shape (I,)
         WSCG Depth of the items (standardised inside the β procedure).
     observed : array of bool, shape (J, I)
@@ -85,8 +91,13 @@ def null_correlations(theta, a, b, covariate, observed, *, replicates: int, seed
 
     Returns
     -------
-    DataFrame
-        One row per replicate, one column per key of :data:`EXCLUSIONS`.
+    ndarray, shape (R, J)
+        NaN where a model's β has no finite maximum in that replicate.
+
+    Raises
+    ------
+    DataError
+        If ``replicates`` is below one.
     """
     check_seed(seed)
     if replicates < 1:
@@ -95,14 +106,37 @@ def null_correlations(theta, a, b, covariate, observed, *, replicates: int, seed
 
     def one(child):
         y = simulate_3pl(theta, a, b, guessing, observed, np.random.default_rng(child))
-        return beta_theta_correlations(reasoning_sensitivity(y, covariate)["beta"].to_numpy(), theta)
+        return reasoning_sensitivity(y, covariate)["beta"].to_numpy(float)
 
     # Replicates are independent and numpy releases the GIL in its array loops, so one thread per
     # core runs them side by side (each keeps its own seed and its row). BLAS is held to one thread
     # meanwhile: its own threads on top of these made the pool barely faster (5.4 → 4.4 s for 20
-    # replicates on 2 cores, against 3.0 s). r moves at float rounding (~1e-17) with BLAS's sums.
+    # replicates on 2 cores, against 3.0 s).
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(available_cores()) as pool:
         rows = list(tqdm(pool.map(one, children), total=replicates, desc="3PL null", disable=not progress))
+    return np.stack(rows)
+
+
+@seeded
+def null_correlations(theta, a, b, covariate, observed, *, replicates: int, seed: int,
+                      guessing: float = 0.25, progress: bool = True) -> pd.DataFrame:
+    """β–θ correlations of ``replicates`` matrices simulated from a fitted 3PL.
+
+    Parameters are those of :func:`null_betas`, whose β each row correlates with ``theta``.
+
+    Returns
+    -------
+    DataFrame
+        One row per replicate, one column per key of :data:`EXCLUSIONS`.
+    """
+    draws = null_betas(theta, a, b, covariate, observed, replicates=replicates, seed=seed, guessing=guessing,
+                       progress=progress)
+    return null_correlations_of(draws, theta)
+
+
+def null_correlations_of(draws: np.ndarray, theta) -> pd.DataFrame:
+    """:func:`null_correlations` of β already drawn (:func:`null_betas`, shape (R, J))."""
+    rows = [beta_theta_correlations(row, theta) for row in np.asarray(draws, float)]
     return pd.DataFrame(rows, columns=list(EXCLUSIONS)).rename_axis("replicate")
 
 
@@ -157,9 +191,44 @@ def predictive_band(observed: float, replicates: np.ndarray, level: float = 0.95
             "null_tail_p_all": float(min(1.0, 2 * min(below, above)))}
 
 
+@dataclass(frozen=True)
+class TwoStageNull:
+    """§5.1's two-stage analysis of one matrix with its 3PL null, as :func:`two_stage_null` returns it.
+
+    Attributes
+    ----------
+    headline : dict
+        :func:`two_stage_headline`'s figures.
+    beta : ndarray, shape (J,)
+        Each model's observed β (NaN where it has no finite maximum).
+    theta_hat : ndarray, shape (J,)
+        The 2PL abilities β is read against.
+    draws : ndarray, shape (R, J)
+        β of every model in each null replicate (:func:`null_betas`).
+    theta_3pl : ndarray, shape (J,)
+        The fitted 3PL's abilities, which generated the replicates.
+    models : DataFrame or None
+        The matrix's model table.
+    """
+
+    headline: dict
+    beta: np.ndarray
+    theta_hat: np.ndarray
+    draws: np.ndarray
+    theta_3pl: np.ndarray
+    models: pd.DataFrame | None
+
+
 @seeded
 def two_stage_headline(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fast: bool = False,
                        replicates: int = 100) -> dict:
+    """§5.1's headline figures on one response matrix (:func:`two_stage_null`'s ``headline``)."""
+    return two_stage_null(matrix, frame, theta_hat, seed=seed, fast=fast, replicates=replicates).headline
+
+
+@seeded
+def two_stage_null(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fast: bool = False,
+                   replicates: int = 100) -> TwoStageNull:
     """§5.1's headline figures on one response matrix: r(β, θ̂), its exclusions and the 3PL null.
 
     STEM items that no model answered are left out before the β procedure and the 3PL fit (they
@@ -185,8 +254,9 @@ def two_stage_headline(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fas
 
     Returns
     -------
-    dict
-        Keyed by the glue names of §5.1's chapter (chap-reasoning-sensitivity): ``rs_r_<k>``
+    TwoStageNull
+        Its ``headline`` is keyed by the glue names of §5.1's chapter
+        (chap-reasoning-sensitivity): ``rs_r_<k>``
         (observed r), ``null_r_<k>`` (the null's mean r) and ``null_share_<k>`` (null mean /
         observed) for each key ``k`` of :data:`EXCLUSIONS`; ``rs_r_low``, ``rs_r_high`` (Fisher 95 %
         interval of ``rs_r_all``, treating the models as independent pairs); ``n_<k>``, the models
@@ -220,14 +290,16 @@ def two_stage_headline(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fas
              else int(kept.sum()) for name, share in EXCLUSIONS.items()}
     low, high = fisher_interval(observed["all"], sizes["all"])
     fit_3pl = fit_cached(sub, null_spec(fast, seed), progress=False)
-    null = null_correlations(fit_3pl.theta, fit_3pl.a, fit_3pl.b, depth, sub.responses >= 0,
-                             replicates=replicates, seed=seed, progress=False)
+    draws = null_betas(fit_3pl.theta, fit_3pl.a, fit_3pl.b, depth, sub.responses >= 0, replicates=replicates,
+                       seed=seed, guessing=fit_3pl.spec.guessing)
+    null = null_correlations_of(draws, fit_3pl.theta)
     summary = null_summary(observed, null)
     consistency = construct_consistency(fit_3pl.theta, theta_hat, fit_3pl.b, frame.loc[stem, "b_hat"])
     out = {f"rs_r_{k}": float(observed[k]) for k in EXCLUSIONS}
     out |= {f"null_r_{k}": float(summary.loc[k, "null mean"]) for k in EXCLUSIONS}
     out |= {f"null_share_{k}": float(summary.loc[k, "share of observed"]) for k in EXCLUSIONS}
     out |= predictive_band(observed["all"], null["all"].to_numpy(float))
-    return out | {"rs_r_low": low, "rs_r_high": high, **{f"n_{k}": v for k, v in sizes.items()},
-                  "n_stem_items": int(stem.sum()), "n_stem_unanswered": int((is_stem & ~stem).sum()),
-                  "null_theta_r_2pl": consistency["theta"], "null_b_r_2pl": consistency["b"]}
+    headline = out | {"rs_r_low": low, "rs_r_high": high, **{f"n_{k}": v for k, v in sizes.items()},
+                      "n_stem_items": int(stem.sum()), "n_stem_unanswered": int((is_stem & ~stem).sum()),
+                      "null_theta_r_2pl": consistency["theta"], "null_b_r_2pl": consistency["b"]}
+    return TwoStageNull(headline, betas, theta_hat, draws, np.asarray(fit_3pl.theta, float), matrix.models)
