@@ -378,7 +378,7 @@ def world_frame(items: pd.DataFrame, features: pd.DataFrame, fit, answered: np.n
 
 @seeded
 def one_seed_at_design(design, items: pd.DataFrame, features: pd.DataFrame, seed: int, world: str = "paper",
-                       n_boot: int = 999, replicates: int = 20, fast: bool = False) -> dict:
+                       n_boot: int = 999, replicates: int = 20, fast: bool = False, calibration=None) -> dict:
     """The four central tests on one simulated world at a real design.
 
     Parameters
@@ -406,6 +406,11 @@ def one_seed_at_design(design, items: pd.DataFrame, features: pd.DataFrame, seed
         :func:`~mmlu_audit.analyses.central.floor_min_replicates`, or its rule could not fail.
     fast : bool
         The smoke runs' SVI step cap for both calibrations (tests and ``--quick`` only).
+    calibration : DesignCalibration, optional
+        The item side calibrated to the real pool
+        (:func:`~mmlu_audit.worlds.design_calibration.calibrate_design`); None (the committed
+        study's world) draws the uncalibrated world. With it the row gains ``world_calibration``
+        (its fields as JSON), so rows of the two worlds are never mixed.
 
     Returns
     -------
@@ -445,7 +450,7 @@ def one_seed_at_design(design, items: pd.DataFrame, features: pd.DataFrame, seed
                                            f"3PL-null replicates to be able to fail, got {replicates}")
     spec = WorldSpec(**WORLDS[world])
     covariates = features.loc[items["item_id"].to_numpy(), list(spec.slopes)].reset_index(drop=True)
-    simulated = simulate_at_design(design, spec, items, covariates, seed=seed)
+    simulated = simulate_at_design(design, spec, items, covariates, seed=seed, calibration=calibration)
     matrix = simulated.matrix
     answered = matrix.observed.any(axis=0)
     fit = fit_irt(answered_columns(matrix, answered), calibration_spec(fast, seed), progress=False)
@@ -471,7 +476,8 @@ def one_seed_at_design(design, items: pd.DataFrame, features: pd.DataFrame, seed
                                        "null_tail_p_all", "null_share_all")},
         "ability_depth": spec.ability_depth,
         "n_items": int(homogeneity["n_items"]), "fit_steps": int(fit.meta["steps"]),
-    }
+    } | ({} if calibration is None
+         else {"world_calibration": json.dumps(calibration.to_dict(), default=float)})
 
 
 def power_table(table: pd.DataFrame, design: str = "mmlu_real") -> pd.DataFrame:

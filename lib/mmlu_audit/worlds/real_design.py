@@ -19,23 +19,31 @@ Optionally (``WorldSpec.ability_depth`` = γ ≠ 0) the response model carries a
 interaction on STEM items, logit = a_i(θ_j − b_i) + γ · z(θ_j) · z(depth_i): the effect §5.1's
 two-stage r(β, θ̂) would measure if it were no artefact, so a world where the paper's
 guessing-floor claim is false (:class:`AbilityDepth`, :func:`two_stage_interaction`).
+
+Optionally (``calibration``, a :class:`DesignCalibration`) the item side is moved towards the
+real pool: another difficulty SD, per-subject random deviations of the indicator slopes, a share
+of very easy items (the ceiling: items every model answers) and a share of items no model
+answers (the floor: mis-keyed items, below the guessing floor). Its values are fitted by
+indirect inference (:mod:`mmlu_audit.worlds.design_calibration`); ``None`` draws exactly the
+world without it.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.scaling import standardise
 from mmlu_audit.core.seeds import check_seed, seeded
 from mmlu_audit.data.responses import MISSING, ResponseMatrix
 from mmlu_audit.worlds.simulated import World, WorldSpec, plant_items
 
-__all__ = ["AbilityDepth", "abilities_for_accuracy", "simulate_at_design", "two_stage_interaction"]
+__all__ = ["AbilityDepth", "DesignCalibration", "abilities_for_accuracy", "simulate_at_design",
+           "two_stage_interaction"]
 
 _BOUNDS = (-20.0, 20.0)
 
@@ -109,22 +117,93 @@ class AbilityDepth:
         return cls(weights, float(theta.mean()), float(theta.std()))
 
 
-def _probabilities(theta: np.ndarray, a, b, c: float, tilt: AbilityDepth | None) -> np.ndarray:
-    """c + (1 − c)·σ(a(θ − b) [+ the ability × depth term]), shape (J, I)."""
+@dataclass(frozen=True)
+class DesignCalibration:
+    """What the calibrated real-design world changes in the item side (all off by default).
+
+    Parameters
+    ----------
+    b_sd : float, optional
+        The difficulty SD of :func:`~mmlu_audit.worlds.simulated.plant_items` (None: the spec's).
+    ceiling_share, ceiling_shift : float
+        A share of items, drawn at random, made easier by ``ceiling_shift`` logits of difficulty
+        (the ceiling: items nearly every model answers).
+    floor_share : float
+        A share of items, drawn at random, that no model answers correctly (probability 0: a
+        mis-keyed item, below the guessing floor).
+    slope_sd : float or tuple of float
+        SD of each subject's random deviation from the planted slope of each indicator, in logits
+        of difficulty per SD of the indicator (the subject random slopes; 0: none): one for all
+        covariates, or one per covariate in ``spec.slopes`` order.
+    """
+
+    b_sd: float | None = None
+    ceiling_share: float = 0.0
+    ceiling_shift: float = 0.0
+    floor_share: float = 0.0
+    slope_sd: float | tuple = 0.0
+
+    def __post_init__(self):
+        if self.b_sd is not None and not (np.isfinite(self.b_sd) and self.b_sd > 0):
+            raise ParameterError("b_sd", f"must be positive and finite, got {self.b_sd}")
+        for name in ("ceiling_share", "floor_share"):
+            if not 0 <= getattr(self, name) < 0.5:
+                raise ParameterError(name, f"must lie in [0, 0.5), got {getattr(self, name)}")
+        for name in ("ceiling_shift", "slope_sd"):
+            values = np.asarray(getattr(self, name), float)
+            if values.ndim > 1 or not (np.isfinite(values).all() and (values >= 0).all()):
+                raise ParameterError(name, f"must be finite and ≥ 0, got {getattr(self, name)}")
+
+    def to_dict(self) -> dict:
+        """The fields, for a results file's settings."""
+        return asdict(self)
+
+
+def _calibrated_items(calibration: DesignCalibration, item_truth: dict, items: pd.DataFrame,
+                      x: np.ndarray, rng: np.random.Generator) -> tuple[dict, np.ndarray]:
+    """The item truth with the subject random slopes and the ceiling, and the fixed probabilities.
+
+    ``rng`` is drawn in the same amounts whatever the values (tail membership, then one slope
+    deviation per subject and covariate), so worlds of one seed at different settings share
+    their random numbers.
+    """
+    membership = rng.random(len(items))
+    _, subject = np.unique(items["subject"].to_numpy(str), return_inverse=True)
+    sd = np.asarray(calibration.slope_sd, float)
+    if sd.ndim == 1 and sd.size != x.shape[1]:
+        raise ParameterError("slope_sd", f"needs one SD or one per covariate ({x.shape[1]}), got {sd.size}")
+    deviations = rng.normal(0.0, 1.0, (subject.max() + 1, x.shape[1])) * sd
+    ceiling = membership < calibration.ceiling_share
+    floor = membership >= 1 - calibration.floor_share
+    b = item_truth["b"] + (x * deviations[subject]).sum(axis=1) - calibration.ceiling_shift * ceiling
+    fixed = np.where(floor, 0.0, np.nan)
+    return item_truth | {"b": b, "ceiling": ceiling, "floor": floor,
+                         "slope_deviation": deviations[subject]}, fixed
+
+
+def _probabilities(theta: np.ndarray, a, b, c: float, tilt: AbilityDepth | None,
+                   fixed: np.ndarray | None = None) -> np.ndarray:
+    """c + (1 − c)·σ(a(θ − b) [+ the ability × depth term]), shape (J, I); ``fixed`` where finite."""
     if tilt is None:
-        return c + (1 - c) / (1 + np.exp(-a[None, :] * (theta[:, None] - b[None, :])))
-    logits = a[None, :] * (theta[:, None] - b[None, :]) + tilt.logits(theta)
-    return c + (1 - c) / (1 + np.exp(-logits))
+        p = c + (1 - c) / (1 + np.exp(-a[None, :] * (theta[:, None] - b[None, :])))
+    else:
+        logits = a[None, :] * (theta[:, None] - b[None, :]) + tilt.logits(theta)
+        p = c + (1 - c) / (1 + np.exp(-logits))
+    if fixed is not None:
+        pinned = np.isfinite(fixed)
+        p[:, pinned] = fixed[pinned]
+    return p
 
 
 def _expected_accuracy(theta: np.ndarray, a, b, c: float, observed: np.ndarray,
-                       tilt: AbilityDepth | None = None) -> np.ndarray:
-    p = _probabilities(theta, a, b, c, tilt)
+                       tilt: AbilityDepth | None = None, fixed: np.ndarray | None = None) -> np.ndarray:
+    p = _probabilities(theta, a, b, c, tilt, fixed)
     return np.where(observed, p, 0.0).sum(axis=1) / observed.sum(axis=1)
 
 
 def abilities_for_accuracy(accuracy, a, b, c: float, observed: np.ndarray, *,
-                           tol: float = 1e-6, tilt: AbilityDepth | None = None) -> np.ndarray:
+                           tol: float = 1e-6, tilt: AbilityDepth | None = None,
+                           fixed: np.ndarray | None = None) -> np.ndarray:
     """The ability of each model whose expected accuracy over its observed items is ``accuracy``.
 
     Parameters
@@ -142,6 +221,8 @@ def abilities_for_accuracy(accuracy, a, b, c: float, observed: np.ndarray, *,
     tilt : AbilityDepth, optional
         An ability × depth term in the logit (expected accuracy still rises with θ while the
         term is smaller than the discriminations, which bisection assumes).
+    fixed : ndarray, shape (I,), optional
+        A probability that does not depend on ability where finite (NaN elsewhere).
 
     Raises
     ------
@@ -156,14 +237,15 @@ def abilities_for_accuracy(accuracy, a, b, c: float, observed: np.ndarray, *,
     low, high = np.full(accuracy.size, _BOUNDS[0]), np.full(accuracy.size, _BOUNDS[1])
     while (high - low).max() > tol:
         mid = (low + high) / 2
-        above = _expected_accuracy(mid, a, b, c, observed, tilt) > accuracy
+        above = _expected_accuracy(mid, a, b, c, observed, tilt, fixed) > accuracy
         high, low = np.where(above, mid, high), np.where(above, low, mid)
     return (low + high) / 2
 
 
 @seeded
 def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFrame,
-                       covariates: pd.DataFrame, seed: int, log_a_shift=None) -> World:
+                       covariates: pd.DataFrame, seed: int, log_a_shift=None,
+                       calibration: DesignCalibration | None = None) -> World:
     """One simulated world with ``design``'s models, missing cells and accuracies.
 
     Parameters
@@ -183,14 +265,19 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
     log_a_shift : array, shape (I,), optional
         Added to the items' log discriminations (a planted depth trend,
         :func:`~mmlu_audit.worlds.simulated.plant_items`); None plants none.
+    calibration : DesignCalibration, optional
+        The calibrated item side (its difficulty SD replaces ``spec.b_sd``; subject random
+        slopes, ceiling and floor items drawn from a third stream of ``seed``); None draws
+        exactly the world without it.
 
     Returns
     -------
     World
         ``truth`` has ``theta`` (J, 2; both columns the one ability), ``a``, ``b``, ``c``,
         ``stem``, ``subject_effect``, ``covariates`` and ``ability_depth`` (the planted term's
-        weights per item, γ · z(depth) on STEM items: all 0 without it); the matrix keeps the
-        design's models.
+        weights per item, γ · z(depth) on STEM items: all 0 without it); with ``calibration``
+        also ``ceiling`` and ``floor`` (bool per item) and ``slope_deviation`` (I, K: each item's
+        subject's deviation of the slopes); the matrix keeps the design's models.
 
     Raises
     ------
@@ -208,31 +295,57 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
     if list(design.item_ids) != list(items["item_id"]):
         raise DataError("design", "its columns are not in the items' order")
     x = standardise(covariates[list(spec.slopes)].to_numpy(dtype=float))
-    item_rng, response_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    streams = np.random.SeedSequence(seed).spawn(3)  # the first two are those of spawn(2)
+    item_rng, response_rng = (np.random.default_rng(s) for s in streams[:2])
+    if calibration is not None and calibration.b_sd is not None:
+        spec = replace(spec, b_sd=calibration.b_sd)
     item_truth = plant_items(spec, items.reset_index(drop=True), x, item_rng, log_a_shift)
+    fixed = None
+    if calibration is not None:
+        item_truth, fixed = _calibrated_items(calibration, item_truth, items, x,
+                                              np.random.default_rng(streams[2]))
     c = spec.guessing if spec.response_model == "3pl" else 0.0
     observed = design.observed
     accuracy = design.accuracy().to_numpy()
-    theta = abilities_for_accuracy(accuracy, item_truth["a"], item_truth["b"], c, observed)
+    _check_reachable(accuracy, c, fixed, observed)
+    theta = abilities_for_accuracy(accuracy, item_truth["a"], item_truth["b"], c, observed, fixed=fixed)
     tilt = _planted_tilt(spec, items, covariates, theta)
     if tilt is not None:
-        theta = abilities_for_accuracy(accuracy, item_truth["a"], item_truth["b"], c, observed, tilt=tilt)
-    p = _probabilities(theta, item_truth["a"], item_truth["b"], c, tilt)
+        theta = abilities_for_accuracy(accuracy, item_truth["a"], item_truth["b"], c, observed, tilt=tilt,
+                                       fixed=fixed)
+    p = _probabilities(theta, item_truth["a"], item_truth["b"], c, tilt, fixed)
     responses = (response_rng.random(p.shape) < p).astype(np.int8)
     responses[~observed] = MISSING
     label = "null world (identical slopes)" if spec.null_world else "planted world"
     if tilt is not None:
         label += f", ability × depth γ = {spec.ability_depth:g}"
+    if calibration is not None:
+        label += ", item side calibrated to the real pool"
     matrix = ResponseMatrix(
         responses, design.models.copy(), design.item_ids.copy(), "simulated", True,
         f"Simulated at the design of {design.source} ({label}, seed {seed}); not MMLU findings.",
-        {"seed": seed, "spec": json.loads(spec.to_json()), "design": design.source},
+        {"seed": seed, "spec": json.loads(spec.to_json()), "design": design.source}
+        | ({"calibration": calibration.to_dict()} if calibration is not None else {}),
     )
     truth = {"theta": np.column_stack([theta, theta]), "a": item_truth["a"], "b": item_truth["b"],
              "c": np.float64(c), "stem": items["stem"].to_numpy(bool),
              "subject_effect": item_truth["subject_effect"], "covariates": x,
              "ability_depth": tilt.weights if tilt is not None else np.zeros(len(items))}
+    if calibration is not None:
+        truth |= {key: item_truth[key] for key in ("ceiling", "floor", "slope_deviation")}
     return World(matrix, truth, spec, seed)
+
+
+def _check_reachable(accuracy: np.ndarray, c: float, fixed: np.ndarray | None, observed: np.ndarray) -> None:
+    """Refuse a floor share so large that a model's accuracy cannot be reached from above it."""
+    if fixed is None or not np.isfinite(fixed).any():
+        return
+    pinned = np.isfinite(fixed)
+    lowest = (np.where(observed & pinned, fixed, 0.0).sum(axis=1) + c * (observed & ~pinned).sum(axis=1))
+    highest = (np.where(observed & pinned, fixed, 0.0).sum(axis=1) + (observed & ~pinned).sum(axis=1))
+    n = observed.sum(axis=1)
+    if ((accuracy <= lowest / n) | (accuracy >= highest / n)).any():
+        raise ParameterError("floor_share", "leaves some model's accuracy out of reach of any ability")
 
 
 def _planted_tilt(spec: WorldSpec, items: pd.DataFrame, covariates: pd.DataFrame,
