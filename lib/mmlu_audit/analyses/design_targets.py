@@ -15,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.analyses.simulator_targets import TARGET_COLUMNS, _jackknife_interval
+from mmlu_audit.analyses.simulator_targets import TARGET_COLUMNS, jackknife_interval
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.core.seeds import seeded
 from mmlu_audit.worlds.design_calibration import (FITTED_MOMENTS, HELD_OUT_MOMENTS, CalibrationFit,
                                                   _item_inputs, calibrate_design, design_moments,
                                                   simulated_moments)
@@ -65,7 +66,7 @@ def real_moments(design, items: pd.DataFrame, covariates: pd.DataFrame, spec) ->
     for key, value in full.items():
         values = np.array([m[key] for m in left_out])
         se = float(np.sqrt((values.size - 1) / values.size * np.sum((values - values.mean()) ** 2)))
-        low, high = _jackknife_interval(value, values, _BOUNDS.get(key, (0.0, 1.0)))
+        low, high = jackknife_interval(value, values, _BOUNDS.get(key, (0.0, 1.0)))
         rows[key] = {"real": value, "se": se, "low": low, "high": high}
     return pd.DataFrame.from_dict(rows, orient="index")
 
@@ -100,6 +101,7 @@ def target_table(real: pd.DataFrame, simulated: dict, uncalibrated: dict, source
     return pd.DataFrame(rows, columns=list(DESIGN_TARGET_COLUMNS))
 
 
+@seeded
 def design_targets(design, spec, items: pd.DataFrame, covariates: pd.DataFrame, seed: int,
                    slope_ratio: float = 0.0, n_seeds: int = 2) -> tuple[pd.DataFrame, CalibrationFit]:
     """Calibrate the real-design world and hold it to every target.
@@ -149,6 +151,7 @@ def misfit_sentence(table: pd.DataFrame) -> str:
            + "; ".join(parts) + "."
 
 
+@seeded
 def real_pool_targets(source: str = "mmlu_real", seed: int = 20240601, fast: bool = False,
                       n_seeds: int = 2) -> tuple[pd.DataFrame, CalibrationFit, pd.DataFrame]:
     """The calibrated world at a real pool's design against that pool's targets (the book's call).

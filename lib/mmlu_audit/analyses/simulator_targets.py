@@ -19,7 +19,7 @@ import pandas as pd
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.scaling import pearson
 
-__all__ = ["TARGET_COLUMNS", "matched_models", "simulator_targets"]
+__all__ = ["TARGET_COLUMNS", "jackknife_interval", "matched_models", "simulator_targets"]
 
 #: Columns of :func:`simulator_targets`.
 TARGET_COLUMNS = ("target", "kind", "real", "real low", "real high", "simulated", "gap", "real source")
@@ -68,8 +68,8 @@ def _subscore_correlation(right: np.ndarray, stem: np.ndarray) -> float:
     return float(np.corrcoef(right[:, stem].mean(axis=1), right[:, ~stem].mean(axis=1))[0, 1])
 
 
-def _jackknife_interval(estimate: float, left_out, bounds: tuple[float, float],
-                        z: float = 1.959964) -> tuple[float, float]:
+def jackknife_interval(estimate: float, left_out, bounds: tuple[float, float],
+                       z: float = 1.959964) -> tuple[float, float]:
     """estimate ± z · the delete-one jackknife SE √((n − 1)/n · Σ(θ̂₍ᵢ₎ − θ̄)²), kept within ``bounds``."""
     values = np.asarray(left_out, float)
     se = float(np.sqrt((values.size - 1) / values.size * np.sum((values - values.mean()) ** 2)))
@@ -138,7 +138,7 @@ def simulator_targets(world, real_pool, helm_subjects: pd.DataFrame, stem_subjec
                                     ("median item p-value", np.median, False),
                                     ("share of items every model answers", lambda p: np.mean(p == 1.0),
                                      True)):
-        low, high = (_jackknife_interval(float(statistic(real_p)), [statistic(p) for p in left_out_p], (0, 1))
+        low, high = (jackknife_interval(float(statistic(real_p)), [statistic(p) for p in left_out_p], (0, 1))
                      if smooth else (np.nan, np.nan))
         rows.append((f"{name} (real item-level pool)", "held out", float(statistic(real_p)), low, high,
                      float(statistic(sim_p)), pool))
@@ -147,7 +147,7 @@ def simulator_targets(world, real_pool, helm_subjects: pd.DataFrame, stem_subjec
     scores = (sums["n_correct"] / sums["n_items"]).unstack("stem")
     working = accuracy >= CHANCE_CUTOFF
     pairs = np.column_stack([scores[True].to_numpy(float), scores[False].to_numpy(float)])
-    low, high = _jackknife_interval(pearson(*pairs.T), [pearson(*np.delete(pairs, j, axis=0).T)
+    low, high = jackknife_interval(pearson(*pairs.T), [pearson(*np.delete(pairs, j, axis=0).T)
                                                           for j in range(len(pairs))], (-1, 1))
     simulated_r = _subscore_correlation((sim_y[working] == 1).astype(float), world.truth["stem"])
     rows.append(("r(STEM, non-STEM subscores) across models", "held out", pearson(*pairs.T), low, high,

@@ -115,7 +115,7 @@ def study_design(name: str, *, models: int = 1000, per_subject: int = 40, source
     ParameterError
         For an unknown design.
     """
-    from mmlu_audit import load_items
+    from mmlu_audit.data.items import load_items
     from mmlu_audit.features import build_feature_table
     from mmlu_audit.worlds.simulated import WorldSpec
 
@@ -124,7 +124,7 @@ def study_design(name: str, *, models: int = 1000, per_subject: int = 40, source
     items = load_items() if items is None else items
     features = build_feature_table(items, progress=False).loc[items["item_id"].to_numpy()]
     if name == "real":
-        from mmlu_audit import load_responses
+        from mmlu_audit.worlds.sources import load_responses
 
         return StudyDesign("real", items.reset_index(drop=True), features.reset_index(drop=True), WorldSpec(),
                            load_responses(source, items=items))

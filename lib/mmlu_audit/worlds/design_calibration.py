@@ -172,8 +172,9 @@ def subject_slope_sd(frame: pd.DataFrame, indicators) -> pd.DataFrame:
     slopes, variances = _subject_slopes(b, standardise(rows[indicators].to_numpy(float)), subject)
     spread = _partition_spread(slopes, subject, rows["stem"].to_numpy(bool))
     tau = np.sqrt(np.maximum(spread**2 - variances.mean(axis=0), 0.0))
+    b_sd = float(np.std(b))  # a ratio of two SDs, the slope SD per unit of difficulty SD
     return pd.DataFrame({"spread": spread, "sampling_sd": np.sqrt(variances.mean(axis=0)), "tau": tau,
-                         "tau_ratio": tau / b.std()}, index=pd.Index(indicators, name="indicator"))
+                         "tau_ratio": tau / b_sd}, index=pd.Index(indicators, name="indicator"))
 
 
 @dataclass(frozen=True)
