@@ -52,6 +52,12 @@ from mmlu_audit.analyses.modelside import null_spec
 from mmlu_audit.analyses.seed_study import load_seed_study, seed_study_summary
 from mmlu_audit.analyses.seed_study_fits import FIT_STUDY_INTERVALS, fit_study_summary, load_fit_study
 from mmlu_audit.analyses.validity import recovery_value
+from mmlu_audit.analyses.dner_estimated import dner_coverage_table
+from mmlu_audit.analyses.lambda_coverage import lambda_summary, load_lambda_coverage, paper_lambda
+from mmlu_audit.analyses.power import CLAIM_FALSE, load_power
+from mmlu_audit.analyses.replication import CLAIM_TITLES
+from mmlu_audit.core.paper import paper_value
+from mmlu_audit.worlds.real_design import two_stage_interaction
 from mmlu_audit.worlds.simulated import WorldSpec
 
 use_style()
@@ -340,6 +346,154 @@ glue_values({"fit_study_n": len(fit_table), "fit_study_models": fit_meta["n_mode
                          ("fit_study_lambda_coverage", "fit_study_lambda_size", "fit_study_lambda_2pl_coverage",
                           "fit_study_rho_coverage")))
 fit_summary.drop(columns="n_seeds").round(4)
+
+# %% [markdown]
+# (sec-validity-lambda-planted)=
+# ## λ where it is not zero
+#
+# The fit study above can only measure λ's interval at λ = 0, where coverage is one minus the size.
+# The λ study (`bench/bench_lambda_coverage.py`, recorded {glue:text}`lambda_study_created` at commit
+# {glue:text}`lambda_study_commit`) plants a depth trend in the log-discriminations of the STEM
+# items and asks how often the 3PL's CR2 interval covers it. The non-zero values are the paper's
+# γ1 = {glue:text}`paper_gamma1:.3f` read as a trend of log a in the default world
+# (λ = γ1·exp(σ²/2)/a_median = {glue:text}`lambda_paper:.3f`, since an item's effective
+# discrimination is a + γ1·W) and half of it. Each runs {glue:text}`lambda_study_seeds` seeds at two
+# designs: the paper's, reduced as in the fit study ({glue:text}`lambda_study_models:,` models), and
+# the real pool's ({glue:text}`lambda_study_real_models` models with their missing cells and
+# accuracies). At the paper's size the interval covers the planted λ in
+# {glue:text}`lambda_cov_paper_paper_text` of the seeds at the paper's design and in
+# {glue:text}`lambda_cov_real_paper_text` at the real pool's (nominal 95 %); the estimate's mean
+# error there is {glue:text}`lambda_bias_paper_paper:+.3f` and {glue:text}`lambda_bias_real_paper:+.3f`
+# (a mean error of the opposite sign to a negative λ is a shrinkage towards 0).
+#
+# Where no trend is planted, the real pool's design is not neutral: its 3PL λ has a mean error of
+# {glue:text}`lambda_bias_real_zero:+.3f` and its interval covers the planted 0 in
+# {glue:text}`lambda_cov_real_zero_text` of the seeds (the paper's design:
+# {glue:text}`lambda_bias_paper_zero:+.3f` and {glue:text}`lambda_cov_paper_zero_text`), so the CR2
+# test of λ = 0 rejects in {glue:text}`lambda_size_real_text` of those seeds, far above its nominal
+# 5 %; its rejections at the paper's size ({glue:text}`lambda_power_real_paper_text`) are no evidence
+# of power. A few dozen models calibrate the discriminations of the deeper items with a bias of their
+# own, so a real λ of about that size is what this design gives when there is no trend at all: the
+# real pool's λ in {ref}`chap-native-interaction` is to be read against this bias, not against 0.
+
+# %% tags=["hide-input"]
+lambda_meta = json.loads((results / "lambda_coverage.json").read_text())
+lambda_table = lambda_summary(load_lambda_coverage(results))
+lambda_rows = lambda_table.set_index(["design", "lambda_setting"])
+lambda_shown = {"paper": "paper", "real": "real"}
+lambda_zero = lambda_table[lambda_table["lambda_planted"] == 0].set_index("design")
+glue_values({"lambda_study_created": lambda_meta["created"][:10],
+             "lambda_study_commit": lambda_meta["git_commit"][:7],
+             "lambda_study_seeds": int(lambda_table["n_seeds"].min()),
+             "lambda_study_models": lambda_meta["designs"]["paper"]["models"],
+             "lambda_study_real_models": lambda_meta["designs"]["real"]["models"],
+             "paper_gamma1": paper_value("gamma1"), "lambda_paper": paper_lambda(WorldSpec())}
+            | {f"lambda_bias_{design}_paper": lambda_rows.loc[(design, "paper"), "bias"] for design in lambda_shown}
+            | {f"lambda_bias_{design}_zero": lambda_zero.loc[design, "bias"] for design in lambda_shown}
+            | rate_texts({f"lambda_cov_{design}_zero": lambda_zero.loc[design, "coverage"] for design in lambda_shown}
+                         | {f"lambda_cov_{design}_zero_se": lambda_zero.loc[design, "coverage_mc_se"]
+                            for design in lambda_shown}
+                         | {"lambda_size_real": lambda_zero.loc["real", "reject_cr2"],
+                            "lambda_size_real_se": lambda_zero.loc["real", "reject_cr2_mc_se"]},
+                         [*(f"lambda_cov_{design}_zero" for design in lambda_shown), "lambda_size_real"])
+            | rate_texts({f"lambda_{kind}_{design}_paper": lambda_rows.loc[(design, "paper"), column]
+                          for design in lambda_shown for kind, column in (("cov", "coverage"), ("power", "reject_cr2"))}
+                         | {f"lambda_{kind}_{design}_paper_se": lambda_rows.loc[(design, "paper"), f"{column}_mc_se"]
+                            for design in lambda_shown
+                            for kind, column in (("cov", "coverage"), ("power", "reject_cr2"))},
+                         [f"lambda_{kind}_{design}_paper" for design in lambda_shown for kind in ("cov", "power")]))
+lambda_display = lambda_table.assign(
+    design=lambda_table["design"].map({"paper": "paper's (reduced)", "real": "real pool's"}),
+    coverage=rate_cells(lambda_table[["coverage"]], lambda_table[["coverage_mc_se"]].set_axis(["coverage"], axis=1))["coverage"],
+    reject_cr2=rate_cells(lambda_table[["reject_cr2"]], lambda_table[["reject_cr2_mc_se"]].set_axis(["reject_cr2"], axis=1))["reject_cr2"],
+    reject_wcb=rate_cells(lambda_table[["reject_wcb"]], lambda_table[["reject_wcb_mc_se"]].set_axis(["reject_wcb"], axis=1))["reject_wcb"])
+write_download(lambda_table, "validity_lambda_coverage.csv", executed_dir)
+lambda_display[["design", "lambda_planted", "coverage", "bias", "bias_mc_se", "mean_width", "reject_cr2", "reject_wcb",
+                "n_seeds"]].rename(columns={
+    "design": "design", "lambda_planted": "planted λ", "coverage": "coverage of the planted λ (MC SE)",
+    "bias": "mean error", "bias_mc_se": "mean error: MC SE", "mean_width": "mean interval width",
+    "reject_cr2": "rejects λ = 0, CR2", "reject_wcb": "rejects λ = 0, wild bootstrap", "n_seeds": "seeds"}).round(4)
+
+# %% [markdown]
+# {download}`Download the λ study's summary (CSV) <validity_lambda_coverage.csv>`.
+#
+# (sec-validity-dner-estimated)=
+# ## D_ner with estimated difficulties
+#
+# The seed study above plants the difficulties and regresses them without estimation error, so its
+# coverage of the D_ner contrast is an upper bound. The study with estimated b
+# (`bench/bench_dner_estimated.py`, recorded {glue:text}`dner_study_created`) simulates the world at
+# the real pool's design, calibrates the chapters' 2PL and regresses its b̂, as every chapter does.
+# Because b̂ is on another scale than the planted b, the contrast is read per SD of the difficulties
+# it was regressed on (the planted contrast over SD(b), the estimate and its CR2 interval over
+# SD(b̂)): a linear link between b̂ and b cancels, and what remains is b̂'s noise. With b̂ the CR2
+# interval covers the planted contrast in {glue:text}`dner_cov_est_text` of the seeds in the planted
+# world (the same worlds' planted b: {glue:text}`dner_cov_true_text`; the seed study's bound:
+# {glue:text}`dner_cov_bound_text`), and in {glue:text}`dner_cov_null_text` in the null world, whose
+# contrast is 0. The shortfall in the planted world is a bias, not a wider spread: the estimate's
+# mean error there is {glue:text}`dner_bias_est:+.3f` per SD of difficulty with b̂ against
+# {glue:text}`dner_bias_true:+.3f` with the planted b, because a calibration on a few dozen models
+# shrinks the contrast. A real contrast at this design is therefore, if anything, an underestimate.
+
+# %% tags=["hide-input"]
+dner_meta = json.loads((results / "dner_estimated.json").read_text())
+dner_table = dner_coverage_table(results)
+dner_rows = dner_table.set_index(["design", "world", "outcome"])
+dner_est, dner_true = (dner_table.loc[(dner_table["design"] == "real") & (dner_table["world"] == world)
+                                      & dner_table["outcome"].str.startswith(start)].iloc[0]
+                       for world, start in (("planted", "b̂"), ("planted", "planted b")))
+dner_null = dner_table.loc[(dner_table["design"] == "real") & (dner_table["world"] == "null")
+                           & dner_table["outcome"].str.startswith("b̂")].iloc[0]
+dner_bound = dner_table.loc[(dner_table["design"] == "seed study") & (dner_table["world"] == "planted")].iloc[0]
+glue_values({"dner_study_created": dner_meta["created"][:10], "dner_bias_est": dner_est["bias"],
+             "dner_bias_true": dner_true["bias"]}
+            | rate_texts({"dner_cov_est": dner_est["coverage"], "dner_cov_est_se": dner_est["coverage_mc_se"],
+                          "dner_cov_true": dner_true["coverage"], "dner_cov_true_se": dner_true["coverage_mc_se"],
+                          "dner_cov_bound": dner_bound["coverage"], "dner_cov_bound_se": dner_bound["coverage_mc_se"],
+                          "dner_cov_null": dner_null["coverage"], "dner_cov_null_se": dner_null["coverage_mc_se"]},
+                         ("dner_cov_est", "dner_cov_true", "dner_cov_bound", "dner_cov_null")))
+write_download(dner_table, "validity_dner_estimated.csv", executed_dir)
+dner_table.assign(coverage=rate_cells(dner_table[["coverage"]],
+                                      dner_table[["coverage_mc_se"]].set_axis(["coverage"], axis=1))["coverage"])[
+    ["design", "world", "outcome", "coverage", "bias", "mean_width", "n_seeds"]].rename(columns={
+        "coverage": "coverage (MC SE)", "bias": "mean error", "mean_width": "mean interval width",
+        "n_seeds": "seeds"}).round(4)
+
+# %% [markdown]
+# {download}`Download the D_ner coverage with estimated b (CSV) <validity_dner_estimated.csv>`.
+#
+# (sec-validity-floor-false)=
+# ## A world where the guessing-floor claim is false
+#
+# The guessing-floor claim says the apparent reasoning sensitivity is the floor's artefact. Its rule
+# (the observed r(β, θ̂) inside the 3PL null's 95 % band) has a stated size: in a world without an
+# ability × depth term it supports the claim about 95 % of the time. Whether it can fail is measured
+# in a world where the claim is false: the real pool's design with an ability × depth term
+# γ = {glue:text}`floor_gamma:.3f` per SD of depth per SD of ability planted in the STEM items'
+# logits, the size the paper's own §5.1 numbers imply for its two-stage estimate
+# (γ1 · r / (r_top half − r_null, top half) = {glue:text}`paper_gamma1:.3f` ×
+# {glue:text}`paper_rs_r_all:.3f` / ({glue:text}`paper_rs_r_top:.3f` − {glue:text}`paper_null_r_top:.3f`);
+# a first-order reading, not a fit). Over {glue:text}`floor_seeds` seeds
+# (`bench/bench_real_power.py --worlds floor_false`, {glue:text}`floor_replicates` null replicates
+# each) the rule still supports the artefact reading in {glue:text}`floor_false_support_text` of
+# them: its false-support rate.
+
+# %% tags=["hide-input"]
+floor_rates = load_power(results / "real_power_floor_false.json")
+floor_row = floor_rates[(floor_rates["world"] == "floor_false")
+                        & (floor_rates["test"] == CLAIM_FALSE["floor_false"])].iloc[0]
+glue_values({"floor_gamma": two_stage_interaction(), "floor_seeds": int(floor_row["n_seeds"]),
+             "floor_replicates": floor_rates.attrs["settings"]["replicates"],
+             "paper_rs_r_all": paper_value("rs_r_all"), "paper_rs_r_top": paper_value("rs_r_excl_bottom_half"),
+             "paper_null_r_top": paper_value("null_r_excl_bottom_half")}
+            | rate_texts({"floor_false_support": floor_row["rate"], "floor_false_support_se": floor_row["mc_se"]},
+                         ("floor_false_support",)))
+# every claim's support rate in this world: the guessing floor's is false support, the others' power
+floor_claims = floor_rates[floor_rates["test"].isin(CLAIM_TITLES)].reset_index(drop=True)
+pd.DataFrame({"claim": floor_claims["test"].map(CLAIM_TITLES),
+              "rate of support (MC SE)": rate_cells(floor_claims[["rate"]],
+                                                    floor_claims[["mc_se"]].set_axis(["rate"], axis=1))["rate"],
+              "seeds": floor_claims["n_seeds"]})
 
 # %% [markdown]
 # ## What the audit cannot detect
