@@ -45,6 +45,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
+from mmlu_audit.book.labels import labels
 from mmlu_audit.book.plots import stamp_source, use_style
 from mmlu_audit.book.report import (finding_checks, glue_values, rate_cells, rate_texts, simulation_banner,
                                     write_download)
@@ -255,7 +256,7 @@ seed_rates.round(3)
 # The power study runs its tests on worlds simulated at the real pool's design: its models, their
 # missing cells and accuracies, with the paper's item side. Power depends on how alike that world
 # and the real pool are, so the item side is calibrated to the real pool by indirect inference
-# ({mod}`mmlu_audit.worlds.design_calibration`): the difficulty SD, a ceiling (a share of items
+# (`mmlu_audit.worlds.design_calibration`): the difficulty SD, a ceiling (a share of items
 # made easier by a fitted shift) and a floor (a share no model answers: mis-keyed items) are
 # moved until four moments of the raw responses, averaged over
 # {glue:text}`design_cal_n_seeds` simulated worlds, match the real ones — the SD of item p, the
@@ -281,7 +282,9 @@ glue_values({"design_cal_n_seeds": len(design_fit.seeds), "design_cal_b_sd": des
              "design_cal_misfits": misfit_sentence(design_table)})
 write_download(design_table, "validity_design_targets.csv", executed_dir)
 display(design_table.drop(columns=["moment", "real source"]).round(4))
-display(design_slopes.round(3))
+display(design_slopes.rename(index=labels(), columns={
+    "spread": "spread of the subjects' slopes", "sampling_sd": "its sampling SD", "tau": "τ̂ (b̂ units)",
+    "tau_ratio": "τ̂ ÷ SD of b̂"}).round(3))
 
 # %% [markdown]
 # {glue:text}`design_cal_misfits` The second table gives, per indicator, the spread of the
