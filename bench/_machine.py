@@ -6,6 +6,7 @@ import importlib.metadata
 import os
 import platform
 import subprocess
+import time
 from pathlib import Path
 
 
@@ -50,3 +51,14 @@ def git_commit() -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return head + ("+dirty" if dirty else "")
+
+
+def study_meta(load, seconds, workers, scheduler: str) -> dict:
+    """What every many-seed study's summary records about its run, beside its own results.
+
+    ``load`` is the load average at the start, ``seconds`` the run's wall time (None for a summary
+    rewritten without running), ``workers`` and ``scheduler`` where the seeds ran.
+    """
+    return {"seconds": seconds, "workers": workers, "scheduler": scheduler, "git_commit": git_commit(),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": machine(load),
+            "versions": versions("mmlu-audit", "numpy", "jax", "numpyro")}

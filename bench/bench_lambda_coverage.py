@@ -30,7 +30,7 @@ import os
 import time
 from pathlib import Path
 
-from _machine import git_commit, machine, versions
+from _machine import study_meta
 
 from mmlu_audit.core.distributed import add_scheduler_arguments, scheduler_address, seed_client
 
@@ -61,10 +61,7 @@ def summarise(args, designs: dict, seconds: float) -> dict:
             "lambda_settings": args.lambdas, "summary": lambda_summary(table).to_dict(orient="records"),
             "seconds_per_seed": [{"design": d, "lambda_setting": s, **v.to_dict()}
                                  for (d, s), v in per_seed.iterrows()],
-            "seconds": seconds, "workers": args.workers,
-            "scheduler": args.scheduler or scheduler_address() or "local", "git_commit": git_commit(),
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": machine(args.load),
-            "versions": versions("mmlu-audit", "numpy", "jax", "numpyro")}
+            **study_meta(args.load, seconds, args.workers, args.scheduler or scheduler_address() or "local")}
     write_json_atomic(args.out / "lambda_coverage.json", meta, sort_keys=False)
     return meta
 

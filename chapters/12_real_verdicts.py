@@ -58,7 +58,7 @@ executed_dir = "../book/_executed"  # where bookbuild writes this page; the clai
 import pandas as pd
 from IPython.display import display
 
-from mmlu_audit.analyses.central import population_tests
+from mmlu_audit.analyses.central import MIN_POPULATION_MODELS, population_tests
 from mmlu_audit.analyses.multiverse import (DEFAULT, SPEC_CHOICES, combined_specifications, default_path_rows,
                                             disattenuate, fragility, load_bench, specification_forest, specifications,
                                             split_half_reliability)
@@ -114,7 +114,7 @@ calibration.assign(estimand=[ESTIMANDS[k].label for k in calibration["estimand"]
 inputs, results, outcomes = {}, {}, []
 for source in [*populations, pool_source]:
     matrix = load_responses(source)
-    if matrix.shape[0] < 4:  # a difficulty needs several models; r(β, θ̂) needs four
+    if matrix.shape[0] < MIN_POPULATION_MODELS:
         outcomes.append(outcome_rows(source, None, f"{matrix.shape[0]} model: cannot estimate item difficulty"))
         continue
     results[source] = population_tests(source, seed=seed, fast=fast, n_boot=n_boot, cv_folds=cv_folds,

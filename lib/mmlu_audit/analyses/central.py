@@ -33,7 +33,8 @@ from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.inference import interaction_share, partition_effects, wild_cluster_bootstrap
 
-__all__ = ["ALPHA", "DECISIONS", "CENTRAL_TESTS", "CLAIM_TESTS", "central_tests", "decide",
+__all__ = ["ALPHA", "DECISIONS", "CENTRAL_TESTS", "CLAIM_TESTS", "MIN_POPULATION_MODELS", "central_tests",
+           "decide",
            "d_ner_tests", "floor_min_replicates", "guessing_floor_test", "homogeneity_tests",
            "population_tests", "stem_r2_tests"]
 
@@ -42,6 +43,9 @@ ALPHA = 0.05
 CENTRAL_TESTS = ("homogeneity", "d_ner", "stem_r2")
 #: Every test a real-data verdict reads: the item-side ones, then the guessing floor.
 CLAIM_TESTS = CENTRAL_TESTS + ("guessing_floor",)
+#: The fewest models a population needs for the tests: item difficulties need several models, and
+#: r(β, θ̂) needs four with a finite β.
+MIN_POPULATION_MODELS = 4
 #: What each test's decision reads: test → (description, rule on its result dict).
 DECISIONS = {
     "homogeneity": "W(9) rejected by both size-holding tests: CR2-HTZ p < 0.05 and wild cluster "

@@ -245,7 +245,7 @@ def abilities_for_accuracy(accuracy, a, b, c: float, observed: np.ndarray, *,
 @seeded
 def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFrame,
                        covariates: pd.DataFrame, seed: int, log_a_shift=None,
-                       calibration: DesignCalibration | None = None) -> World:
+                       calibration: DesignCalibration | None = None, response_stream: int = 0) -> World:
     """One simulated world with ``design``'s models, missing cells and accuracies.
 
     Parameters
@@ -269,6 +269,11 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
         The calibrated item side (its difficulty SD replaces ``spec.b_sd``; subject random
         slopes, ceiling and floor items drawn from a third stream of ``seed``); None draws
         exactly the world without it.
+    response_stream : int
+        0 (default): the responses come from the second stream of ``seed``. ``k`` ≥ 1: from its
+        ``k``-th child, so populations simulated with one seed and different streams answer the
+        same planted items (as the real populations answer the same MMLU items) with
+        independent responses.
 
     Returns
     -------
@@ -295,8 +300,12 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
     if list(design.item_ids) != list(items["item_id"]):
         raise DataError("design", "its columns are not in the items' order")
     x = standardise(covariates[list(spec.slopes)].to_numpy(dtype=float))
+    if isinstance(response_stream, bool) or not isinstance(response_stream, int | np.integer) \
+            or response_stream < 0:
+        raise ParameterError("response_stream", f"must be a whole number ≥ 0, got {response_stream!r}")
     streams = np.random.SeedSequence(seed).spawn(3)  # the first two are those of spawn(2)
-    item_rng, response_rng = (np.random.default_rng(s) for s in streams[:2])
+    responses_from = streams[1] if response_stream == 0 else streams[1].spawn(response_stream)[-1]
+    item_rng, response_rng = np.random.default_rng(streams[0]), np.random.default_rng(responses_from)
     if calibration is not None and calibration.b_sd is not None:
         spec = replace(spec, b_sd=calibration.b_sd)
     item_truth = plant_items(spec, items.reset_index(drop=True), x, item_rng, log_a_shift)
@@ -325,7 +334,8 @@ def simulate_at_design(design: ResponseMatrix, spec: WorldSpec, items: pd.DataFr
         responses, design.models.copy(), design.item_ids.copy(), "simulated", True,
         f"Simulated at the design of {design.source} ({label}, seed {seed}); not MMLU findings.",
         {"seed": seed, "spec": json.loads(spec.to_json()), "design": design.source}
-        | ({"calibration": calibration.to_dict()} if calibration is not None else {}),
+        | ({"calibration": calibration.to_dict()} if calibration is not None else {})
+        | ({"response_stream": int(response_stream)} if response_stream else {}),
     )
     truth = {"theta": np.column_stack([theta, theta]), "a": item_truth["a"], "b": item_truth["b"],
              "c": np.float64(c), "stem": items["stem"].to_numpy(bool),

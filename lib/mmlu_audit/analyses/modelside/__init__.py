@@ -23,7 +23,8 @@ from mmlu_audit.analyses.modelside.interaction import (REFIT_CHECK, bootstrap_ga
                                                        planted_gamma_target, recovery_check,
                                                        simulate_interaction)
 from mmlu_audit.analyses.modelside.null3pl import (construct_consistency, null_correlations, null_spec,
-                                                   null_summary, simulate_3pl, two_stage_headline)
+                                                   null_summary, rs_r_interval, simulate_3pl,
+                                                   two_stage_headline)
 from mmlu_audit.analyses.modelside.ranking import (DISPLACEMENT_INTERVAL, Blocks, ability_gap,
                                                    displacement_bootstrap, displacement_interval,
                                                    displacement_exact_interval,
@@ -49,7 +50,7 @@ __all__ = [
     "item_blocks", "leaderboard_rank", "matched_subsample_tau", "near_tie_pairs",
     "null_correlations", "null_p_at_least", "null_spec", "null_summary", "one_per_checkpoint",
     "planted_gamma_target", "random_item_sets", "recovery_check", "rank_agreement", "rank_shifts",
-    "reasoning_sensitivity", "retention_table", "shift_summary", "simulate_3pl",
+    "reasoning_sensitivity", "retention_table", "rs_r_interval", "shift_summary", "simulate_3pl",
     "simulate_interaction", "subject_block_sets", "subject_blocks", "subscores", "top_k_retention",
     "two_stage_headline",
     "weighted_tau", "Blocks",

@@ -31,7 +31,7 @@ from mmlu_audit.core.seeds import check_seed, seeded
 
 __all__ = ["TwoStageNull", "null_spec", "simulate_3pl", "null_betas", "null_correlations",
            "null_correlations_of", "null_summary", "construct_consistency", "predictive_band",
-           "two_stage_headline", "two_stage_null"]
+           "rs_r_interval", "two_stage_headline", "two_stage_null"]
 
 
 @seeded
@@ -219,6 +219,47 @@ class TwoStageNull:
     models: pd.DataFrame | None
 
 
+def _observed_side(matrix, frame: pd.DataFrame, theta_hat) -> dict:
+    """§5.1's observed side on one matrix: the STEM columns, β per model and r(β, θ̂) per exclusion."""
+    from mmlu_audit.inference import fisher_interval
+
+    theta_hat = np.asarray(theta_hat, dtype=float)
+    if theta_hat.shape != (matrix.shape[0],):
+        raise DataError("theta_hat", f"has shape {theta_hat.shape}, the matrix {matrix.shape[0]} models")
+    is_stem = frame["stem"].to_numpy(bool)
+    stem = is_stem & matrix.observed.any(axis=0)
+    depth = frame.loc[stem, "wscg_depth"].to_numpy(float)
+    sub = column_submatrix(matrix, stem)
+    betas = reasoning_sensitivity(sub.responses, depth)["beta"].to_numpy()
+    kept = np.isfinite(betas) & np.isfinite(theta_hat)
+    if kept.sum() < 4:
+        raise DataError(matrix.source, f"only {int(kept.sum())} models have a finite β; r needs at least 4")
+    observed = beta_theta_correlations(betas, theta_hat)
+    # the cuts of beta_theta_correlations: θ̂ quantiles over the models with a finite β
+    sizes = {name: int((theta_hat[kept] > np.quantile(theta_hat[kept], share)).sum()) if share
+             else int(kept.sum()) for name, share in EXCLUSIONS.items()}
+    low, high = fisher_interval(observed["all"], sizes["all"])
+    return {"theta_hat": theta_hat, "is_stem": is_stem, "stem": stem, "depth": depth, "sub": sub,
+            "betas": betas, "observed": observed, "sizes": sizes, "rs_r_low": low, "rs_r_high": high}
+
+
+def rs_r_interval(matrix, frame: pd.DataFrame, theta_hat) -> dict:
+    """r(β, θ̂) over all models with its Fisher 95 % interval, without the 3PL null.
+
+    The values :func:`two_stage_null` reports as ``rs_r_all``, ``rs_r_low``, ``rs_r_high`` and
+    ``n_all``, for studies that need the estimand and its interval only (the 3PL fit and its
+    replicates are most of the cost).
+
+    Raises
+    ------
+    DataError
+        As :func:`two_stage_null`.
+    """
+    side = _observed_side(matrix, frame, theta_hat)
+    return {"rs_r_all": float(side["observed"]["all"]), "rs_r_low": float(side["rs_r_low"]),
+            "rs_r_high": float(side["rs_r_high"]), "n_all": side["sizes"]["all"]}
+
+
 @seeded
 def two_stage_headline(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fast: bool = False,
                        replicates: int = 100) -> dict:
@@ -270,25 +311,12 @@ def two_stage_null(matrix, frame: pd.DataFrame, theta_hat, *, seed: int, fast: b
         If ``theta_hat`` does not have one value per model, or fewer than four models have a
         finite β.
     """
-    from mmlu_audit.inference import fisher_interval
     from mmlu_audit.irt import fit_cached
 
-    theta_hat = np.asarray(theta_hat, dtype=float)
-    if theta_hat.shape != (matrix.shape[0],):
-        raise DataError("theta_hat", f"has shape {theta_hat.shape}, the matrix {matrix.shape[0]} models")
-    is_stem = frame["stem"].to_numpy(bool)
-    stem = is_stem & matrix.observed.any(axis=0)
-    depth = frame.loc[stem, "wscg_depth"].to_numpy(float)
-    sub = column_submatrix(matrix, stem)
-    betas = reasoning_sensitivity(sub.responses, depth)["beta"].to_numpy()
-    kept = np.isfinite(betas) & np.isfinite(theta_hat)
-    if kept.sum() < 4:
-        raise DataError(matrix.source, f"only {int(kept.sum())} models have a finite β; r needs at least 4")
-    observed = beta_theta_correlations(betas, theta_hat)
-    # the cuts of beta_theta_correlations: θ̂ quantiles over the models with a finite β
-    sizes = {name: int((theta_hat[kept] > np.quantile(theta_hat[kept], share)).sum()) if share
-             else int(kept.sum()) for name, share in EXCLUSIONS.items()}
-    low, high = fisher_interval(observed["all"], sizes["all"])
+    side = _observed_side(matrix, frame, theta_hat)
+    stem, is_stem, depth, sub, observed, sizes = (side[k] for k in ("stem", "is_stem", "depth", "sub",
+                                                                     "observed", "sizes"))
+    theta_hat, betas, low, high = side["theta_hat"], side["betas"], side["rs_r_low"], side["rs_r_high"]
     fit_3pl = fit_cached(sub, null_spec(fast, seed), progress=False)
     draws = null_betas(fit_3pl.theta, fit_3pl.a, fit_3pl.b, depth, sub.responses >= 0, replicates=replicates,
                        seed=seed, guessing=fit_3pl.spec.guessing)
