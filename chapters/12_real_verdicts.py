@@ -23,8 +23,9 @@
 # this page judges it as replication science does (`../shared/docs/replication.md`):
 #
 # - each claim has an **estimand** whose scale does not grow with the number of models — a
-#   coefficient in logits per SD, a share of variance, a ratio of variances, a correlation — and the
-#   paper's estimate of it, with the standard error its text gives;
+#   slope contrast per SD of the difficulties it is regressed on (a 2PL fitted to a few dozen models
+#   shrinks b̂, and a contrast in logits would shrink with it), a share of variance, a ratio of
+#   variances, a correlation — and the paper's estimate of it, with the standard error its text gives;
 # - each population's 95 % interval is read against no effect and against the paper's estimate
 #   (LeBel et al., 2019): *replicated*, *inconsistent* (larger, smaller, opposite sign),
 #   *inconclusive* (too little data to tell) or *not replicated* ({ref}`page-glossary`);

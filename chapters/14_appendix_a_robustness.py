@@ -128,7 +128,7 @@ source_banner(real.matrix)
 # [{glue:text}`real_base_interaction_share_low:.4f`, {glue:text}`real_base_interaction_share_high:.4f`]) is
 # *{glue:text}`real_base_outcome_homogeneity`*; the $D_{ner}$ contrast
 # ({glue:text}`real_base_d_ner_contrast:.3f` [{glue:text}`real_base_d_ner_contrast_low:.3f`,
-# {glue:text}`real_base_d_ner_contrast_high:.3f`] logits per SD) is *{glue:text}`real_base_outcome_d_ner`*; the
+# {glue:text}`real_base_d_ner_contrast_high:.3f`] SDs of b̂ per SD) is *{glue:text}`real_base_outcome_d_ner`*; the
 # STEM ÷ non-STEM variance ratio ({glue:text}`real_base_logit2_ratio:.2f`
 # [{glue:text}`real_base_logit2_ratio_low:.2f`, {glue:text}`real_base_logit2_ratio_high:.2f`]) is
 # *{glue:text}`real_base_outcome_stem_r2`*. The significance tests the paper's Appendix A reads are shown

@@ -88,7 +88,7 @@ source_banner(real.matrix)
 # sections below ({glue:text}`n_boot:,` bootstrap draws, {glue:text}`n_knots`
 # knots, {glue:text}`support_trim:.0%` trim), which also say how each test is built. The $D_{ner}$
 # contrast is {glue:text}`real_entity_all:.3f` [{glue:text}`real_entity_all_low:.3f`,
-# {glue:text}`real_entity_all_high:.3f`] logits per SD on all items,
+# {glue:text}`real_entity_all_high:.3f`] SDs of b̂ per SD on all items,
 # {glue:text}`real_entity_options:.3f` [{glue:text}`real_entity_options_low:.3f`,
 # {glue:text}`real_entity_options_high:.3f`] with the option set controlled and
 # {glue:text}`real_entity_support:.3f` [{glue:text}`real_entity_support_low:.3f`,
@@ -138,7 +138,7 @@ glue_figure("fig_real_appendix_b_entity", fig)
 # ```{glue:figure} fig_real_appendix_b_entity
 # :name: fig-real-appendix-b-entity
 #
-# The STEM − non-STEM slope of Entity Density ($D_{ner}$), in logits per SD. Black hollow diamond:
+# The STEM − non-STEM slope of Entity Density ($D_{ner}$), in SDs of difficulty per SD. Black hollow diamond:
 # the paper on all items, with the interval its CR2 t implies (grey band). Green squares: the real
 # pool on all items with the nine indicators, with the eight option-set covariates added (fully
 # interacted with STEM), and on the items inside every indicator's common support; each with its CR2

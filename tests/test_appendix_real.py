@@ -75,12 +75,14 @@ def test_entity_rows_are_the_appendix_contrasts_with_t_intervals():
     assert by_fit.loc["common support", "holm_CR2"] == pytest.approx(headline["support_d_ner_holm"])
     assert by_fit.loc["common support", "n_items"] == headline["support_n"]
     assert by_fit.loc["all items", "n_items"] == len(frame) - 1
-    # the interval by hand: estimate ± t(0.975, Bell–McCaffrey df) × CR2 SE
-    table, _ = controlled_contrasts(frame.dropna(subset=["b_hat"]), None, seed=1)
+    # the interval by hand: estimate ± t(0.975, Bell–McCaffrey df) × CR2 SE, per SD of b̂
+    estimated = frame.dropna(subset=["b_hat"])
+    table, _ = controlled_contrasts(estimated, None, seed=1)
     entity = table.loc["STEM:d_ner"]
     half = stats.t.ppf(0.975, entity["df_CR2"]) * entity["se_CR2"]
+    sd = np.std(estimated["b_hat"].to_numpy(float))
     assert (by_fit.loc["all items", "low"], by_fit.loc["all items", "high"]) == pytest.approx(
-        (entity["estimate"] - half, entity["estimate"] + half))
+        ((entity["estimate"] - half) / sd, (entity["estimate"] + half) / sd))
     # the planted STEM-only slope is found in every fit
     assert (rows["low"].iloc[1:] > 0).all()
     with pytest.raises(ParameterError, match="level"):

@@ -47,7 +47,7 @@ def test_fragility_names_the_choice_that_changes_an_outcome():
     rows = [{"population": "pool", **DEFAULT, "estimand": "d_ner_contrast", "estimate": paper,
              "low": paper - 0.05, "high": paper + 0.05},
             {"population": "pool", **(DEFAULT | {"indicators": "ten, with length"}),
-             "estimand": "d_ner_contrast", "estimate": 0.0, "low": -0.1, "high": 0.1}]
+             "estimand": "d_ner_contrast", "estimate": 0.0, "low": -paper / 2, "high": paper / 2}]
     specs = pd.DataFrame(rows)
     specs = pd.concat([specs, pd.DataFrame([judge(r.estimand, r.estimate, r.low, r.high)
                                             for r in specs.itertuples()])], axis=1)
@@ -64,8 +64,8 @@ def _population(shift: float) -> dict:
     out = {test: {} for test in ("homogeneity", "d_ner", "stem_r2", "guessing_floor")}
     keys = {"interaction_share": ("homogeneity", "interaction_share", "interaction_share_low",
                                   "interaction_share_high"),
-            "d_mdd_contrast": ("d_ner", "d_mdd_estimate", "d_mdd_low", "d_mdd_high"),
-            "d_ner_contrast": ("d_ner", "d_ner_estimate", "d_ner_low", "d_ner_high"),
+            "d_mdd_contrast": ("d_ner", "d_mdd_per_sd", "d_mdd_per_sd_low", "d_mdd_per_sd_high"),
+            "d_ner_contrast": ("d_ner", "d_ner_per_sd", "d_ner_per_sd_low", "d_ner_per_sd_high"),
             "logit2_ratio": ("stem_r2", "logit2_ratio", "logit2_ratio_ci_low", "logit2_ratio_ci_high"),
             "rs_r_all": ("guessing_floor", "rs_r_all", "rs_r_low", "rs_r_high")}
     for key, (test, est, low, high) in keys.items():

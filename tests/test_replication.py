@@ -82,8 +82,8 @@ def test_the_papers_own_numbers_pass_the_rule_where_it_gives_an_interval():
 
 
 def test_paper_standard_errors_follow_from_the_quoted_t():
-    assert ESTIMANDS["d_ner_contrast"].paper == pytest.approx(0.1398)
-    assert ESTIMANDS["d_ner_contrast"].paper_se == pytest.approx(0.1398 / 3.41)
+    assert ESTIMANDS["d_ner_contrast"].paper == pytest.approx(0.1398 / 2.24)  # per SD of the paper's b
+    assert ESTIMANDS["d_ner_contrast"].paper_se == pytest.approx(0.1398 / 2.24 / 3.41)
     low, high = ESTIMANDS["logit2_ratio"].paper_interval
     assert (low, high) == pytest.approx((1.80, 3.36), abs=1e-9)
 
@@ -161,8 +161,8 @@ def _result(shift: float, n_models: int = 10) -> dict:
     for key, (test, est, low, high) in {
             "interaction_share": ("homogeneity", "interaction_share", "interaction_share_low",
                                   "interaction_share_high"),
-            "d_mdd_contrast": ("d_ner", "d_mdd_estimate", "d_mdd_low", "d_mdd_high"),
-            "d_ner_contrast": ("d_ner", "d_ner_estimate", "d_ner_low", "d_ner_high"),
+            "d_mdd_contrast": ("d_ner", "d_mdd_per_sd", "d_mdd_per_sd_low", "d_mdd_per_sd_high"),
+            "d_ner_contrast": ("d_ner", "d_ner_per_sd", "d_ner_per_sd_low", "d_ner_per_sd_high"),
             "logit2_ratio": ("stem_r2", "logit2_ratio", "logit2_ratio_ci_low", "logit2_ratio_ci_high"),
             "rs_r_all": ("guessing_floor", "rs_r_all", "rs_r_low", "rs_r_high")}.items():
         centre = ESTIMANDS[key].paper + shift

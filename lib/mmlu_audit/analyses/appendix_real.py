@@ -18,7 +18,7 @@ from scipy import stats
 
 from mmlu_audit.analyses.option_set import common_support, controlled_contrasts, option_controls
 from mmlu_audit.analyses.regression import estimated_items
-from mmlu_audit.analyses.replication import ESTIMANDS, forest_table, judge
+from mmlu_audit.analyses.replication import ESTIMANDS, forest_table, judge, per_difficulty_sd
 from mmlu_audit.analyses.robustness import ENTITY_TERM, OUTCOME_ESTIMANDS
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import seeded
@@ -93,9 +93,10 @@ def entity_contrast_rows(frame: pd.DataFrame, *, seed, support_trim: float = 0.0
     DataFrame
         The rows :func:`mmlu_audit.book.plots.estimand_forest` draws: ``claim``, ``estimand``,
         ``label``, ``who``, ``kind`` (``"paper"``, then ``"pool"`` for each fit: ``"all items"``,
-        ``"all items + option set"``, ``"common support"``), ``estimate``, ``low``, ``high``,
-        ``null``, ``scale``; with ``fit`` (the fit's name, empty on the paper's row), ``n_items``,
-        ``t_CR2`` and ``holm_CR2`` (Holm over the nine contrasts; NaN on the paper's row).
+        ``"all items + option set"``, ``"common support"``), ``estimate``, ``low``, ``high`` (per SD
+        of the fit's b̂, the replication estimand), ``null``, ``scale``; with ``fit`` (the fit's
+        name, empty on the paper's row), ``n_items``, ``t_CR2`` and ``holm_CR2`` (Holm over the
+        nine contrasts; NaN on the paper's row).
     """
     if not 0 < level < 1:
         raise ParameterError("level", f"must lie in (0, 1), got {level}")
@@ -114,8 +115,9 @@ def entity_contrast_rows(frame: pd.DataFrame, *, seed, support_trim: float = 0.0
         table, _ = controlled_contrasts(part, controls, seed=seed)
         row = table.loc[ENTITY_TERM]
         half = float(stats.t.ppf(0.5 + level / 2, row["df_CR2"]) * row["se_CR2"])
-        rows.append(common | {"who": f"{who}{fit}", "kind": "pool", "estimate": float(row["estimate"]),
-                              "low": float(row["estimate"]) - half, "high": float(row["estimate"]) + half,
-                              "fit": fit, "n_items": len(part), "t_CR2": float(row["t_CR2"]),
+        centre = float(row["estimate"])
+        estimate, low, high = per_difficulty_sd(centre, centre - half, centre + half, part["b_hat"])
+        rows.append(common | {"who": f"{who}{fit}", "kind": "pool", "estimate": estimate, "low": low,
+                              "high": high, "fit": fit, "n_items": len(part), "t_CR2": float(row["t_CR2"]),
                               "holm_CR2": float(row["holm_CR2"])})
     return pd.DataFrame(rows).astype({"n_items": "Int64"})

@@ -29,6 +29,7 @@ from mmlu_audit.analyses.regression import (Design, contrast_terms, contrast_tes
                                             estimated_items, interaction_fit)
 from mmlu_audit.analyses.regression.joint import joint_wald_tests, wald_statistics
 from mmlu_audit.analyses.regression.stratified import effect_statistics
+from mmlu_audit.analyses.replication import per_difficulty_sd
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import seeded
 from mmlu_audit.inference import interaction_share, partition_effects, wild_cluster_bootstrap
@@ -91,7 +92,11 @@ def homogeneity_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) 
 
 @seeded
 def d_ner_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) -> dict:
-    """The STEM × D_ner contrast: estimate, CR2 t, Holm p (CR2 and wild bootstrap)."""
+    """The STEM × D_ner contrast: estimate, CR2 t, Holm p (CR2 and wild bootstrap); D_mdd's beside it.
+
+    ``<name>_per_sd`` (with ``_low`` and ``_high``) are both contrasts per SD of ``y``
+    (:func:`~mmlu_audit.analyses.replication.per_difficulty_sd`): the replication estimands.
+    """
     fit = interaction_fit(y, X, stem)
     contrasts = contrast_tests(fit, subjects, contrast_terms(X.columns), kinds=("CR2",), seed=seed,
                                n_boot=n_boot)
@@ -99,13 +104,17 @@ def d_ner_tests(y, X: pd.DataFrame, stem, subjects, *, seed, n_boot: int) -> dic
     crit = _t_crit(table["df_CR2"])
     mdd = contrasts.loc["STEM:d_mdd"]
     mdd_crit = _t_crit(mdd["df_CR2"])
-    return {"d_ner_estimate": float(table["estimate"]), "t_cr2_d_ner": float(table["t_CR2"]),
-            "d_ner_low": float(table["estimate"] - crit * table["se_CR2"]),
-            "d_ner_high": float(table["estimate"] + crit * table["se_CR2"]),
-            "holm_p_cr2_d_ner": float(table["holm_CR2"]), "boot_holm_p_d_ner": float(table["holm_boot"]),
-            "d_mdd_estimate": float(mdd["estimate"]),
-            "d_mdd_low": float(mdd["estimate"] - mdd_crit * mdd["se_CR2"]),
-            "d_mdd_high": float(mdd["estimate"] + mdd_crit * mdd["se_CR2"])}
+    out = {"d_ner_estimate": float(table["estimate"]), "t_cr2_d_ner": float(table["t_CR2"]),
+           "d_ner_low": float(table["estimate"] - crit * table["se_CR2"]),
+           "d_ner_high": float(table["estimate"] + crit * table["se_CR2"]),
+           "holm_p_cr2_d_ner": float(table["holm_CR2"]), "boot_holm_p_d_ner": float(table["holm_boot"]),
+           "d_mdd_estimate": float(mdd["estimate"]),
+           "d_mdd_low": float(mdd["estimate"] - mdd_crit * mdd["se_CR2"]),
+           "d_mdd_high": float(mdd["estimate"] + mdd_crit * mdd["se_CR2"])}
+    for name in ("d_ner", "d_mdd"):  # the replication estimands: per SD of the regressed b̂
+        values = per_difficulty_sd(*(out[f"{name}_{part}"] for part in ("estimate", "low", "high")), y)
+        out |= dict(zip((f"{name}_per_sd", f"{name}_per_sd_low", f"{name}_per_sd_high"), values, strict=True))
+    return out
 
 
 def _t_crit(df: float) -> float:

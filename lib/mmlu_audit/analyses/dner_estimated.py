@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from mmlu_audit.analyses.lambda_coverage import coverage_record
+from mmlu_audit.analyses.replication import per_difficulty_sd
 from mmlu_audit.analyses.study_schema import StudySchema, check_study
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.seeds import check_seed, seeded
@@ -69,10 +70,8 @@ def scale_free_contrast(contrast: dict, outcome) -> dict:
     DataError
         If the outcome does not vary.
     """
-    sd = float(np.std(np.asarray(outcome, float)))
-    if not sd > 0:
-        raise DataError("outcome", "the difficulties do not vary: no contrast per SD")
-    return {part: float(contrast[f"d_ner_{part}"]) / sd for part in _PARTS} | {"sd": sd}
+    values = per_difficulty_sd(*(contrast[f"d_ner_{part}"] for part in _PARTS), outcome)
+    return dict(zip(_PARTS, values, strict=True)) | {"sd": float(np.std(np.asarray(outcome, float)))}
 
 
 def cr2_contrast(y, X: pd.DataFrame, stem, subjects) -> dict:

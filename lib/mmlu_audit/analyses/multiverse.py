@@ -25,7 +25,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.analyses.replication import ESTIMANDS, judge, meta_analysis
+from mmlu_audit.analyses.replication import ESTIMANDS, judge, meta_analysis, per_difficulty_sd
 from mmlu_audit.core.errors import DataError
 from mmlu_audit.core.seeds import rng_from, seeded
 
@@ -75,7 +75,8 @@ def item_estimands(frame: pd.DataFrame, outcome: np.ndarray, columns, *, seed, n
     -------
     dict
         Estimand → (estimate, low, high): the bias-corrected share of variance the interactions
-        add (subject bootstrap), the STEM × D_ner contrast (CR2 interval, Satterthwaite df), and the
+        add (subject bootstrap), the STEM × D_ner contrast per SD of the outcome (CR2 interval,
+        Satterthwaite df; :func:`~mmlu_audit.analyses.replication.per_difficulty_sd`), and the
         STEM ÷ non-STEM explained-variance ratio (subject bootstrap).
     """
     from scipy import stats
@@ -94,8 +95,8 @@ def item_estimands(frame: pd.DataFrame, outcome: np.ndarray, columns, *, seed, n
     ratio = partition_effects(y, X, stem, subjects, seed=seed, n_boot=n_boot).set_index("effect")
     ratio = ratio.loc["explained_var_ratio"]
     return {"interaction_share": (share["estimate"], share["low"], share["high"]),
-            "d_ner_contrast": (table["estimate"], table["estimate"] - crit * table["se_CR2"],
-                               table["estimate"] + crit * table["se_CR2"]),
+            "d_ner_contrast": per_difficulty_sd(table["estimate"], table["estimate"] - crit * table["se_CR2"],
+                                                table["estimate"] + crit * table["se_CR2"], y),
             "logit2_ratio": (ratio["estimate"], ratio["ci_low"], ratio["ci_high"])}
 
 

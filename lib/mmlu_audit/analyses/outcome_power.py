@@ -45,8 +45,9 @@ from mmlu_audit.core.seeds import seeded
 from mmlu_audit.worlds.simulated import PAPER_ESTIMATE_SLOPES
 
 __all__ = ["GROUPS", "OUTCOME_COLUMNS", "OUTCOME_DECISIONS", "OUTCOME_WORLDS", "PLANTED", "SIGNAL_OUTCOMES",
-           "claim_power", "load_outcome_power", "outcome_power_path", "outcome_rates", "outcome_shares",
-           "planted_rows", "planted_spec", "population_estimands", "seed_outcomes"]
+           "claim_power", "claim_power_rows", "load_outcome_power", "outcome_power_path", "outcome_rates",
+           "outcome_shares", "planted_rows", "planted_spec", "population_estimands", "seed_outcomes",
+           "simulated_power"]
 
 #: The worlds: name → :class:`~mmlu_audit.worlds.simulated.WorldSpec` changes. ``"paper_estimates"``
 #: plants the paper's own estimates where it reports them
@@ -206,7 +207,7 @@ def seed_outcomes(designs: Mapping, items: pd.DataFrame, features: pd.DataFrame,
     table["world"] = world
     table["signal"] = table["outcome"].isin(SIGNAL_OUTCOMES)
     table["replicated"] = table["outcome"] == OUTCOMES[0]
-    return json.loads(table[list(OUTCOME_COLUMNS)].to_json(orient="records"))
+    return table[list(OUTCOME_COLUMNS)].to_dict(orient="records")
 
 
 #: How the rates are grouped.
@@ -263,8 +264,9 @@ def load_outcome_power(path: str | Path | None = None) -> pd.DataFrame:
     DataFrame
         One row per world, population, estimand and test (``signal`` or ``replicated``):
         ``rate``, ``mc_se`` and ``target_reached`` recomputed from ``n_seeds``; ``attrs`` holds
-        the file's ``settings``, ``target_se``, ``planted``, ``git_commit`` and ``shares`` (the
-        outcome shares as a DataFrame).
+        the file's ``settings``, ``target_se``, ``planted``, ``git_commit``, ``n_seeds``, ``shares``
+        (the outcome shares) and ``means`` (each estimate's mean and SD over the seeds, beside the
+        paper's), the last two as DataFrames.
 
     Raises
     ------
@@ -278,13 +280,14 @@ def load_outcome_power(path: str | Path | None = None) -> pd.DataFrame:
         result = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise DataError(path, f"not a readable outcome power result ({exc})") from exc
-    missing = [k for k in ("rates", "shares", "settings", "target_se", "planted", "git_commit")
-               if not isinstance(result, dict) or k not in result]
+    sections = ("rates", "shares", "mean_estimates", "settings", "target_se", "planted", "git_commit")
+    missing = [k for k in sections if not isinstance(result, dict) or k not in result]
     if missing:
         raise DataError(path, f"not an outcome power result: no {missing}")
     table = check_study(pd.DataFrame(result["rates"]), _schema(result["target_se"]), path)
     table.attrs.update(settings=result["settings"], target_se=result["target_se"], planted=result["planted"],
-                       git_commit=result["git_commit"], shares=pd.DataFrame(result["shares"]))
+                       git_commit=result["git_commit"], shares=pd.DataFrame(result["shares"]),
+                       means=pd.DataFrame(result["mean_estimates"]), n_seeds=result.get("n_seeds"))
     return table
 
 
@@ -321,3 +324,45 @@ def claim_power(table: pd.DataFrame, true_world: str = "paper_estimates",
                          "n_seeds": int(min(pick["n_seeds"] for pick in picks.values()))})
     return pd.DataFrame(rows).set_index(["claim", "population"])
 
+
+
+def simulated_power(table: pd.DataFrame, rates: pd.DataFrame, world: str = "paper_estimates") -> pd.Series:
+    """Each row's simulated power: its population's signal rate for its estimand where ``world`` is planted.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Rows with ``population`` and ``estimand`` (the real-verdicts table).
+    rates : DataFrame
+        :func:`load_outcome_power`.
+    world : str
+        The world whose signal rate is power.
+
+    Returns
+    -------
+    Series
+        Aligned with ``table``; NaN for a population or estimand the study did not simulate.
+    """
+    signal = rates[(rates["world"] == world) & (rates["test"] == "signal")]
+    lookup = signal.set_index(["population", "estimand"])["rate"]
+    keys = pd.MultiIndex.from_arrays([table["population"], table["estimand"]])
+    return pd.Series(lookup.reindex(keys).to_numpy(), index=table.index, name="simulated power")
+
+
+def claim_power_rows(table: pd.DataFrame, true_world: str = "paper_estimates") -> pd.DataFrame:
+    """:func:`claim_power` per row, with each estimate's mean where ``true_world`` is planted and the paper's.
+
+    Returns
+    -------
+    DataFrame
+        :func:`claim_power` reset to columns, plus ``mean_estimate`` (over the seeds; the
+        :data:`PLANTED` row's is the planted value the others aim at) and ``paper``.
+    """
+    from mmlu_audit.analyses.replication import ESTIMANDS
+
+    rows = claim_power(table, true_world).reset_index()
+    means = table.attrs["means"]
+    means = means[means["world"] == true_world].set_index(["population", "estimand"])["mean"]
+    keys = pd.MultiIndex.from_frame(rows[["population", "estimand"]])
+    return rows.assign(mean_estimate=means.reindex(keys).to_numpy(),
+                       paper=rows["estimand"].map({key: e.paper for key, e in ESTIMANDS.items()}))

@@ -7,6 +7,9 @@ the scorecard and the claims CSV) reads them from here.
 1. **Estimands, not statistics.** :data:`ESTIMANDS` names, for each claim, a quantity whose scale
    does not grow with the number of models or items, with the paper's estimate and standard error
    taken from its text (each entry quotes the sentence; SE = estimate / t where only t is given).
+   A slope contrast is measured per SD of the difficulties it was regressed on
+   (:func:`per_difficulty_sd`): a 2PL fitted to a few dozen models shrinks b̂ (its SD is about half
+   the paper's 2.24 on the real populations), and a contrast in logits would shrink with it.
 2. **Outcome by interval** (LeBel et al., 2019): :func:`classify` reads a replication's 95 %
    interval against no effect and against the paper's estimate, in the words of :data:`OUTCOMES`.
    Beside it, :func:`prediction_interval` (Patil, Peng and Leek, 2016) and
@@ -30,13 +33,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mmlu_audit.core.errors import ParameterError
+from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paper import PAPER
 
 __all__ = ["CLAIM_ESTIMAND", "CLAIM_TITLES", "COMBINED", "ESTIMANDS", "OUTCOMES", "OUTCOME_MEANINGS",
            "OUTCOME_SENTENCES", "POWER_CONVENTION", "RESULT_KEYS", "SCALES", "Estimand", "calibration_table",
            "claim_outcomes", "claim_sentence", "claims_download", "classify", "combined_rows", "forest_table",
-           "from_scale", "judge", "meta_analysis", "outcome_glossary", "outcome_rows", "power_to_detect",
+           "from_scale", "judge", "meta_analysis", "outcome_glossary", "outcome_rows", "per_difficulty_sd",
+           "power_to_detect",
            "prediction_interval", "se_from_interval", "small_telescopes", "sources_table", "to_scale"]
 
 Z95 = float(stats.norm.ppf(0.975))
@@ -146,8 +150,9 @@ CLAIM_TITLES = {"homogeneity": "Structural homogeneity rejected (§4.3)",
                 "guessing_floor": "Reasoning sensitivity is the guessing floor (§5.1)"}
 
 _N_ITEMS, _N_COEF, _K = PAPER["n_items"][0], 20, 9
-_D_NER = PAPER["d_ner_beta_stem"][0] - PAPER["d_ner_b_nonstem"][0]
-_D_MDD = PAPER["d_mdd_b_stem"][0] - PAPER["d_mdd_b_nonstem"][0]
+_B_SD = PAPER["b_sd"][0]
+_D_NER = (PAPER["d_ner_beta_stem"][0] - PAPER["d_ner_b_nonstem"][0]) / _B_SD
+_D_MDD = (PAPER["d_mdd_b_stem"][0] - PAPER["d_mdd_b_nonstem"][0]) / _B_SD
 _RATIO_SE = se_from_interval(PAPER["logit2_ratio_ci_low"][0], PAPER["logit2_ratio_ci_high"][0], "log")
 
 #: Every estimand a real-data outcome is judged on, in claim order.
@@ -161,19 +166,19 @@ ESTIMANDS: dict[str, Estimand] = {e.key: e for e in (
              "(W − 9)/(n − 20). The paper gives no interval for it, and its cluster-robust tests of the "
              "same nine coefficients are W(9) = 28.21 under CR2 (p = 8.8e-4) and a wild cluster "
              "bootstrap p = 0.060: marginal."),
-    Estimand("d_mdd_contrast", "homogeneity", "STEM − non-STEM slope of D_mdd (logits per SD)", "linear", 0.0,
-             _D_MDD, _D_MDD / PAPER["t_cr2_d_mdd"][0],
+    Estimand("d_mdd_contrast", "homogeneity", "STEM − non-STEM slope of D_mdd (SDs of b per SD)", "linear",
+             0.0, _D_MDD, _D_MDD / PAPER["t_cr2_d_mdd"][0],
              "Syntactic MDD ($D_{\\text{mdd}}$) shows a similar split: a strong positive coefficient in STEM "
              "($b=0.3694$), near-zero outside it ($b=0.0146$), clearing clustered inference "
              "($t_{\\text{CR2}}=2.68$, bootstrap $p=0.015$) though not Holm correction.",
-             "contrast 0.3694 − 0.0146; SE = contrast / t_CR2."),
-    Estimand("d_ner_contrast", "d_ner", "STEM − non-STEM slope of D_ner (logits per SD)", "linear", 0.0,
+             "contrast (0.3694 − 0.0146) / 2.24, the SD of the paper's b (§3); SE = contrast / t_CR2."),
+    Estimand("d_ner_contrast", "d_ner", "STEM − non-STEM slope of D_ner (SDs of b per SD)", "linear", 0.0,
              _D_NER, _D_NER / PAPER["t_cr2_d_ner"][0],
              "Entity Density ($D_{\\text{ner}}$) shows the most robust divergence, surviving all corrections "
              "($t_{\\text{CR2}}=3.41$, $p_{\\text{Holm}}=0.011$ …). In STEM, named entities act as "
              "operational constraints compounding the reasoning chain ($\\beta=0.140$). Outside STEM the "
              "coefficient is indistinguishable from zero ($b=0.0002$)",
-             "contrast 0.140 − 0.0002; SE = contrast / t_CR2."),
+             "contrast (0.140 − 0.0002) / 2.24, the SD of the paper's b (§3); SE = contrast / t_CR2."),
     Estimand("logit2_ratio", "stem_r2", "variance explained in logit² units, STEM ÷ non-STEM", "log", 1.0,
              PAPER["logit2_ratio"][0], _RATIO_SE,
              "in logit-squared units the indicators account for $2.46\\times$ more variance in STEM "
@@ -189,6 +194,32 @@ ESTIMANDS: dict[str, Estimand] = {e.key: e for e in (
 #: The estimand each claim's outcome is read on (the others are shown beside it).
 CLAIM_ESTIMAND = {"homogeneity": "interaction_share", "d_ner": "d_ner_contrast", "stem_r2": "logit2_ratio",
                   "guessing_floor": "rs_r_all"}
+
+
+def per_difficulty_sd(estimate: float, low: float, high: float, difficulties) -> tuple[float, float, float]:
+    """A slope contrast and its interval per SD of the difficulties it was regressed on.
+
+    Parameters
+    ----------
+    estimate, low, high : float
+        The contrast and its 95 % interval, in logits of difficulty per SD of the indicator.
+    difficulties : array
+        The regression's outcome (b̂ of the items it kept); its population SD is the unit.
+
+    Returns
+    -------
+    tuple of float
+        The three values divided by the SD.
+
+    Raises
+    ------
+    DataError
+        If the difficulties do not vary.
+    """
+    sd = float(np.std(np.asarray(difficulties, float)))
+    if not sd > 0:
+        raise DataError("difficulties", "they do not vary: no contrast per SD of difficulty")
+    return float(estimate) / sd, float(low) / sd, float(high) / sd
 
 
 def _estimand(key: str) -> Estimand:
@@ -407,8 +438,8 @@ def meta_analysis(estimates, ses, *, scale: str = "linear", labels=None) -> dict
 #: (test, estimate key, low key, high key).
 RESULT_KEYS = {"interaction_share": ("homogeneity", "interaction_share", "interaction_share_low",
                                      "interaction_share_high"),
-               "d_mdd_contrast": ("d_ner", "d_mdd_estimate", "d_mdd_low", "d_mdd_high"),
-               "d_ner_contrast": ("d_ner", "d_ner_estimate", "d_ner_low", "d_ner_high"),
+               "d_mdd_contrast": ("d_ner", "d_mdd_per_sd", "d_mdd_per_sd_low", "d_mdd_per_sd_high"),
+               "d_ner_contrast": ("d_ner", "d_ner_per_sd", "d_ner_per_sd_low", "d_ner_per_sd_high"),
                "logit2_ratio": ("stem_r2", "logit2_ratio", "logit2_ratio_ci_low", "logit2_ratio_ci_high"),
                "rs_r_all": ("guessing_floor", "rs_r_all", "rs_r_low", "rs_r_high")}
 #: Who the meta-analytic rows are.

@@ -197,9 +197,10 @@ CLAIMS: tuple[Claim, ...] = (
           outcome=("chap-real-verdicts", "outcome_homogeneity", "sentence_homogeneity")),
     Claim("d_ner", "The STEM × entity-density (D_ner) contrast survives CR2, Holm over the nine "
           "contrasts, and the wild cluster bootstrap.", "§4.2",
-          (Evidence("chap-real-verdicts", "pool_d_ner_estimate",
-                    "D_ner contrast, pooled real matrix, CR2 95 % interval (Holm p)", kind="context",
-                    low="pool_d_ner_low", high="pool_d_ner_high", p="pool_holm_p_cr2_d_ner"),
+          (Evidence("chap-real-verdicts", "pool_d_ner_per_sd",
+                    "D_ner contrast per SD of b̂, pooled real matrix, CR2 95 % interval (Holm p)",
+                    kind="context", low="pool_d_ner_per_sd_low", high="pool_d_ner_per_sd_high",
+                    p="pool_holm_p_cr2_d_ner"),
            Evidence("chap-stratified", "t_cr2_d_ner", "D_ner contrast, CR2 t (Holm p; bootstrap p)",
                     conditions=(_p_below("holm_p_cr2_d_ner"), _p_below("boot_p_d_ner")),
                     p="holm_p_cr2_d_ner"),
