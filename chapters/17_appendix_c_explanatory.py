@@ -43,7 +43,6 @@ executed_dir = "../book/_executed"  # where bookbuild writes this page; the CSV 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.features import INDICATORS
@@ -51,7 +50,8 @@ from mmlu_audit.irt.explanatory import (REPLICATE_SD_RATIO, ExplanatorySpec, fit
                                         identification_table, is_identified, step_count_summary)
 from mmlu_audit.analyses.pipeline import analysis_inputs
 from mmlu_audit.book.plots import KIND_STYLES, stamp_source, use_style
-from mmlu_audit.analyses.regression import contrast_terms, design_arrays, estimated_items, interaction_fit, planted_slopes
+from mmlu_audit.analyses.explanatory import explanatory_contrasts
+from mmlu_audit.analyses.regression import design_arrays, planted_slopes
 from mmlu_audit.book.report import (glue_figure, glue_values, population_note, source_banner, value_label,
                                     write_download)
 from mmlu_audit.book.labels import label
@@ -74,19 +74,7 @@ real_restarts = fit_explanatory_restarts(real.matrix.responses, X_items, stem, r
                                          seeds=[seed + k for k in range(explanatory_restarts)], spec=real_spec,
                                          progress=False)
 real_identification = identification_table(real_restarts)
-real_frame = estimated_items(real.frame)
-real_X, real_y, real_stem, _ = design_arrays(real_frame)
-real_two_stage = interaction_fit(real_y, real_X, real_stem)
-real_contrasts = pd.DataFrame({
-    "explanatory γ": real_identification.loc[gamma_rows, "mean"].to_numpy(),
-    "posterior SD": real_identification.loc[gamma_rows, "posterior_sd"].to_numpy(),
-    "restart SD": real_identification.loc[gamma_rows, "restart_sd"].to_numpy(),
-    "identified": real_identification.loc[gamma_rows, "identified"].to_numpy(),
-    "two-stage (b̂ units)": pd.Series(real_two_stage.beta, index=real_two_stage.names)[
-        contrast_terms(real_X.columns)].to_numpy(),
-}, index=list(X_items.columns))
-real_contrasts["posterior 95 % low"] = real_contrasts["explanatory γ"] - 1.96 * real_contrasts["posterior SD"]
-real_contrasts["posterior 95 % high"] = real_contrasts["explanatory γ"] + 1.96 * real_contrasts["posterior SD"]
+real_contrasts = explanatory_contrasts(real_restarts, real.frame, X_items.columns)
 real_identified = is_identified(real_restarts)
 write_download(real_identification.rename_axis("parameter").reset_index(), "explanatory_identification_real.csv",
                executed_dir)
@@ -236,18 +224,7 @@ identification.rename(index=label).round(4)
 # two-stage estimates inherit the compressed b̂ scale of the paper's prior.
 
 # %%
-frame = estimated_items(inputs.frame)
-X, y, stem_est, _ = design_arrays(frame)
-two_stage = interaction_fit(y, X, stem_est)
-contrasts = pd.DataFrame({
-    "explanatory γ": identification.loc[gamma_rows, "mean"].to_numpy(),
-    "restart SD": identification.loc[gamma_rows, "restart_sd"].to_numpy(),
-    "posterior SD": identification.loc[gamma_rows, "posterior_sd"].to_numpy(),
-    "two-stage (b̂ units)": pd.Series(two_stage.beta, index=two_stage.names)[contrast_terms(X.columns)].to_numpy(),
-}, index=list(X_items.columns))
-planted = planted_slopes(matrix)
-if planted is not None:
-    contrasts.insert(0, "planted γ (simulated)", (planted["STEM"] - planted["non-STEM"]).reindex(contrasts.index))
+contrasts = explanatory_contrasts(restarts, inputs.frame, X_items.columns, planted=planted_slopes(matrix))
 write_download(contrasts.rename_axis("indicator").reset_index(), "explanatory_contrasts.csv", executed_dir)
 display(contrasts.rename(index=contrast_words).round(3))
 

@@ -10,6 +10,7 @@ import pytest
 
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.errors import DataError
+from mmlu_audit.analyses.explanatory import explanatory_contrasts
 from mmlu_audit.irt.explanatory import (ExplanatorySpec, fit_explanatory, fit_explanatory_restarts,
                                         identification_table, is_identified, step_count_summary)
 
@@ -57,6 +58,21 @@ def test_restart_table_flags_gamma_as_identified(fits):
     assert {"gamma[x1]", "delta", "delta_plus_subject_gap", "tau"} <= set(table.index)
     assert (table["restart_sd"] >= 0).all() and (table["posterior_sd"] > 0).all()
     assert is_identified(fits)
+
+
+def test_explanatory_contrasts_sit_beside_the_two_stage_ones(world, fits):
+    frame = world["X"].assign(b_hat=world["b"], stem=world["stem"], subject=world["subjects"])
+    planted = pd.DataFrame({"STEM": BETA + GAMMA, "non-STEM": BETA}, index=["x1", "x2"])
+    table = explanatory_contrasts(fits, frame, ["x1", "x2"], planted=planted)
+    assert list(table.index) == ["x1", "x2"] and table.columns[0] == "planted γ (simulated)"
+    assert table["planted γ (simulated)"].tolist() == pytest.approx(GAMMA.tolist())
+    assert table.loc["x1", "two-stage (b̂ units)"] == pytest.approx(GAMMA[0], abs=0.15)  # OLS on the true b
+    half = (1.959963984540054 * table["posterior SD"]).to_numpy()
+    assert (table["posterior 95 % high"] - table["explanatory γ"]).to_numpy() == pytest.approx(half)
+    assert table["explanatory γ"].tolist() == identification_table(fits).loc[["gamma[x1]", "gamma[x2]"],
+                                                                              "mean"].tolist()
+    with pytest.raises(ParameterError, match="level"):
+        explanatory_contrasts(fits, frame, ["x1", "x2"], level=1.0)
 
 
 def test_same_seed_same_fit_and_bad_inputs(world, fits):
