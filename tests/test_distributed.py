@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +20,15 @@ def cheap_replicate(seed: int, offset: float, weights: np.ndarray) -> list[dict]
 
 
 INPUTS = {"offset": 0.25, "weights": np.linspace(0.0, 1.0, 50)}
+
+
+def marked_replicate(seed: int, folder: str) -> int:
+    """A task that leaves a file named after its seed when it starts, then takes a moment."""
+    import pathlib
+
+    pathlib.Path(folder, str(seed)).touch()
+    time.sleep(0.2)
+    return seed
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +50,19 @@ def test_two_workers_give_the_serial_results(client):
     assert [seed for seed, _, _ in spread] == [3, 1, 2, 0]  # the seeds' order, not the finishing order
     assert [result for _, result, _ in spread] == [result for _, result, _ in serial]
     assert all(seconds >= 0 for _, _, seconds in spread)
+
+
+def test_only_a_window_of_seeds_runs_ahead_of_the_one_awaited(client, tmp_path):
+    """Before: every seed was queued at once and the scheduler ran them in any order, so a run
+    stopped while seed 1 still waited lost the 45 later seeds it had finished."""
+    window = distributed.IN_FLIGHT_PER_THREAD * 2
+    results = distributed.map_seeds(marked_replicate, range(40), client=client, folder=str(tmp_path))
+    first = next(results)
+    time.sleep(1.0)  # the workers would start many more seeds in this time if they were queued
+    started = sorted(int(path.name) for path in tmp_path.iterdir())
+    assert first[:2] == (0, 0)
+    assert started == list(range(len(started))) and len(started) <= window + 1
+    assert [seed for seed, _, _ in results] == list(range(1, 40))
 
 
 def test_a_killed_run_resumes_without_repeating_seeds(client, tmp_path):

@@ -12,7 +12,9 @@ The seed-study benchmarks (``bench/bench_seed_study.py``, ``bench_seed_study_fit
 
 A seed's result does not depend on where it ran: every task is a pure function of its seed
 and inputs, and :func:`map_seeds` hands the results back in seed order, so a runner appends
-them to its resumable file exactly as a serial run would.
+them to its resumable file exactly as a serial run would. Only a window of seeds
+(:data:`IN_FLIGHT_PER_THREAD` per worker thread) runs ahead of the one awaited, so a stopped run
+loses at most that window.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import argparse
 import os
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
@@ -29,8 +32,8 @@ import pandas as pd
 from mmlu_audit.core.errors import ParameterError
 from mmlu_audit.core.seeds import check_seed
 
-__all__ = ["PINNED_THREADS", "SCHEDULER_ENV", "SERIAL", "add_scheduler_arguments", "map_seeds",
-           "next_result", "pending_seeds", "scheduler_address", "seed_client"]
+__all__ = ["IN_FLIGHT_PER_THREAD", "PINNED_THREADS", "SCHEDULER_ENV", "SERIAL", "add_scheduler_arguments",
+           "map_seeds", "next_result", "pending_seeds", "scheduler_address", "seed_client"]
 
 #: The environment variable naming a scheduler when ``--scheduler`` is not given.
 SCHEDULER_ENV = "MMLU_AUDIT_SCHEDULER"
@@ -38,6 +41,8 @@ SCHEDULER_ENV = "MMLU_AUDIT_SCHEDULER"
 #: The ``--scheduler`` value that runs every seed in this process, one after the other.
 SERIAL = "serial"
 
+#: Tasks :func:`map_seeds` keeps in flight per worker thread of the cluster.
+IN_FLIGHT_PER_THREAD = 2
 #: Set in each local worker's environment before it starts: one thread per pool.
 PINNED_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                   "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
@@ -140,12 +145,26 @@ def map_seeds(function: Callable, seeds: Iterable[int], *, client=None,
     # second study on the same client would then release the first one's inputs
     shared = {name: client.scatter(value, broadcast=True, hash=False) for name, value in inputs.items()}
     run = f"{getattr(function, '__name__', 'task')}-{uuid.uuid4().hex[:8]}"
-    futures = [client.submit(_timed, function, seed, shared, key=f"{run}-seed-{seed}") for seed in seeds]
+    # a window of tasks in flight, refilled in seed order: the scheduler may run queued tasks in
+    # any order, and a run stopped while later seeds wait on an early one loses every result held
+    window = IN_FLIGHT_PER_THREAD * max(1, sum(client.nthreads().values()))
+    pending, todo = deque(), iter(seeds)
+
+    def submit_next() -> None:
+        seed = next(todo, None)
+        if seed is not None:
+            pending.append((seed, client.submit(_timed, function, seed, shared, key=f"{run}-seed-{seed}")))
+
+    for _ in range(window):
+        submit_next()
     try:
-        for seed, future in zip(seeds, futures, strict=True):
-            yield (seed, *future.result())
+        while pending:
+            seed, future = pending.popleft()
+            result = future.result()
+            submit_next()
+            yield (seed, *result)
     finally:
-        client.cancel([future for future in futures if not future.done()])
+        client.cancel([future for _, future in pending if not future.done()])
 
 
 def pending_seeds(rows: pd.DataFrame | None, seeds: Iterable[int], key: Mapping | None = None) -> list[int]:
