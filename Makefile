@@ -118,7 +118,8 @@ bench: $(VENV)/.installed $(PYIRT) $(GIRTH)  ## benchmarks (long); results land 
 	$(PY) bench/bench_interaction_bootstrap.py
 	$(PY) bench/bench_mmlu_pro.py
 	$(PY) bench/bench_modelside.py --chapters 08 11
-	$(PY) bench/bench_real_power.py
+	$(PY) bench/bench_real_power.py --worlds floor_false
+	$(PY) bench/bench_outcome_power.py
 	$(PY) bench/bench_multiverse.py
 
 lock: $(VENV)/.installed  ## re-pin requirements.txt from the current environment

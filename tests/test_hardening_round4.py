@@ -194,7 +194,7 @@ RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
 def _power_file(tmp_path: Path, plant) -> Path:
     import json
 
-    result = json.loads((RESULTS / "real_power.json").read_text())
+    result = json.loads((RESULTS / "real_power_floor_false.json").read_text())
     plant(result)
     path = tmp_path / "power.json"
     path.write_text(json.dumps(result))
@@ -230,7 +230,7 @@ def test_finding3_load_power_recomputes_derived_fields_and_refuses_defects(tmp_p
 def test_finding3_the_committed_power_result_loads_with_recomputed_fields(tmp_path):
     from mmlu_audit.analyses.power import load_power, mc_se
 
-    table = load_power(RESULTS / "real_power.json")
+    table = load_power(RESULTS / "real_power_floor_false.json")
     assert table["target_reached"].dtype == bool
     assert np.allclose(table["mc_se"], mc_se(table["rate"], table["n_seeds"]))
 
