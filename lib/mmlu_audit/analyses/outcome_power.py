@@ -207,7 +207,8 @@ def seed_outcomes(designs: Mapping, items: pd.DataFrame, features: pd.DataFrame,
     table["world"] = world
     table["signal"] = table["outcome"].isin(SIGNAL_OUTCOMES)
     table["replicated"] = table["outcome"] == OUTCOMES[0]
-    return table[list(OUTCOME_COLUMNS)].to_dict(orient="records")
+    table = table[list(OUTCOME_COLUMNS)].astype(object)
+    return table.where(table.notna(), None).to_dict(orient="records")  # a missing value: an empty field
 
 
 #: How the rates are grouped.
