@@ -114,7 +114,9 @@ def test_rates_and_shares_count_every_outcome():
 
 def _result(rates):
     means = [{"world": "paper_estimates", "population": "a", "estimand": "d_ner_contrast", "mean": 0.05}]
-    return {"rates": rates, "shares": [], "mean_estimates": means, "settings": {"n_boot": 9},
+    shares = [{"world": w, "population": "a", "estimand": "rs_r_all", "outcome": OUTCOMES[6], "rate": 1.0}
+              for w in ("paper_estimates", "null")]  # never estimable: left out of the display
+    return {"rates": rates, "shares": shares, "mean_estimates": means, "settings": {"n_boot": 9},
             "target_se": 0.02, "planted": {"worlds": {}}, "git_commit": "abc"}
 
 
@@ -136,6 +138,7 @@ def test_load_outcome_power_checks_the_file_and_claim_power_reads_it(tmp_path):
     assert shown.loc[("d_ner", "a"), "mean_estimate"] == 0.05 and np.isnan(shown.loc[("d_ner", COMBINED),
                                                                                        "mean_estimate"])
     assert shown.loc[("d_ner", "a"), "paper"] == ESTIMANDS["d_ner_contrast"].paper
+    assert ("guessing_floor", "a") not in shown.index and ("guessing_floor", COMBINED) in shown.index
     path.write_text(json.dumps(_result([{**rates[0], "rate": 1.5}] + rates[1:])))
     with pytest.raises(DataError):
         load_outcome_power(path)

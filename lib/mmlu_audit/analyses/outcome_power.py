@@ -353,6 +353,9 @@ def simulated_power(table: pd.DataFrame, rates: pd.DataFrame, world: str = "pape
 def claim_power_rows(table: pd.DataFrame, true_world: str = "paper_estimates") -> pd.DataFrame:
     """:func:`claim_power` per row, with each estimate's mean where ``true_world`` is planted and the paper's.
 
+    A population and estimand that was "not estimable" in every seed of every world (a population
+    of too few models; r(β, θ̂) on the planted difficulties) is left out.
+
     Returns
     -------
     DataFrame
@@ -362,6 +365,10 @@ def claim_power_rows(table: pd.DataFrame, true_world: str = "paper_estimates") -
     from mmlu_audit.analyses.replication import ESTIMANDS
 
     rows = claim_power(table, true_world).reset_index()
+    shares = table.attrs["shares"]
+    unestimable = shares[shares["outcome"] == OUTCOMES[6]].groupby(["population", "estimand"])["rate"].min()
+    never = set(unestimable[unestimable == 1.0].index)  # in every seed of every world
+    rows = rows[[key not in never for key in zip(rows["population"], rows["estimand"], strict=True)]]
     means = table.attrs["means"]
     means = means[means["world"] == true_world].set_index(["population", "estimand"])["mean"]
     keys = pd.MultiIndex.from_frame(rows[["population", "estimand"]])

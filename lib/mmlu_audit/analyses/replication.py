@@ -413,7 +413,9 @@ def meta_analysis(estimates, ses, *, scale: str = "linear", labels=None) -> dict
         raise ParameterError("ses", "standard errors must be positive")
     y, var = y[keep], se[keep] ** 2
     k = int(keep.sum())
-    fixed = combine_effects(y, var, method_re="chi2", use_t=False)
+    with np.errstate(invalid="ignore"):  # its own random-effects SDs (unused: τ² is truncated
+        # below) take the root of a negative variance when Q < k − 1
+        fixed = combine_effects(y, var, method_re="chi2", use_t=False)
     # DerSimonian–Laird τ² truncated at 0 (statsmodels leaves it negative when Q < k − 1)
     tau2 = max(0.0, float(fixed.tau2))
     w = 1.0 / (var + tau2)
