@@ -45,7 +45,7 @@ cv_folds = 10  # K of the item-fold cross-validation (STEM R²)
 null_replicates = 100  # matrices simulated from each fitted 3PL (guessing floor)
 n_splits = 200  # random model splits of the split-half reliability
 multiverse_boot = 499  # bootstrap draws of each multiverse cell
-results_dir = "../bench/results"  # where `make bench` recorded the 3PL cells and b̂'s split halves (bench_multiverse)
+results_dir = "../bench/results"  # where `make bench` recorded the 3PL cells, b̂'s split halves and the power study
 executed_dir = "../book/_executed"  # where bookbuild writes this page; the claims table's CSV goes beside it
 
 # %% [raw] tags=["fast-parameters"]
@@ -56,10 +56,13 @@ executed_dir = "../book/_executed"  # where bookbuild writes this page; the clai
 # multiverse_boot = 99
 
 # %% tags=["hide-input"]
+from pathlib import Path
+
 import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.analyses.central import MIN_POPULATION_MODELS, population_tests
+from mmlu_audit.analyses.outcome_power import load_outcome_power, simulated_power
 from mmlu_audit.analyses.multiverse import (DEFAULT, SPEC_CHOICES, combined_specifications, default_path_rows,
                                             disattenuate, fragility, load_bench, specification_forest, specifications,
                                             split_half_reliability)
@@ -125,6 +128,12 @@ for source in [*populations, pool_source]:
 outcomes = pd.concat(outcomes, ignore_index=True)
 combined = combined_rows(outcomes, populations)
 table = pd.concat([outcomes, combined], ignore_index=True)
+# power from the simulation study at each population's design (validity chapter); the normal
+# approximation from this interval's SE stays beside it
+power_study = load_outcome_power(Path(results_dir) / "outcome_power.json")
+table = table.assign(power_analytic=table["power"], power=simulated_power(table, power_study))
+glue_values({"power_study_seeds": power_study.attrs["n_seeds"],
+             "power_study_worst_se": float(power_study["mc_se"].max())})
 names = {source: f"{POPULATION_LABELS.get(source, source)} ({load_responses(source).shape[0]} "
                  f"model{'s' if load_responses(source).shape[0] > 1 else ''})" for source in populations}
 names[pool_source] = f"pool of all {len(populations)} ({pool.shape[0]} models)"
@@ -164,7 +173,8 @@ glue_values({f"title_{c}": t for c, t in CLAIM_TITLES.items()}
                for k, v in results[pool_source][test].items() if k not in ("supports", "n_items", "n_models")})
 shown = table.assign(population=table["population"].map(names),
                      estimand=[ESTIMANDS[k].label for k in table["estimand"]])
-columns = ["estimand", "population", "estimate", "low", "high", "outcome", "in_pi", "smaller_than_d33", "power"]
+columns = ["estimand", "population", "estimate", "low", "high", "outcome", "in_pi", "smaller_than_d33", "power",
+           "power_analytic"]
 checks = ["in_pi", "smaller_than_d33"]  # None where the paper gives no interval to compare with
 shown[checks] = shown[checks].astype(object).where(shown[checks].notna(), "not computable")
 with pd.option_context("display.max_colwidth", None):
@@ -174,8 +184,12 @@ with pd.option_context("display.max_colwidth", None):
 # Read down a column: *within the paper's prediction interval* is whether the estimate falls where a
 # second study would land if both estimated one value (Patil, Peng and Leek, 2016); *smaller than d33* is
 # Simonsohn's small-telescopes test (is the estimate significantly smaller than the effect the paper had
-# a third power to detect?); *power* is the chance this population's interval excludes no effect if the
-# paper's estimate is true (a replication is conventionally expected to have {glue:text}`power_convention`).
+# a third power to detect?); *power* is how often an interval at this population's design excluded no
+# effect in {glue:text}`power_study_seeds` worlds simulated with the paper's estimates planted (Monte Carlo
+# SE at most {glue:text}`power_study_worst_se:.3f`; {ref}`chap-validity` shows the study, its size and
+# its worlds; the pooled matrix was not simulated). A replication is conventionally expected to have
+# {glue:text}`power_convention`. *Analytic power* is the same chance from the normal approximation with
+# this interval's standard error, which assumes the estimate is centred on the truth.
 #
 # ```{glue:figure} fig_claims_forest
 # :name: fig-claims-forest

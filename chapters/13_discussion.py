@@ -21,8 +21,9 @@
 # judged it: each claim's estimate across the disjoint real populations combined, read by its 95 %
 # interval against no effect and against the paper's estimate (*replicated*, *inconsistent*,
 # *inconclusive*, *not replicated*; {ref}`page-glossary`). A claim with no registered estimand is
-# *not estimable*, with the reason. The power beside an outcome (the chance the combined populations
-# had to exclude no effect if the paper's estimate were true) is context, never a verdict.
+# *not estimable*, with the reason. The power beside an outcome (how often the combined populations'
+# interval excluded no effect in worlds simulated at their designs with the paper's estimates planted,
+# {ref}`chap-validity`) is context, never a verdict.
 #
 # A test on the simulated world never decides a claim about MMLU: the simulated world was planted
 # to resemble the paper. Its column says only whether the pipeline *{glue:text}`term_recovers`*
@@ -80,7 +81,7 @@ glue_values({"n_claims": len(claims),
 # %% tags=["hide-input"]
 with pd.option_context("display.max_colwidth", None):
     display(claims[["section", "claim", "verdict", "power", "why", "simulated", "simulated_why"]].rename(
-        columns={"verdict": "outcome on real data", "power": "power to detect the paper's estimate",
+        columns={"verdict": "outcome on real data", "power": "power at the paper's estimates (simulated)",
                  "why": "why", "simulated": "simulated world", "simulated_why": "what the simulation shows"}))
 
 # %% [markdown]

@@ -292,6 +292,71 @@ display(design_slopes.rename(index=labels(), columns={
 # a share of the SD of b̂).
 
 # %% [markdown]
+# ## The replication outcomes at the real designs: power and size
+#
+# The real-verdicts chapter reads each claim by the outcome of an interval in each disjoint
+# population and in their random-effects combination. How often would those designs report a
+# signal (an interval that excludes no effect) if the paper's estimates were true, and how often if
+# there were no effect? `bench/bench_outcome_power.py` answers it on the calibrated world above:
+# every seed draws one item side, with the paper's own D_ner and D_mdd slopes per partition (§4.2:
+# {glue:text}`op_ner_stem` in STEM and {glue:text}`op_ner_other` outside it for D_ner,
+# {glue:text}`op_mdd_stem` and {glue:text}`op_mdd_other` for D_mdd, in logits of a difficulty SD of
+# {glue:text}`op_paper_b_sd`, rescaled to the world's; no other contrast, since the paper estimates
+# none) or with identical slopes in both partitions;
+# every population answers those items with its own models, missing cells and accuracies; each
+# estimand is computed and judged exactly as on the real page. Over
+# {glue:text}`op_seeds` seeds (the largest Monte Carlo SE of a rate is
+# {glue:text}`op_worst_se:.3f`), the table gives for each claim's estimand and population the
+# **power** (signal rate with the paper's estimates planted), the rate of *replicated*, the
+# **size** (signal rate with none planted), and the estimate's mean with the paper's estimates
+# planted. The row "planted difficulties" is the estimand computed on the world's true difficulties
+# of every item: what the estimates aim at. Where a population's mean lies well below it, its b̂ is
+# too noisy to carry the estimand; where the size is far above 5 %, a signal is not evidence for the
+# claim. The study ran on commit {glue:text}`op_commit`.
+
+# %% tags=["hide-input"]
+from mmlu_audit.analyses.outcome_power import claim_power_rows, load_outcome_power, population_extremes
+from mmlu_audit.analyses.replication import POWER_CONVENTION
+from mmlu_audit.data.real_pool import POPULATION_LABELS
+
+outcome_power = load_outcome_power(results / "outcome_power.json")
+op_rows = claim_power_rows(outcome_power)
+glue_values({"op_seeds": outcome_power.attrs["n_seeds"], "op_worst_se": float(outcome_power["mc_se"].max()),
+             "op_commit": outcome_power.attrs["git_commit"][:7], "op_paper_b_sd": paper_value("b_sd"),
+             "op_ner_stem": paper_value("d_ner_beta_stem"), "op_ner_other": paper_value("d_ner_b_nonstem"),
+             "op_mdd_stem": paper_value("d_mdd_b_stem"), "op_mdd_other": paper_value("d_mdd_b_nonstem")})
+op_cells = rate_cells(op_rows[["power", "replicated", "size"]],
+                      op_rows[["power_se", "replicated_se", "size_se"]].set_axis(["power", "replicated", "size"],
+                                                                                 axis=1))
+op_share, op_dner = population_extremes(op_rows, "homogeneity", "size"), population_extremes(op_rows, "d_ner", "power")
+glue_values({"op_share_size_where": POPULATION_LABELS.get(op_share["max_population"], op_share["max_population"]),
+             "op_dner_power_where": POPULATION_LABELS.get(op_dner["max_population"], op_dner["max_population"]),
+             "op_power_convention": POWER_CONVENTION}
+            | rate_texts({"op_share_size": op_share["max"], "op_share_size_se": op_share["max_se"],
+                          "op_share_size_combined": op_share["combined"],
+                          "op_share_size_combined_se": op_share["combined_se"],
+                          "op_dner_power": op_dner["max"], "op_dner_power_se": op_dner["max_se"],
+                          "op_dner_power_combined": op_dner["combined"],
+                          "op_dner_power_combined_se": op_dner["combined_se"]},
+                         ("op_share_size", "op_share_size_combined", "op_dner_power", "op_dner_power_combined")))
+pd.DataFrame({"claim": op_rows["claim"].map(CLAIM_TITLES),
+              "population": op_rows["population"].map(POPULATION_LABELS).fillna(op_rows["population"]),
+              "power": op_cells["power"], "replicated": op_cells["replicated"], "size": op_cells["size"],
+              "mean estimate": op_rows["mean_estimate"].round(4), "paper": op_rows["paper"].round(4)})
+
+# %% [markdown]
+# Two rows bear on how the real page may be read. The share of variance the nine interactions add
+# excluded no effect, with no contrast planted, in {glue:text}`op_share_size_text` of the worlds at
+# {glue:text}`op_share_size_where`'s design (the largest size of the three populations) and in
+# {glue:text}`op_share_size_combined_text` combined: the world's subjects have random slopes, estimated
+# from the real pool, and the share counts any interaction variance, whether or not STEM and non-STEM
+# differ, so where its size is far above 5 % a population's signal on it is not evidence for the
+# claim. The D_ner contrast, planted at the paper's estimate, excluded no effect in at most
+# {glue:text}`op_dner_power_text` of the worlds in one population ({glue:text}`op_dner_power_where`)
+# and in {glue:text}`op_dner_power_combined_text` combined; a replication is conventionally expected
+# to have {glue:text}`op_power_convention`, and below it an *inconclusive* outcome says little either way.
+
+# %% [markdown]
 # ## The calibrated intervals, over many seeds: λ and ρ
 #
 # Two intervals of the book carry the calibration's own error and so cannot be judged on the

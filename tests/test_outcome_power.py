@@ -11,7 +11,8 @@ import pytest
 from mmlu_audit.analyses.modelside import rs_r_interval, two_stage_headline
 from mmlu_audit.analyses.outcome_power import (OUTCOME_COLUMNS, PLANTED, SIGNAL_OUTCOMES, claim_power,
                                                claim_power_rows, load_outcome_power, outcome_rates,
-                                               outcome_shares, planted_spec, seed_outcomes, simulated_power)
+                                               outcome_shares, planted_spec, population_extremes,
+                                               seed_outcomes, simulated_power)
 from mmlu_audit.analyses.replication import COMBINED, ESTIMANDS, OUTCOMES, combined_rows
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paper import PAPER
@@ -139,6 +140,9 @@ def test_load_outcome_power_checks_the_file_and_claim_power_reads_it(tmp_path):
                                                                                        "mean_estimate"])
     assert shown.loc[("d_ner", "a"), "paper"] == ESTIMANDS["d_ner_contrast"].paper
     assert ("guessing_floor", "a") not in shown.index and ("guessing_floor", COMBINED) in shown.index
+    extremes = population_extremes(shown.reset_index(), "d_ner", "size")
+    assert extremes == {"max": 0.1, "max_se": pytest.approx(0.03), "max_population": "a", "combined": 0.1,
+                        "combined_se": pytest.approx(0.03)}
     path.write_text(json.dumps(_result([{**rates[0], "rate": 1.5}] + rates[1:])))
     with pytest.raises(DataError):
         load_outcome_power(path)

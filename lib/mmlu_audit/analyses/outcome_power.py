@@ -46,8 +46,8 @@ from mmlu_audit.worlds.simulated import PAPER_ESTIMATE_SLOPES
 
 __all__ = ["GROUPS", "OUTCOME_COLUMNS", "OUTCOME_DECISIONS", "OUTCOME_WORLDS", "PLANTED", "SIGNAL_OUTCOMES",
            "claim_power", "claim_power_rows", "load_outcome_power", "outcome_power_path", "outcome_rates",
-           "outcome_shares", "planted_rows", "planted_spec", "population_estimands", "seed_outcomes",
-           "simulated_power"]
+           "outcome_shares", "planted_rows", "planted_spec", "population_estimands", "population_extremes",
+           "seed_outcomes", "simulated_power"]
 
 #: The worlds: name → :class:`~mmlu_audit.worlds.simulated.WorldSpec` changes. ``"paper_estimates"``
 #: plants the paper's own estimates where it reports them
@@ -374,3 +374,40 @@ def claim_power_rows(table: pd.DataFrame, true_world: str = "paper_estimates") -
     keys = pd.MultiIndex.from_frame(rows[["population", "estimand"]])
     return rows.assign(mean_estimate=means.reindex(keys).to_numpy(),
                        paper=rows["estimand"].map({key: e.paper for key, e in ESTIMANDS.items()}))
+
+
+def population_extremes(rows: pd.DataFrame, claim: str, column: str) -> dict:
+    """One claim's ``column`` rate (``power``, ``replicated`` or ``size``): its largest over the single
+    populations and its value combined.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        :func:`claim_power_rows`.
+    claim : str
+        A claim of :data:`~mmlu_audit.analyses.replication.CLAIM_ESTIMAND`.
+    column : str
+
+    Returns
+    -------
+    dict
+        ``max``, ``max_se`` and ``max_population`` (over the populations, not the combination or
+        the planted difficulties), ``combined`` and ``combined_se``.
+
+    Raises
+    ------
+    DataError
+        If ``rows`` has no single population or no combined row for the claim.
+    """
+    from mmlu_audit.analyses.replication import COMBINED
+
+    part = rows[rows["claim"] == claim]
+    single = part[~part["population"].isin([COMBINED, PLANTED])]
+    combined = part[part["population"] == COMBINED]
+    if single.empty or combined.empty:
+        raise DataError(claim, "the outcome power rows lack a population or the combination for this claim")
+    top = single.loc[single[column].idxmax()]
+    first = combined.iloc[0]
+    return {"max": float(top[column]), "max_se": float(top[f"{column}_se"]),
+            "max_population": top["population"], "combined": float(first[column]),
+            "combined_se": float(first[f"{column}_se"])}

@@ -156,7 +156,7 @@ class Claim:
     scope : str
         What the data staged here can and cannot say about it (stated with a "not testable").
     power : tuple of (str, str), optional
-        ``(chapter, glue)`` of the power the real populations had to detect the paper's estimate.
+        ``(chapter, glue)`` of the combined real populations' simulated power at the paper's estimates.
     outcome : tuple of (str, str, str), optional
         ``(chapter, outcome glue, sentence glue)`` of the claim's replication outcome.
     """
@@ -493,7 +493,7 @@ def _simulated(claim: Claim, evidence: pd.DataFrame) -> tuple[str, str]:
 
 
 def claim_power(collection: Collection, claim: Claim) -> float | None:
-    """The power of ``claim``'s real test at the paper's effect, as glued; None when not read."""
+    """The simulated power of ``claim``'s combined estimand at the paper's estimates; None if not read."""
     if claim.power is None:
         return None
     found = _glued(collection, *claim.power)

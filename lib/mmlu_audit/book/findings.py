@@ -187,8 +187,8 @@ def claims_frame(collection: Collection) -> pd.DataFrame | None:
 
     One row per claim: the claim, its estimand, the paper's estimate [interval], the combined real
     estimate [interval], the replication outcome, whether it lies in the paper's prediction interval,
-    and the power to detect the paper's estimate (context). Returns None when the real-verdicts
-    chapter is not in the build.
+    and the power at the paper's estimates (context: the simulation study at the populations'
+    designs). Returns None when the real-verdicts chapter is not in the build.
     """
     import io
 
@@ -210,7 +210,7 @@ def claims_frame(collection: Collection) -> pd.DataFrame | None:
                          "in the paper's prediction interval": [
                              "not computable" if pd.isna(v) else "yes" if v else "no"
                              for v in claims["in_pi"]],
-                         "power to detect the paper's estimate": claims["power"]})
+                         "power at the paper's estimates (simulated)": claims["power"]})
 
 
 def verdict_lines(collection: Collection) -> list[str]:

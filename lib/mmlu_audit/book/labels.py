@@ -46,6 +46,8 @@ _OTHER_LABELS = {
     # the replication tables (chap-real-verdicts)
     "in_pi": "within the paper's prediction interval",
     "smaller_than_d33": "smaller than d33 (small telescopes)",
+    "power": "power at the paper's estimates (simulated)",
+    "power_analytic": "power, normal approximation",
     "fixed_low": "fixed effect: 95 % low",
     "fixed_high": "fixed effect: 95 % high",
     "q_p": "Q: p",
