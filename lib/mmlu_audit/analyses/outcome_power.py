@@ -28,7 +28,6 @@ Simulated worlds, not findings about MMLU.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -38,7 +37,7 @@ import pandas as pd
 
 from mmlu_audit.analyses.power import mc_se, rates
 from mmlu_audit.analyses.replication import CLAIM_ESTIMAND, OUTCOMES, combined_rows, outcome_rows
-from mmlu_audit.analyses.study_schema import StudySchema, check_study
+from mmlu_audit.analyses.study_schema import StudySchema, check_study, read_study_json
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import project_root
 from mmlu_audit.core.seeds import seeded
@@ -275,12 +274,7 @@ def load_outcome_power(path: str | Path | None = None) -> pd.DataFrame:
         If the file is missing, not JSON, lacks a section, or its rates break the schema.
     """
     path = Path(path) if path is not None else outcome_power_path()
-    if not path.exists():
-        raise DataError(path, "the outcome power study is not recorded: run bench/bench_outcome_power.py")
-    try:
-        result = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"not a readable outcome power result ({exc})") from exc
+    result = read_study_json(path, "outcome power study", "bench/bench_outcome_power.py")
     sections = ("rates", "shares", "mean_estimates", "settings", "target_se", "planted", "git_commit")
     missing = [k for k in sections if not isinstance(result, dict) or k not in result]
     if missing:

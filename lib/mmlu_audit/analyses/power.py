@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mmlu_audit.analyses.study_schema import StudySchema, check_study
+from mmlu_audit.analyses.study_schema import StudySchema, check_study, read_study_json
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paths import CACHE_ENV, project_root
 from mmlu_audit.core.seeds import check_seed, seeded
@@ -556,12 +556,7 @@ def load_power(path: str | Path | None = None) -> pd.DataFrame:
         ``target_reached`` are returned as recomputed.
     """
     path = Path(path) if path is not None else power_path()
-    if not path.exists():
-        raise DataError(path, "the power study's results are not recorded: run bench/bench_real_power.py")
-    try:
-        result = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"not a readable power-study result ({exc})") from exc
+    result = read_study_json(path, "power study", "bench/bench_real_power.py")
     problem = _power_problem(result)
     if problem:
         raise DataError(path, f"not a valid power-study result: {problem}")

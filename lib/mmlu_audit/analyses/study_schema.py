@@ -24,7 +24,7 @@ import pandas as pd
 
 from mmlu_audit.core.errors import DataError
 
-__all__ = ["StudySchema", "check_study"]
+__all__ = ["StudySchema", "check_study", "read_study_json"]
 
 
 @dataclass(frozen=True)
@@ -143,3 +143,23 @@ def check_study(table: pd.DataFrame, schema: StudySchema, path) -> pd.DataFrame:
     if problem:
         raise DataError(str(path), f"not a valid {schema.what}: {problem}")
     return table
+
+
+def read_study_json(path, what: str, runner: str):
+    """The parsed JSON of a recorded study's summary.
+
+    Raises
+    ------
+    DataError
+        Naming ``path``: the file is missing (run ``runner``) or is not JSON.
+    """
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.exists():
+        raise DataError(path, f"the {what} is not recorded: run {runner}")
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"not a readable {what} result ({exc})") from exc
