@@ -94,6 +94,37 @@ def test_a_single_stall_is_the_browsers_and_is_checked_again(stuck_reports):
     assert (once.problems, once.first_try) == ([], [STALL])
 
 
+@pytest.fixture(scope="module")
+def slow_math_reports(tmp_path_factory):
+    """MathJax that starts after the load event, or renders after its promise settles, or never renders."""
+    site = tmp_path_factory.mktemp("slow_math")
+    math = "<span class='math'>\\(x^2\\)</span>"
+    render = "document.querySelector('.math').appendChild(document.createElement('mjx-container'))"
+    (site / "late.html").write_text(
+        f"<html><body><p>{math}</p><script>window.MathJax = {{}}; setTimeout(() => {{"
+        f"MathJax.startup = {{promise: Promise.resolve()}}; {render}; }}, 400);</script></body></html>")
+    (site / "lagging.html").write_text(
+        f"<html><body><p>{math}</p><script>window.MathJax = {{startup: {{promise: Promise.resolve()}}}};"
+        f"setTimeout(() => {{ {render}; }}, 600);</script></body></html>")
+    (site / "never.html").write_text(
+        f"<html><body><p>{math}</p><script>window.MathJax = {{startup: {{promise: Promise.resolve()}}}};"
+        "</script></body></html>")
+    reports = check_pages(site, ["late.html", "lagging.html", "never.html"], timeout_s=2, log=io.StringIO())
+    return {r.page: r for r in reports}
+
+
+def test_math_rendered_after_the_load_event_is_waited_for(slow_math_reports):
+    assert slow_math_reports["late.html"].problems == []
+    assert slow_math_reports["lagging.html"].problems == []
+    assert slow_math_reports["lagging.html"].first_try == []  # no stall either
+
+
+def test_math_never_rendered_is_reported_once_the_wait_ends(slow_math_reports):
+    never = slow_math_reports["never.html"]
+    assert never.problems == ["unrendered math: \\(x^2\\)"]
+    assert never.first_try == []  # MathJax settled: not a stall, checked once
+
+
 def test_each_checked_page_is_logged(stuck_reports):
     lines = stuck_reports[2].splitlines()
     assert [line.split()[-1] for line in lines] == ["mathjax.html", "rejected.html", "once.html"]

@@ -83,15 +83,27 @@ MIN_SHOWN_SHARE = 0.7
 #: Seconds any one browser step on a page may take.
 PAGE_TIMEOUT_S = 30
 
-# After the load event (which waits for MathJax's async script), wait for typesetting, but
-# no longer than the given milliseconds: evaluate() itself has no timeout.
+# After the load event, wait until MathJax has started (its script may run after the load event's
+# check), its startup promise has settled and every math span holds its rendering (typesetting can
+# lag the promise on a loaded machine), but no longer than the given milliseconds: evaluate()
+# itself has no timeout. A page without MathJax is left to the problem check.
 _MATHJAX_DONE = """(ms) => new Promise((resolve) => {
-  const ready = window.MathJax && MathJax.startup && MathJax.startup.promise;
-  if (!ready) { resolve(null); return; }
-  const timer = setTimeout(() => resolve(
+  if (!window.MathJax) { resolve(null); return; }
+  let finished = false, started = false;
+  const done = (value) => { finished = true; clearTimeout(timer); resolve(value); };
+  const timer = setTimeout(() => done(started ? null :
     {stalled: true, text: `MathJax did not finish typesetting within ${ms / 1000} s`}), ms);
-  ready.then(() => { clearTimeout(timer); resolve(null); },
-             (err) => { clearTimeout(timer); resolve({stalled: false, text: `MathJax failed: ${err}`}); });
+  const unrendered = () => [...document.querySelectorAll('.math')]
+    .some((el) => !el.querySelector('mjx-container'));
+  const rendered = () => { if (!finished) { if (unrendered()) setTimeout(rendered, 100); else done(null); } };
+  const start = () => {
+    if (finished) return;
+    const ready = MathJax.startup && MathJax.startup.promise;
+    if (!ready) { setTimeout(start, 100); return; }
+    ready.then(() => { started = true; rendered(); },
+               (err) => done({stalled: false, text: `MathJax failed: ${err}`}));
+  };
+  start();
 })"""
 # The description (alt text) and widths (drawn, shown) of every chapter figure: MyST-NB names a
 # notebook's images by the SHA-256 of their bytes, which tells them from the theme's logos and icons.
