@@ -62,7 +62,7 @@ import pandas as pd
 from IPython.display import display
 
 from mmlu_audit.analyses.central import MIN_POPULATION_MODELS, population_tests
-from mmlu_audit.analyses.outcome_power import load_outcome_power, simulated_power
+from mmlu_audit.analyses.outcome_power import load_outcome_power, observed_outcome_rate, simulated_power
 from mmlu_audit.analyses.multiverse import (DEFAULT, SPEC_CHOICES, combined_specifications, default_path_rows,
                                             disattenuate, fragility, load_bench, specification_forest, specifications,
                                             split_half_reliability)
@@ -131,7 +131,9 @@ table = pd.concat([outcomes, combined], ignore_index=True)
 # power from the simulation study at each population's design (validity chapter); the normal
 # approximation from this interval's SE stays beside it
 power_study = load_outcome_power(Path(results_dir) / "outcome_power.json")
-table = table.assign(power_analytic=table["power"], power=simulated_power(table, power_study))
+table = table.assign(power_analytic=table["power"], power=simulated_power(table, power_study),
+                     outcome_rate_paper=observed_outcome_rate(table, power_study, "paper_estimates"),
+                     outcome_rate_null=observed_outcome_rate(table, power_study, "null"))
 glue_values({"power_study_seeds": power_study.attrs["n_seeds"],
              "power_study_worst_se": float(power_study["mc_se"].max())})
 names = {source: f"{POPULATION_LABELS.get(source, source)} ({load_responses(source).shape[0]} "
@@ -174,7 +176,7 @@ glue_values({f"title_{c}": t for c, t in CLAIM_TITLES.items()}
 shown = table.assign(population=table["population"].map(names),
                      estimand=[ESTIMANDS[k].label for k in table["estimand"]])
 columns = ["estimand", "population", "estimate", "low", "high", "outcome", "in_pi", "smaller_than_d33", "power",
-           "power_analytic"]
+           "power_analytic", "outcome_rate_paper", "outcome_rate_null"]
 checks = ["in_pi", "smaller_than_d33"]  # None where the paper gives no interval to compare with
 shown[checks] = shown[checks].astype(object).where(shown[checks].notna(), "not computable")
 with pd.option_context("display.max_colwidth", None):
@@ -189,7 +191,10 @@ with pd.option_context("display.max_colwidth", None):
 # SE at most {glue:text}`power_study_worst_se:.3f`; {ref}`chap-validity` shows the study, its size and
 # its worlds; the pooled matrix was not simulated). A replication is conventionally expected to have
 # {glue:text}`power_convention`. *Analytic power* is the same chance from the normal approximation with
-# this interval's standard error, which assumes the estimate is centred on the truth.
+# this interval's standard error, which assumes the estimate is centred on the truth. The last two
+# columns place the row's own outcome in the same study: how often it arose where the paper's
+# estimates are planted and where no effect is. An outcome that is rare in the first and common in
+# the second (or the reverse) is evidence between the two; one equally common in both says nothing.
 #
 # ```{glue:figure} fig_claims_forest
 # :name: fig-claims-forest

@@ -10,9 +10,9 @@ import pytest
 
 from mmlu_audit.analyses.modelside import rs_r_interval, two_stage_headline
 from mmlu_audit.analyses.outcome_power import (OUTCOME_COLUMNS, PLANTED, SIGNAL_OUTCOMES, claim_power,
-                                               claim_power_rows, load_outcome_power, outcome_rates,
-                                               outcome_shares, planted_spec, population_extremes,
-                                               seed_outcomes, simulated_power)
+                                               claim_power_rows, load_outcome_power, observed_outcome_rate,
+                                               outcome_rates, outcome_shares, planted_spec,
+                                               population_extremes, seed_outcomes, simulated_power)
 from mmlu_audit.analyses.replication import COMBINED, ESTIMANDS, OUTCOMES, combined_rows
 from mmlu_audit.core.errors import DataError, ParameterError
 from mmlu_audit.core.paper import PAPER
@@ -119,6 +119,28 @@ def _result(rates):
               for w in ("paper_estimates", "null")]  # never estimable: left out of the display
     return {"rates": rates, "shares": shares, "mean_estimates": means, "settings": {"n_boot": 9},
             "target_se": 0.02, "planted": {"worlds": {}}, "git_commit": "abc"}
+
+
+def test_observed_outcome_rate_reads_each_rows_own_outcome_in_the_world(tmp_path):
+    rates = [{"world": w, "population": "a", "estimand": key, "test": t, "rate": 0.5,
+              "mc_se": 0.05, "n_seeds": 100, "target_reached": False}
+             for w in ("paper_estimates", "null") for key in ESTIMANDS for t in ("signal", "replicated")]
+    result = _result(rates)
+    result["shares"] = [{"world": w, "population": "a", "estimand": "d_ner_contrast", "outcome": o, "rate": r,
+                         "mc_se": 0.0, "n_seeds": 100}
+                        for w, pairs in (("paper_estimates", ((OUTCOMES[0], 0.3), (OUTCOMES[5], 0.7))),
+                                         ("null", ((OUTCOMES[0], 0.01), (OUTCOMES[5], 0.99))))
+                        for o, r in pairs]
+    path = tmp_path / "outcome_power.json"
+    path.write_text(json.dumps(result))
+    study = load_outcome_power(path)
+    rows = pd.DataFrame({"population": ["a", "a", "pool"], "estimand": ["d_ner_contrast"] * 3,
+                         "outcome": [OUTCOMES[0], OUTCOMES[5], OUTCOMES[0]]})
+    paper = observed_outcome_rate(rows, study, "paper_estimates")
+    assert paper.iloc[0] == 0.3 and paper.iloc[1] == 0.7 and np.isnan(paper.iloc[2])  # pool: not simulated
+    assert observed_outcome_rate(rows, study, "null").iloc[0] == 0.01
+    with pytest.raises(DataError, match="not a world"):
+        observed_outcome_rate(rows, study, "planted")
 
 
 def test_load_outcome_power_checks_the_file_and_claim_power_reads_it(tmp_path):

@@ -21,7 +21,8 @@ population and on their random-effects combination, as the chapter computes them
   "replicated", with Monte Carlo SEs; :func:`outcome_shares` the share of every outcome;
 - :func:`load_outcome_power` reads the committed ``bench/results/outcome_power.json`` (written by
   ``bench/bench_outcome_power.py``) and :func:`claim_power` gives the chapter one row per
-  claim and population.
+  claim and population; :func:`observed_outcome_rate` how often a real row's own outcome arose
+  in either world.
 
 Simulated worlds, not findings about MMLU.
 """
@@ -44,9 +45,9 @@ from mmlu_audit.core.seeds import seeded
 from mmlu_audit.worlds.simulated import PAPER_ESTIMATE_SLOPES
 
 __all__ = ["GROUPS", "OUTCOME_COLUMNS", "OUTCOME_DECISIONS", "OUTCOME_WORLDS", "PLANTED", "SIGNAL_OUTCOMES",
-           "claim_power", "claim_power_rows", "load_outcome_power", "outcome_power_path", "outcome_rates",
-           "outcome_shares", "planted_rows", "planted_spec", "population_estimands", "population_extremes",
-           "seed_outcomes", "simulated_power"]
+           "claim_power", "claim_power_rows", "load_outcome_power", "observed_outcome_rate",
+           "outcome_power_path", "outcome_rates", "outcome_shares", "planted_rows", "planted_spec",
+           "population_estimands", "population_extremes", "seed_outcomes", "simulated_power"]
 
 #: The worlds: name → :class:`~mmlu_audit.worlds.simulated.WorldSpec` changes. ``"paper_estimates"``
 #: plants the paper's own estimates where it reports them
@@ -342,6 +343,40 @@ def simulated_power(table: pd.DataFrame, rates: pd.DataFrame, world: str = "pape
     lookup = signal.set_index(["population", "estimand"])["rate"]
     keys = pd.MultiIndex.from_arrays([table["population"], table["estimand"]])
     return pd.Series(lookup.reindex(keys).to_numpy(), index=table.index, name="simulated power")
+
+
+def observed_outcome_rate(table: pd.DataFrame, study: pd.DataFrame, world: str) -> pd.Series:
+    """How often each row's own outcome arose in the simulated worlds where ``world`` is planted.
+
+    Read beside a real outcome, it says how usual that outcome is at this population's design
+    when ``world`` is true: e.g. "not replicated" in the worlds with the paper's estimates is a
+    false contradiction, "replicated" in the null world a false replication.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Rows with ``population``, ``estimand`` and ``outcome`` (the real-verdicts table).
+    study : DataFrame
+        :func:`load_outcome_power` (its ``attrs["shares"]``).
+    world : str
+        One of the study's worlds.
+
+    Returns
+    -------
+    Series
+        Aligned with ``table``; NaN for a population or estimand the study did not simulate.
+
+    Raises
+    ------
+    DataError
+        If ``world`` is not in the study.
+    """
+    shares = study.attrs["shares"]
+    if world not in set(shares["world"]):
+        raise DataError("world", f"{world!r} is not a world of the outcome power study")
+    lookup = shares[shares["world"] == world].set_index(["population", "estimand", "outcome"])["rate"]
+    keys = pd.MultiIndex.from_arrays([table["population"], table["estimand"], table["outcome"]])
+    return pd.Series(lookup.reindex(keys).to_numpy(), index=table.index, name=f"outcome rate, {world}")
 
 
 def claim_power_rows(table: pd.DataFrame, true_world: str = "paper_estimates") -> pd.DataFrame:

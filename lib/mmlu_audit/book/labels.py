@@ -48,6 +48,8 @@ _OTHER_LABELS = {
     "smaller_than_d33": "smaller than d33 (small telescopes)",
     "power": "power at the paper's estimates (simulated)",
     "power_analytic": "power, normal approximation",
+    "outcome_rate_paper": "this outcome's rate at the paper's estimates (simulated)",
+    "outcome_rate_null": "this outcome's rate with no effect (simulated)",
     "fixed_low": "fixed effect: 95 % low",
     "fixed_high": "fixed effect: 95 % high",
     "q_p": "Q: p",
