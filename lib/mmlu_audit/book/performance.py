@@ -309,15 +309,17 @@ def encoder_runtime_text(result: dict) -> str:
     """
     encoder, machine = result["encoder"], result.get("machine", {})
     runtimes = encoder["runtimes"]
-    rates = " and ".join(f"{name} {r['items_per_s']:.1f}" for name, r in runtimes.items())
+    rates = ", ".join(f"{name} {r['items_per_s']:.1f}" for name, r in runtimes.items())
+    others = [f"{r['speedup_vs_torch']:.2f}× as fast as torch with every vector within cosine "
+              f"{r['min_cosine_vs_torch']:.7f} of torch's ({name})"
+              for name, r in runtimes.items() if name != "torch"]
     load = machine.get("load_avg_start") or [float("nan")]
     commit = str(result.get("commit"))[:7]
     return (f"On {encoder['n_items']:,} items in one run (commit `{commit}`), items per second: "
-            f"{rates}; onnxruntime embeds them {encoder['speedup_vs_torch']:.2f}× as fast as torch, "
-            f"with every vector within cosine {encoder['min_cosine_vs_torch']:.7f} of torch's. The "
-            f"one-time export to ONNX took {encoder['onnx_export_s']:.0f} s. The 1-minute load average "
-            f"was {load[0]:.1f} on {machine.get('cpus', '?')} CPUs at the start, so read the ratio, "
-            "not the rates.")
+            f"{rates}. Each runtime embeds them {'; '.join(others)}; the default, {encoder['runtime']}, "
+            f"computes in {encoder.get('precision', 'f32')}. The one-time export to ONNX took "
+            f"{encoder['onnx_export_s']:.0f} s. The 1-minute load average was {load[0]:.1f} on "
+            f"{machine.get('cpus', '?')} CPUs at the start, so read the ratios, not the rates.")
 
 
 def chapter_times(executed_dir: str | Path, exclude: tuple = ()) -> pd.DataFrame:

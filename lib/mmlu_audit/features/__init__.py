@@ -12,7 +12,7 @@ Public API
 - baselines: :func:`readability_grade`, :func:`option_covariates`,
   :data:`OPTION_COVARIATES`, :func:`option_covariate_table`, :func:`subject_one_hot`,
   :func:`encode_items` (runtimes :data:`ENCODER_RUNTIMES`; threads: :func:`encoder_threads`,
-  :func:`torch_threads`; pooling: :func:`mean_pool`),
+  :func:`torch_threads`; pooling: :func:`mean_pool`; arithmetic: :func:`openvino_precision`),
   :func:`item_texts`
 - duplicates (between items): :func:`duplicate_pairs`, :func:`copies_to_fix`, :func:`normalise_text`
 - table: :func:`build_feature_table`, :func:`benchmark_features` (any option count),
@@ -27,6 +27,7 @@ from mmlu_audit.features.baselines import (
     encoder_threads,
     item_texts,
     mean_pool,
+    openvino_precision,
     option_covariate_table,
     option_covariates,
     readability_grade,
@@ -77,6 +78,7 @@ __all__ = [
     "load_lexicon",
     "match_categories",
     "mean_pool",
+    "openvino_precision",
     "normalise_text",
     "option_covariate_table",
     "option_covariates",

