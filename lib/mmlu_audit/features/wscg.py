@@ -289,8 +289,10 @@ class GraphBatch:
             for source, target, _kind in g.edges:
                 sources.append(start + source)
                 targets.append(start + target)
-        self._levels = _edge_levels(len(self.tier_index), np.array(sources, dtype=np.int64),
-                                    np.array(targets, dtype=np.int64))
+        self._levels = [(level_sources, *_first_of_each_target(level_targets))
+                        for level_sources, level_targets in _edge_levels(
+                            len(self.tier_index), np.array(sources, dtype=np.int64),
+                            np.array(targets, dtype=np.int64))]
 
     def depths(self, weights) -> np.ndarray:
         """WSCG Depth of every graph under every row of ``weights``.
@@ -308,17 +310,26 @@ class GraphBatch:
         if weights.shape[1] != len(self.tier_names):
             raise ValueError(f"weights need {len(self.tier_names)} columns (one per tier), "
                              f"got {weights.shape[1]}")
-        node_weight = weights[:, self.tier_index].T  # (n_vertices, n_tables)
-        best = node_weight.copy()
-        for sources, targets in self._levels:
-            _, first = np.unique(targets, return_index=True)
-            incoming = np.maximum.reduceat(best[sources], first, axis=0)
-            best[targets[first]] = node_weight[targets[first]] + incoming
         out = np.zeros((weights.shape[0], self.n_items))
         nonempty = self.offsets[1:] > self.offsets[:-1]
-        if nonempty.any():
-            out[:, nonempty] = np.maximum.reduceat(best, self.offsets[:-1][nonempty], axis=0).T
+        starts = self.offsets[:-1][nonempty]
+        # one table at a time: its vectors (one float a vertex) stay in cache across the levels;
+        # all tables at once, (vertices × tables) arrays of ~1.7 GB for MMLU's 309,359 vertices
+        # and 701 tables were gathered level by level, 17× slower (50.6 s against 2.9 s)
+        for k, table in enumerate(weights):
+            node_weight = table[self.tier_index]
+            best = node_weight.copy()
+            for sources, first, targets in self._levels:
+                best[targets] = node_weight[targets] + np.maximum.reduceat(best[sources], first)
+            if nonempty.any():
+                out[k, nonempty] = np.maximum.reduceat(best, starts)
         return out
+
+
+def _first_of_each_target(targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For edges sorted by target: where each target's run starts, and that target."""
+    _, first = np.unique(targets, return_index=True)
+    return first, targets[first]
 
 
 def _edge_levels(n_vertices: int, sources: np.ndarray, targets: np.ndarray):
