@@ -69,17 +69,36 @@ def as_clusters(clusters, n_obs: int, name: str = "clusters") -> tuple[np.ndarra
         raise DataError(name, f"expected {n_obs} labels, got shape {raw.shape}")
     if raw.dtype.kind == "f" and np.isnan(raw).any():
         raise DataError(name, "contains NaN labels")
-    if raw.dtype == object and any(v is None or v != v for v in raw):
-        raise DataError(name, "contains missing labels")
     if raw.dtype == object:
-        kinds = {"number" if isinstance(v, (int, float, np.number)) else type(v).__name__ for v in raw}
-        if len(kinds) > 1:
-            raise DataError(name, f"mixes label types ({', '.join(sorted(kinds))}); 7 and '7' would be "
-                            "different clusters: use one type")
-    labels, codes = np.unique(raw, return_inverse=True)
+        codes, labels = _object_codes(raw, name)
+    else:
+        labels, codes = np.unique(raw, return_inverse=True)
     if labels.size < 2:
         raise DataError(name, f"need at least 2 clusters, got {labels.size}")
     return codes.astype(np.intp), labels
+
+
+def _object_codes(raw: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`np.unique`'s labels and codes of an object array, its checks made on the distinct labels.
+
+    Hashing the labels first (pandas' factorize) and checking and sorting only the distinct ones
+    took a fraction of sorting and scanning all of them: cluster-robust fits called this once per
+    fit on MMLU's 14,042 subject names (~6 ms each, 758 times in Appendix A's page).
+    """
+    import pandas as pd
+
+    codes, distinct = pd.factorize(raw)
+    distinct = np.asarray(distinct, dtype=object)
+    if (codes < 0).any() or any(v is None or v != v for v in distinct):
+        raise DataError(name, "contains missing labels")
+    kinds = {"number" if isinstance(v, (int, float, np.number)) else type(v).__name__ for v in distinct}
+    if len(kinds) > 1:
+        raise DataError(name, f"mixes label types ({', '.join(sorted(kinds))}); 7 and '7' would be "
+                        "different clusters: use one type")
+    order = np.argsort(distinct, kind="stable")
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    return rank[codes], distinct[order]
 
 
 def check_rows(n_expected: int, **arrays) -> None:
