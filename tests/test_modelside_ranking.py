@@ -205,3 +205,32 @@ def test_displacement_exact_interval_is_clopper_pearson_and_refuses_off_grid_sha
     assert low < 0.3 < high and displacement_exact_interval(0.0, 10)[0] == 0.0
     with pytest.raises(DataError, match="multiple of 1/10"):
         displacement_exact_interval(0.25, 10)
+
+
+def test_batched_resample_sums_equal_one_product_per_resample(monkeypatch):
+    """The bootstrap, matched and null draws are those of the per-resample formulas, exactly."""
+    from mmlu_audit.analyses.modelside import ranking
+
+    monkeypatch.setattr(ranking, "_SUMS_CHUNK", 7)  # several chunks, the last one short
+    blocks, _ = _blocks()
+    boot = displacement_bootstrap(blocks, 10, replicates=30, seed=3)
+    stem_idx, non_idx = np.flatnonzero(blocks.stem), np.flatnonzero(~blocks.stem)
+    expected = []
+    for rng in ranking._draws(30, 3):
+        chosen = np.concatenate([rng.choice(stem_idx, len(stem_idx)), rng.choice(non_idx, len(non_idx))])
+        scores = subscores(blocks, np.bincount(chosen, minlength=blocks.stem.size))
+        expected.append(1.0 - top_k_retention(scores["aggregate"], scores["STEM"], 10))
+    np.testing.assert_array_equal(boot["draws"], expected)
+    sets = [np.flatnonzero(np.random.default_rng(s).random(blocks.stem.size) < 0.4) for s in range(12)]
+    aggregate = subscores(blocks)["aggregate"]
+    by_set = [blocks.correct[:, chosen].sum(1) / blocks.seen[:, chosen].sum(1) for chosen in sets]
+    np.testing.assert_array_equal(displacement_null(blocks, sets, 10),
+                                  [1.0 - top_k_retention(aggregate, part, 10) for part in by_set])
+    matched = matched_subsample_tau(blocks, n_draws=12, seed=5)["draws"]
+    n_matched, nonstem = int(blocks.stem.sum()), np.flatnonzero(~blocks.stem)
+    direct = []
+    for rng in ranking._draws(12, 5):
+        chosen = rng.choice(nonstem, n_matched, replace=False)
+        part = blocks.correct[:, chosen].sum(1) / blocks.seen[:, chosen].sum(1)
+        direct.append(weighted_tau(aggregate, part))
+    np.testing.assert_array_equal(matched, direct)
