@@ -82,3 +82,16 @@ def test_block_scheme_requires_stem_constant_within_subject():
         permutation_test(y, X, stem, clusters, seed=0, scheme="block", n_perm=5)
     with pytest.raises(ParameterError, match="scheme"):
         permutation_test(y, X, stem, clusters, seed=0, scheme="items", n_perm=5)
+
+
+@pytest.mark.parametrize("n_blocks", [1, 7, 40])
+def test_permutations_drawn_in_chunks_are_those_of_one_draw(n_blocks, monkeypatch):
+    """Keys drawn a few rows at a time are the rows of one ``rng.random((n_perm, n_blocks))``."""
+    from mmlu_audit.inference import permutation
+
+    monkeypatch.setattr(permutation, "_KEY_CELLS", 50)  # ≥ 1 row a chunk, several chunks
+    member = (np.arange(n_blocks) % 3 == 0).astype(float)
+    got = permutation._permuted_members(member, 23, np.random.default_rng(8))
+    keys = np.random.default_rng(8).random((23, n_blocks))
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got, member[np.argsort(keys, axis=1)])
