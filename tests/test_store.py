@@ -220,3 +220,15 @@ def test_read_or_compute_warns_once_about_a_bad_entry_and_rebuilds_it(tmp_path):
             lambda value: entry.write(lambda p: p.write_bytes(value)))
     assert len(caught) == 1 and (value, stamp) == (b"rebuilt", None)
     assert entry.read(lambda p: p.read_bytes())[0] == b"rebuilt"
+
+
+@pytest.mark.parametrize("values", [
+    np.array(["What is 2 + 2?", "x\x00", "a\x00b", "é" * 300], dtype=object),
+    np.array([["q1", "A long question " * 50], ["q2", ""]], dtype=object),
+    np.array(["x", 3, None, b"q", 0.1], dtype=object),
+    np.array(["ab", "c"], dtype="U3"), np.array([b"ab", b"c\x00"], dtype="S3"),
+    np.empty((0, 2), dtype=object)])
+def test_text_digest_is_that_of_the_fixed_width_strings(values):
+    """The fast paths hash the texts numpy's astype(str) gives (trailing NULs dropped, bytes decoded)."""
+    expected = cache_key({"shape": list(values.shape), "text": values.astype(str).ravel().tolist()})
+    assert array_digest(values) == expected

@@ -149,10 +149,26 @@ def array_digest(values) -> str | None:
         return None
     values = np.ascontiguousarray(values)
     if values.dtype.kind in "OUS":
-        return cache_key({"shape": list(values.shape), "text": values.astype(str).ravel().tolist()})
+        return cache_key({"shape": list(values.shape), "text": _as_texts(values)})
     digest = hashlib.sha256(canonical_json({"dtype": values.dtype.str, "shape": list(values.shape)}).encode())
     digest.update(values.tobytes())
     return digest.hexdigest()
+
+
+def _as_texts(values: np.ndarray) -> list[str]:
+    """``values.astype(str).ravel().tolist()``, without the fixed-width copy when it can.
+
+    ``astype(str)`` pads every string to the longest one: on MMLU's 14,042 ids and questions
+    (some questions run to thousands of characters) that copy took ~3 s, paid by every chapter
+    that loads the simulated world. A numpy string drops trailing NULs; the fast paths do too,
+    so the texts, and the digest, are the same.
+    """
+    flat = values.ravel()
+    if values.dtype.kind == "U":
+        return flat.tolist()
+    if values.dtype.kind == "O" and all(isinstance(v, str) for v in flat):
+        return [v.rstrip("\x00") for v in flat]
+    return flat.astype(str).tolist()
 
 
 def file_sha256(path: str | Path) -> str:
