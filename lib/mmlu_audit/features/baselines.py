@@ -368,8 +368,9 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
         it holds; one that lacks them is a ``DataError`` naming it, raised before encoding.
     progress : bool
     threads : int, optional
-        Intra-op threads while encoding (default :func:`encoder_threads`); for torch, the
-        caller's setting is restored afterwards (:func:`torch_threads`).
+        Threads while encoding (default :func:`encoder_threads`): OpenVINO runs one
+        single-threaded stream each, onnxruntime and torch as many intra-op threads; for torch,
+        the caller's setting is restored afterwards (:func:`torch_threads`).
     rows : array of int, optional
         Only these rows of ``items``, in this order: sliced from the cached embeddings of
         all of ``items`` when that entry exists (so a subsample reuses ``make data``'s
