@@ -334,3 +334,13 @@ def test_the_onnx_runtime_refuses_a_model_it_does_not_reproduce(tmp_path):
     (tmp_path / "1_Pooling/config.json").write_text(json.dumps(pooling))
     with pytest.raises(DataError, match="pooling_mode_cls_token.*use runtime='torch'"):
         baselines._max_seq_length(tmp_path)
+
+
+@pytest.mark.parametrize("runtime", ENCODER_RUNTIMES)
+def test_no_items_give_no_vectors_and_load_no_model(runtime, monkeypatch):
+    from mmlu_audit.features import baselines
+
+    monkeypatch.setattr(baselines, "_onnx_model", lambda _p: pytest.fail("exported or loaded the model"))
+    monkeypatch.setattr(baselines, "_encode_torch", lambda *_a: pytest.fail("loaded torch's model"))
+    vectors = encode_items(_items(0), cache=False, progress=False, runtime=runtime)
+    assert vectors.shape == (0, 384) and vectors.dtype == np.float32

@@ -422,6 +422,8 @@ def encode_items(items: pd.DataFrame, batch_size: int = ENCODER_BATCH_SIZE, cach
 def _encode(texts: list[str], model_path: Path, batch_size: int, progress: bool,
             threads: int, runtime: str = "openvino") -> np.ndarray:
     """The normalised float32 embeddings of ``texts`` from the bundled model, offline."""
+    if not texts:  # no model to load, whatever the runtime
+        return np.empty((0, 384), dtype=np.float32)
     if runtime == "openvino":
         return _encode_openvino(texts, model_path, batch_size, progress, threads)
     if runtime == "onnx":
@@ -604,8 +606,6 @@ def _pool_batches(texts: list[str], model_path: Path, batch_size: int, progress:
     from tqdm import tqdm
 
     vectors = np.empty((len(texts), 384), dtype=np.float32)
-    if not texts:
-        return vectors
     batches = list(_token_batches(texts, model_path, batch_size))
     states = hidden_states(inputs for _, inputs in batches)
     for (rows, inputs), hidden in tqdm(zip(batches, states, strict=True), total=len(batches),
@@ -617,7 +617,7 @@ def _pool_batches(texts: list[str], model_path: Path, batch_size: int, progress:
 def _encode_onnx(texts: list[str], model_path: Path, batch_size: int, progress: bool,
                  threads: int) -> np.ndarray:
     """The embeddings through onnxruntime: tokenise, run longest texts first, mean-pool."""
-    session = _onnx_session(_onnx_model(model_path), threads) if texts else None
+    session = _onnx_session(_onnx_model(model_path), threads)
 
     def hidden_states(batches):
         for inputs in batches:
@@ -668,9 +668,9 @@ def _encode_openvino(texts: list[str], model_path: Path, batch_size: int, progre
     from concurrent.futures import ThreadPoolExecutor
     from queue import SimpleQueue
 
-    compiled = _openvino_model(_onnx_model(model_path), threads) if texts else None
+    compiled = _openvino_model(_onnx_model(model_path), threads)
     requests = SimpleQueue()
-    for _ in range(threads if texts else 0):
+    for _ in range(threads):
         requests.put(compiled.create_infer_request())
 
     def run(inputs):  # OpenVINO releases the GIL while a request runs

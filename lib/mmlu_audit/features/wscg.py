@@ -312,6 +312,8 @@ class GraphBatch:
                              f"got {weights.shape[1]}")
         out = np.zeros((weights.shape[0], self.n_items))
         nonempty = self.offsets[1:] > self.offsets[:-1]
+        if not nonempty.any():  # no vertex at all: every depth is 0
+            return out
         starts = self.offsets[:-1][nonempty]
         # one table at a time: its vectors (one float a vertex) stay in cache across the levels;
         # all tables at once, (vertices × tables) arrays of ~1.7 GB for MMLU's 309,359 vertices
@@ -321,8 +323,7 @@ class GraphBatch:
             best = node_weight.copy()
             for sources, first, targets in self._levels:
                 best[targets] = node_weight[targets] + np.maximum.reduceat(best[sources], first)
-            if nonempty.any():
-                out[k, nonempty] = np.maximum.reduceat(best, starts)
+            out[k, nonempty] = np.maximum.reduceat(best, starts)
         return out
 
 

@@ -201,11 +201,6 @@ def matched_subsample_tau(blocks: Blocks, *, n_draws: int, seed: int, progress: 
             "p": float((1 + np.sum(taus <= stem_tau)) / (1 + n_draws)), "n_matched": n_matched}
 
 
-def _displacement(blocks: Blocks, k: int, weights=None) -> float:
-    scores = subscores(blocks, weights)
-    return 1.0 - top_k_retention(scores["aggregate"], scores["STEM"], k)
-
-
 #: Resamples whose sums are taken in one matrix product (a 1,000 × 14,042 block matrix times
 #: this many weight columns): one product per resample re-read the matrix each time.
 _SUMS_CHUNK = 64
@@ -238,7 +233,8 @@ def _set_accuracies(blocks: Blocks, sets) -> np.ndarray:
 
 
 def _displacements(blocks: Blocks, k: int, weights) -> np.ndarray:
-    """:func:`_displacement` under each weight vector, the sums of all taken by matrix products."""
+    """STEM top-k displacement under each block-weight vector (a weight of 1 everywhere: the
+    observed one), the sums of all taken by matrix products."""
     stem = blocks.stem.astype(float)
     weights = list(weights)
     stem_weights = [w * stem for w in weights]
@@ -256,12 +252,13 @@ def displacement_bootstrap(blocks: Blocks, k: int, *, replicates: int, seed: int
     Returns ``estimate``, ``low``, ``high`` (2.5 / 97.5 %) and the ``draws``.
     """
     stem_idx, non_idx = np.flatnonzero(blocks.stem), np.flatnonzero(~blocks.stem)
-    weights = []
+    weights = [np.ones(len(blocks.stem))]  # the observed blocks, then the resamples
     for rng in tqdm(_draws(replicates, seed), desc="displacement bootstrap", disable=not progress):
         chosen = np.concatenate([rng.choice(stem_idx, len(stem_idx)), rng.choice(non_idx, len(non_idx))])
         weights.append(_count_weights(len(blocks.stem), chosen))
-    values = _displacements(blocks, k, weights)
-    return {"estimate": _displacement(blocks, k), "low": float(np.quantile(values, 0.025)),
+    estimate, *values = _displacements(blocks, k, weights)
+    values = np.array(values)
+    return {"estimate": float(estimate), "low": float(np.quantile(values, 0.025)),
             "high": float(np.quantile(values, 0.975)), "draws": values}
 
 
